@@ -1,0 +1,104 @@
+"""Kubernetes version profiles: each difference between releases that the spec models.
+
+A profile is chosen once, when a cache is created, and every transition consults it. No
+transition may hard-code a choice that differs between the releases named here.
+
+Sources (digest ``k8s-cache.md`` §0.1, §12, errata 1-2):
+
+- PR #134157 (in v1.35.0-alpha.3) made the pod-delete event handler forget an assumed pod; the
+  binding cycle then forgets it a second time, so ``ForgetPod`` of a pod the cache no longer
+  knows returns nil from v1.35 on. Earlier, TTL-era code (and its test ``TestForgetPod``)
+  returns "wasn't assumed so cannot be forgotten".
+- PR #136204 (reviewed January 2026, after the v1.35.0 tag of 2025-12-18; v1.36.0 was tagged
+  2026-04-22) removed assumed-pod expiry: ``FinishBinding``, the TTL, the deadline and
+  ``cleanupAssumedPods``.
+- PR #138445 (May 2026, so v1.37) introduced ``validateAssumedPod`` with the message "is not
+  assumed, so it cannot be removed or forgotten"; the newest master's ``AddNode`` /
+  ``UpdateNode`` return nothing.
+
+The exact v1.35.0 ``ForgetPod`` was not read at the tag (the Kubernetes repository is too large
+to fetch here): the nil return is inferred from PR #134157, which is listed in CHANGELOG-1.35 and
+whose event handler relies on the second ``ForgetPod`` succeeding. ``V1_34`` is the behaviour read
+at commit 7ed318129ff5 and checked by the TTL-era ``TestForgetPod``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+WASNT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) wasn't assumed so cannot be forgotten"
+IS_NOT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) is not assumed, so it cannot be removed or forgotten"
+
+
+@dataclass(frozen=True)
+class VersionProfile:
+    """The behaviour of one Kubernetes release line, as far as the spec distinguishes releases."""
+
+    name: str
+    """A stable identifier used in conformance vectors and on the command line."""
+    description: str
+    assumed_pod_expiry: bool
+    """``FinishBinding``, the assumed-pod TTL and ``cleanupAssumedPods`` exist."""
+    forget_unknown_pod_is_error: bool
+    """``ForgetPod`` of a pod that is not in the cache returns "wasn't assumed" (else nil)."""
+    not_assumed_message: str
+    """The ``ForgetPod`` message for a pod that is in the cache but not assumed."""
+    node_operations_return_node_info: bool
+    """``AddNode`` / ``UpdateNode`` return a clone of the node's NodeInfo."""
+    pod_level_resources: bool
+    """The PodLevelResources feature gate's default (beta, on, since v1.34)."""
+
+
+V1_34: Final = VersionProfile(
+    name="v1.34",
+    description="TTL-era cache before PR #134157: forgetting an unknown pod is an error.",
+    assumed_pod_expiry=True,
+    forget_unknown_pod_is_error=True,
+    not_assumed_message=WASNT_ASSUMED_MESSAGE,
+    node_operations_return_node_info=True,
+    pod_level_resources=True,
+)
+
+V1_35: Final = VersionProfile(
+    name="v1.35",
+    description="Kubernetes v1.35.0: TTL-era cache with PR #134157; forgetting an unknown pod is a no-op.",
+    assumed_pod_expiry=True,
+    forget_unknown_pod_is_error=False,
+    not_assumed_message=WASNT_ASSUMED_MESSAGE,
+    node_operations_return_node_info=True,
+    pod_level_resources=True,
+)
+
+V1_36: Final = VersionProfile(
+    name="v1.36",
+    description="After PR #136204: no assumed-pod expiry, no FinishBinding or cleanupAssumedPods.",
+    assumed_pod_expiry=False,
+    forget_unknown_pod_is_error=False,
+    not_assumed_message=WASNT_ASSUMED_MESSAGE,
+    node_operations_return_node_info=True,
+    pod_level_resources=True,
+)
+
+V1_37: Final = VersionProfile(
+    name="v1.37",
+    description="Development master (2026): as v1.36, with PR #138445's not-assumed message; AddNode/UpdateNode "
+    "return nothing.",
+    assumed_pod_expiry=False,
+    forget_unknown_pod_is_error=False,
+    not_assumed_message=IS_NOT_ASSUMED_MESSAGE,
+    node_operations_return_node_info=False,
+    pod_level_resources=True,
+)
+
+DEFAULT_PROFILE: Final = V1_35
+"""The spec models Kubernetes v1.35.0 unless told otherwise."""
+
+PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37)}
+
+
+def get_profile(name: str) -> VersionProfile:
+    """Look up a profile by name; fails with ``ValueError`` listing the known names."""
+    if name not in PROFILES:
+        raise ValueError(f"unknown version profile {name!r}; known profiles: {', '.join(PROFILES)}")
+    return PROFILES[name]
