@@ -6,7 +6,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
-PYTEST_ARGS ?=
+PYTEST_ARGS ?= -n 2
 MYPY_TARGETS ?= spec refimpl conformance
 
 export HYPOTHESIS_PROFILE

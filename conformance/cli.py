@@ -67,8 +67,11 @@ def default_project_root() -> Path:
     return Path.cwd()
 
 
+PYTEST_WORKERS = "2"  # pytest-xdist workers: the project's machines have 2 cores
+
+
 def pytest_command(check: Check) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-q", check.test_dir]
+    return [sys.executable, "-m", "pytest", "-q", "-n", PYTEST_WORKERS, check.test_dir]
 
 
 def last_line(output: str) -> str:
