@@ -14,6 +14,7 @@ from typing import Final
 
 from spec.cache import CacheState
 from spec.errors import ErrorKind, FatalKind
+from spec.versions import PROFILES
 
 
 class PodPhase(StrEnum):
@@ -60,7 +61,9 @@ class PodTransition:
 
 P = PodPhase
 G = Guard
-TTL_ERA: Final = frozenset({"v1.34", "v1.35"})
+TTL_ERA: Final = frozenset(p.name for p in PROFILES.values() if p.assumed_pod_expiry)
+FORGET_UNKNOWN_FAILS: Final = frozenset(p.name for p in PROFILES.values() if p.forget_unknown_pod_is_error)
+FORGET_UNKNOWN_IS_NO_OP: Final = frozenset(PROFILES) - FORGET_UNKNOWN_FAILS
 _IN_CACHE: Final = (P.ASSUMED, P.BINDING_FINISHED, P.ADDED)
 _ASSUMED: Final = (P.ASSUMED, P.BINDING_FINISHED)
 
@@ -73,8 +76,8 @@ def _rows() -> tuple[PodTransition, ...]:
         PodTransition("FinishBinding", P.ASSUMED, G.ANY, P.BINDING_FINISHED, profiles=TTL_ERA),
         PodTransition("FinishBinding", P.BINDING_FINISHED, G.ANY, P.BINDING_FINISHED, profiles=TTL_ERA),
         PodTransition("FinishBinding", P.ADDED, G.ANY, P.ADDED, profiles=TTL_ERA),
-        PodTransition("ForgetPod", P.ABSENT, G.ANY, error=ErrorKind.POD_NOT_ASSUMED, profiles=frozenset({"v1.34"})),
-        PodTransition("ForgetPod", P.ABSENT, G.ANY, P.ABSENT, profiles=frozenset({"v1.35", "v1.36", "v1.37"})),
+        PodTransition("ForgetPod", P.ABSENT, G.ANY, error=ErrorKind.POD_NOT_ASSUMED, profiles=FORGET_UNKNOWN_FAILS),
+        PodTransition("ForgetPod", P.ABSENT, G.ANY, P.ABSENT, profiles=FORGET_UNKNOWN_IS_NO_OP),
         PodTransition("ForgetPod", P.ADDED, G.SAME_NODE, error=ErrorKind.POD_NOT_ASSUMED),
     ]
     rows += [PodTransition("ForgetPod", s, G.SAME_NODE, P.ABSENT) for s in _ASSUMED]

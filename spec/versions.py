@@ -48,6 +48,15 @@ class VersionProfile:
     """``AddNode`` / ``UpdateNode`` return a clone of the node's NodeInfo."""
     pod_level_resources: bool
     """The PodLevelResources feature gate's default (beta, on, since v1.34)."""
+    dispatcher_max_in_flight: int | None = None
+    """v1.34.0's goroutine limiter: at most this many API calls execute at once (None: no cap;
+    PR #134154 removed the limiter before v1.35)."""
+    dispatcher_close_notifies: bool = False
+    """Closing the dispatcher tells every tracked call "api dispatcher is closed", and ``Add``
+    after close is refused. False through v1.37: close notifies no one (digest §A.5)."""
+    dispatcher_waits_behind_in_flight: bool = False
+    """A call of another type for a UID whose call is in flight waits behind it, and the in-flight
+    call is not told it was overwritten. False through v1.37 (digest §A.4)."""
 
 
 V1_34: Final = VersionProfile(
@@ -58,6 +67,7 @@ V1_34: Final = VersionProfile(
     not_assumed_message=WASNT_ASSUMED_MESSAGE,
     node_operations_return_node_info=True,
     pod_level_resources=True,
+    dispatcher_max_in_flight=16,
 )
 
 V1_35: Final = VersionProfile(
@@ -94,7 +104,20 @@ V1_37: Final = VersionProfile(
 DEFAULT_PROFILE: Final = V1_35
 """The spec models Kubernetes v1.35.0 unless told otherwise."""
 
-PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37)}
+PR_141745: Final = VersionProfile(
+    name="pr141745",
+    description="v1.37 with the call-queue changes of PR #141745 (open in 2026, read at commit 324d94f5): close "
+    "notifies every tracked call, Add after close is refused, other-type calls wait behind in-flight ones.",
+    assumed_pod_expiry=False,
+    forget_unknown_pod_is_error=False,
+    not_assumed_message=IS_NOT_ASSUMED_MESSAGE,
+    node_operations_return_node_info=False,
+    pod_level_resources=True,
+    dispatcher_close_notifies=True,
+    dispatcher_waits_behind_in_flight=True,
+)
+
+PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}
 
 
 def get_profile(name: str) -> VersionProfile:
