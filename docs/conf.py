@@ -1,5 +1,10 @@
 """Sphinx configuration for the kube-scheduler-spec documentation."""
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
 project = "kube-scheduler-spec"
 author = "kube-scheduler-spec contributors"
 release = "0.1.0"
@@ -10,6 +15,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.doctest",
     "sphinx.ext.viewcode",
+    "spec_tables",
 ]
 
 root_doc = "index"

@@ -1,0 +1,130 @@
+"""Sphinx directives that render tables from the spec's own data, so the pages cannot drift from it.
+
+- ``pod-state-table``: :data:`spec.podstates.POD_TRANSITIONS`.
+- ``invariant-catalogue``: the cache and call-queue invariants with where they hold.
+- ``version-profiles``: :data:`spec.versions.PROFILES`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from spec import call_queue_invariants, invariants
+from spec.podstates import POD_TRANSITIONS
+from spec.versions import PROFILES, VersionProfile
+
+Cell = str | nodes.Node
+
+
+def _func_ref(module: str, name: str) -> nodes.Node:
+    """A cross-reference to a documented function, shown as its name."""
+    ref = addnodes.pending_xref(
+        "", refdomain="py", reftype="func", reftarget=f"{module}.{name}", refexplicit=False, refwarn=False
+    )
+    ref += nodes.literal(text=name)
+    return ref
+
+
+def _entry(cell: Cell) -> nodes.entry:
+    paragraph = nodes.paragraph()
+    paragraph += nodes.Text(cell) if isinstance(cell, str) else cell
+    entry = nodes.entry()
+    entry += paragraph
+    return entry
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> nodes.table:
+    """A docutils table node (built directly: MyST pages would parse RST table text as Markdown)."""
+    group = nodes.tgroup(cols=len(header))
+    for _ in header:
+        group += nodes.colspec(colwidth=1)
+    head = nodes.thead()
+    head_row = nodes.row()
+    for title in header:
+        head_row += _entry(title)
+    head += head_row
+    body = nodes.tbody()
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            row += _entry(cell)
+        body += row
+    group += head
+    group += body
+    table = nodes.table(classes=["spec-table"])
+    table += group
+    return table
+
+
+def _summary(obj: Callable[..., Any]) -> str:
+    doc = inspect.getdoc(obj) or ""
+    return doc.split("\n\n")[0].replace("\n", " ")
+
+
+class _TableDirective(SphinxDirective):
+    def table(self) -> nodes.table:
+        raise NotImplementedError
+
+    def run(self) -> list[nodes.Node]:
+        return [self.table()]
+
+
+class PodStateTable(_TableDirective):
+    """Every row of the pod state table."""
+
+    def table(self) -> nodes.table:
+        rows = []
+        for row in POD_TRANSITIONS:
+            outcome = row.target.value if row.target else (f"error {row.error.value}" if row.error else "")
+            if row.fatal:
+                outcome = f"process exits ({row.fatal.value})"
+            profiles = ", ".join(sorted(row.profiles)) if row.profiles else "all"
+            rows.append((row.operation, row.source.value, row.guard.value, outcome, profiles))
+        return _table(("Operation", "From", "When", "Outcome", "Profiles"), rows)
+
+
+class InvariantCatalogue(_TableDirective):
+    """Every invariant predicate with where it holds and what it means."""
+
+    def table(self) -> nodes.table:
+        cache, queue = "spec.invariants", "spec.call_queue_invariants"
+        entries: list[tuple[str, Callable[..., Any], str]] = [
+            (cache, inv.predicate, inv.holds) for inv in invariants.STATE_INVARIANTS
+        ]
+        entries += [(cache, p, "known violation") for p in invariants.KNOWN_VIOLATIONS]
+        entries += [
+            (cache, invariants.trans_generations_only_grow, "always (transition)"),
+            (cache, invariants.trans_expiry_only_after_finish_binding, "always (transition)"),
+            (cache, invariants.inv_snapshot_matches_cache, "after update_snapshot"),
+        ]
+        entries += [(queue, p, "always") for p in call_queue_invariants.CALL_QUEUE_INVARIANTS]
+        entries.append((queue, call_queue_invariants.trans_more_relevant_call_never_dropped, "always (transition)"))
+        entries += [(queue, p, "known violation") for p in call_queue_invariants.CALL_QUEUE_KNOWN_VIOLATIONS]
+        rows = [(_func_ref(module, f.__name__), holds, _summary(f)) for module, f, holds in entries]
+        return _table(("Invariant", "Holds", "Meaning"), rows)
+
+
+class VersionProfiles(_TableDirective):
+    """One column per profile, one row per behaviour that differs."""
+
+    def table(self) -> nodes.table:
+        profiles = list(PROFILES.values())
+        names = [f.name for f in fields(VersionProfile) if f.name not in ("name", "description")]
+        rows = [(name, *(str(getattr(p, name)).replace("{key}({obj})", "%v(%v)") for p in profiles)) for name in names]
+        rows.insert(0, ("description", *(p.description for p in profiles)))
+        return _table(("Behaviour", *(p.name for p in profiles)), rows)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("pod-state-table", PodStateTable)
+    app.add_directive("invariant-catalogue", InvariantCatalogue)
+    app.add_directive("version-profiles", VersionProfiles)
+    return {"parallel_read_safe": True, "version": "1"}
