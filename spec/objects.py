@@ -85,6 +85,16 @@ class AffinityTerms:
 
 
 @dataclass(frozen=True)
+class Toleration:
+    """``v1.Toleration``. An empty key with ``Exists`` tolerates every taint; an empty effect matches all."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(frozen=True)
 class Pod:
     """``v1.Pod``, as far as the scheduler cache reads it.
 
@@ -108,7 +118,11 @@ class Pod:
     pod_anti_affinity: AffinityTerms | None = None
     """``Spec.Affinity.PodAntiAffinity``; None when nil."""
     has_node_affinity: bool = False
-    """Whether ``Spec.Affinity.NodeAffinity`` is set (used by scheduling, not by the cache)."""
+    """Whether ``Spec.Affinity.NodeAffinity`` is set (the cache does not read it)."""
+    node_selector: FrozenMap[str, str] = field(default_factory=FrozenMap)
+    """``Spec.NodeSelector``: labels a node must carry (the NodeAffinity filter)."""
+    tolerations: tuple[Toleration, ...] = ()
+    """``Spec.Tolerations`` (the TaintToleration and NodeUnschedulable filters)."""
     pvc_claims: tuple[str, ...] = ()
     """Claim names of the pod's ``PersistentVolumeClaim`` volumes, one entry per volume."""
     priority: int = 0

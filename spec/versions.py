@@ -48,6 +48,9 @@ class VersionProfile:
     """``AddNode`` / ``UpdateNode`` return a clone of the node's NodeInfo."""
     pod_level_resources: bool
     """The PodLevelResources feature gate's default (beta, on, since v1.34)."""
+    forget_assumed_pod_on_delete: bool = True
+    """Deleting an assumed pod forgets it at once (``handleAssumedPodDeletion``, PR #134157, v1.35);
+    before, it stayed assumed until its binding cycle failed."""
     dispatcher_max_in_flight: int | None = None
     """v1.34.0's goroutine limiter: at most this many API calls execute at once (None: no cap;
     PR #134154 removed the limiter before v1.35)."""
@@ -67,6 +70,7 @@ V1_34: Final = VersionProfile(
     not_assumed_message=WASNT_ASSUMED_MESSAGE,
     node_operations_return_node_info=True,
     pod_level_resources=True,
+    forget_assumed_pod_on_delete=False,
     dispatcher_max_in_flight=16,
 )
 

@@ -1,0 +1,99 @@
+"""Invariants of the scheduling pipeline (:mod:`spec.cycle`), once each, as named predicates.
+
+The cache's own invariants (:mod:`spec.invariants`) hold here too: every input the pipeline
+feeds the cache follows the informer contract. The predicates below are about the pipeline.
+:func:`inv_no_node_overcommitted` is the headline; it needs two assumptions about the
+environment, stated in its docstring, and is a known violation with a non-zero TTL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from spec.cache import CacheState, dump
+from spec.cycle import Cluster
+from spec.frozenmap import FrozenMap
+from spec.resources import Resource
+
+
+def inv_every_pod_has_one_place(cluster: Cluster) -> bool:
+    """Every pod the API server has is in exactly one place: pending, in a binding cycle, or bound.
+
+    A pod is never lost (a failed binding cycle requeues it) and never scheduled twice at once.
+    """
+    unbound = {uid for uid, pod in cluster.api_pods.items() if pod.node_name == ""}
+    pending, binding = set(cluster.pending), set(cluster.binding)
+    bound_and_busy = {uid for uid in pending | binding if uid in cluster.api_pods and uid not in unbound}
+    return not pending & binding and pending <= unbound and unbound <= pending | binding and not bound_and_busy
+
+
+def inv_assumed_pods_have_a_binding(cluster: Cluster) -> bool:
+    """Every pod the cache assumes has a binding cycle in flight, or was bound and awaits the informer.
+
+    No assumed pod is left behind: without this, a pod whose binding failed would hold its
+    node's resources forever (with the production TTL of 0 nothing would ever expire it).
+    """
+    return cluster.cache.assumed_pods <= set(cluster.binding) | cluster.unconfirmed
+
+
+def inv_bound_pods_are_cached_where_bound(cluster: Cluster) -> bool:
+    """A bound pod whose informer event arrived is in the cache, confirmed, on the node it is bound to."""
+    for uid, pod in cluster.api_pods.items():
+        if pod.node_name == "" or uid in cluster.unconfirmed:
+            continue
+        cached = cluster.cache.pod_states.get(uid)
+        if cached is None or uid in cluster.cache.assumed_pods or cached.pod.node_name != pod.node_name:
+            return False
+    return True
+
+
+def inv_no_node_overcommitted(cluster: Cluster) -> bool:
+    """No double-booking of resources: on every node, the pods the scheduler assumed or bound there
+    fit its allocatable, and their number fits its pod capacity.
+
+    Kubernetes guarantees it when (1) a node's allocatable never shrinks under its pods, and (2)
+    every pod on a node was placed by this scheduler. KNOWN VIOLATION with a non-zero TTL: an
+    assumed pod whose binding finished expires if the informer is slower than the TTL; its
+    resources are then given to another pod, and the late confirmation adds it back (the reason
+    the scheduler's TTL has been 0 since k8s #106361; see tests/spec/test_cycle.py).
+    """
+    return all(
+        len(info.pods) <= info.allocatable.allowed_pod_number and fits_within(info.requested, info.allocatable)
+        for info in cluster.cache.nodes.values()
+        if info.node is not None
+    )
+
+
+def fits_within(requested: Resource, allocatable: Resource) -> bool:
+    """Every resource of ``requested`` is at most the same resource of ``allocatable``."""
+    return (
+        requested.milli_cpu <= allocatable.milli_cpu
+        and requested.memory <= allocatable.memory
+        and requested.ephemeral_storage <= allocatable.ephemeral_storage
+        and all(q <= allocatable.scalar_resources.get(n, 0) for n, q in requested.scalar_resources.items())
+    )
+
+
+def cache_contents(state: CacheState) -> tuple[FrozenMap[str, object], frozenset[str], object]:
+    """What the cache holds, without generations and the update order: pods, assumptions, NodeInfos."""
+    nodes = FrozenMap(
+        {
+            name: (info.node, info.pods, info.requested, info.non_zero_requested, info.used_ports, info.pvc_ref_counts)
+            for name, info in dump(state).nodes.items()
+        }
+    )
+    return FrozenMap(dict(state.pod_states)), state.assumed_pods, nodes
+
+
+def trans_failed_scheduling_keeps_the_cache(before: Cluster, after: Cluster) -> bool:
+    """A scheduling cycle that fails leaves the cache holding exactly what it held (generations may move)."""
+    return cache_contents(before.cache) == cache_contents(after.cache)
+
+
+CYCLE_INVARIANTS: Final[tuple[Callable[[Cluster], bool], ...]] = (
+    inv_every_pod_has_one_place,
+    inv_assumed_pods_have_a_binding,
+    inv_bound_pods_are_cached_where_bound,
+)
+"""Pipeline invariants that hold in every reachable state, with any TTL and any profile."""
