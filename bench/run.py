@@ -1,0 +1,310 @@
+"""Benchmarks of refimpl's cache: build a cluster, update snapshots, run pod cycles, expire assumed pods.
+
+``make bench`` runs this script. Each benchmark runs in a fresh interpreter (so its peak RSS is its own and no
+other benchmark's garbage is collected during its timings), prints one JSON line, and this script gathers them into
+a table. Timed loops disable the cyclic garbage collector, as ``timeit`` does; building the cluster does not.
+Benchmarks report numbers; they are not pass/fail tests, but the table marks the issue's targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
+from spec.frozenmap import FrozenMap
+from spec.objects import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE, Container, ContainerImage, Node, Pod
+from spec.quantities import SECOND, resource_list
+from spec.versions import V1_35
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+IMAGES = tuple(ContainerImage((f"registry.example/app-{i}:v1",), (i + 1) * 10_000_000) for i in range(5))
+CONTAINERS = (
+    (Container("app", requests=resource_list(cpu=100, memory=128 * 2**20), image="registry.example/app-0:v1"),),
+    (Container("app", requests=resource_list(cpu=250, memory=256 * 2**20)),),
+    (Container("app"),),
+)
+"""Shared container tuples: pods differ in identity, not in spec, as replicas of a few workloads do."""
+GIB = 2**30
+TTL = 30 * SECOND
+
+
+def make_node(i: int) -> Node:
+    labels = FrozenMap({LABEL_TOPOLOGY_REGION: "region", LABEL_TOPOLOGY_ZONE: ZONES[i % len(ZONES)]})
+    return Node(
+        f"node-{i}", allocatable=resource_list(cpu=32_000, memory=128 * GIB, pods=110), labels=labels,
+        images=IMAGES[: 1 + i % len(IMAGES)],
+    )
+
+
+def make_pod(uid: str, node: str, shape: int = 0) -> Pod:
+    return Pod(uid=uid, name=uid, namespace="bench", node_name=node, containers=CONTAINERS[shape % len(CONTAINERS)])
+
+
+def new_cache(ttl: int = 0) -> Cache:
+    return Cache(profile=V1_35, ttl=ttl, clock=FakeClock(), generations=GenerationCounter())
+
+
+def build(cache: Cache, nodes: int, pods_per_node: int) -> list[Node]:
+    node_objects = [make_node(i) for i in range(nodes)]
+    for node in node_objects:
+        cache.add_node(node)
+    for i, node in enumerate(node_objects):
+        for j in range(pods_per_node):
+            cache.add_pod(make_pod(f"{node.name}-pod-{j}", node.name, i + j))
+    return node_objects
+
+
+def peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+
+
+# ================================================================================================
+# Benchmarks (each returns a JSON-serialisable dict)
+# ================================================================================================
+
+
+def bench_build(nodes: int = 5_000, pods: int = 150_000) -> dict[str, Any]:
+    """Add ``nodes`` nodes in 3 zones and ``pods`` pods spread evenly; then one full snapshot."""
+    cache = new_cache()
+    node_objects = [make_node(i) for i in range(nodes)]
+    pod_objects = [make_pod(f"pod-{k}", node_objects[k % nodes].name, k) for k in range(pods)]
+    start = time.perf_counter()
+    for node in node_objects:
+        cache.add_node(node)
+    for pod in pod_objects:
+        cache.add_pod(pod)
+    built = time.perf_counter() - start
+    snapshot = Snapshot()
+    start = time.perf_counter()
+    cache.update_snapshot(snapshot)
+    first_snapshot = time.perf_counter() - start
+    assert cache.pod_count() == pods and snapshot.num_nodes() == nodes
+    return {"nodes": nodes, "pods": pods, "seconds": built, "first_snapshot_seconds": first_snapshot,
+            "peak_rss_bytes": peak_rss_bytes()}
+
+
+def time_updates(
+    cache: Cache, snapshot: Snapshot, pick: Callable[[], list[Node]], rounds: int, extra: dict[str, Pod]
+) -> list[float]:
+    """Each round: the picked nodes each gain (or lose again) one pod, then one timed ``update_snapshot``.
+
+    ``extra`` holds the pod each node has gained, across calls.
+    """
+    timings = []
+    for _ in range(rounds):
+        for node in pick():
+            pod = extra.pop(node.name, None)
+            if pod is None:
+                extra[node.name] = pod = make_pod(f"{node.name}-extra", node.name)
+                cache.add_pod(pod)
+            else:
+                cache.remove_pod(pod)
+        start = time.perf_counter()
+        cache.update_snapshot(snapshot)
+        timings.append(time.perf_counter() - start)
+    return timings
+
+
+def bench_snapshot(nodes: int, pods_per_node: int = 4, rounds: int = 2000) -> dict[str, Any]:
+    """Median ``update_snapshot`` time after 1 or 100 random nodes changed, and after the same node changed.
+
+    Random nodes are what a scheduler sees; in a large cluster their snapshot entries are cold in the CPU cache,
+    so the time includes memory latency. Changing the same node each round keeps its data warm and isolates the
+    algorithm's own cost.
+    """
+    cache = new_cache()
+    node_objects = build(cache, nodes, pods_per_node)
+    snapshot = Snapshot()
+    cache.update_snapshot(snapshot)
+    rng = random.Random(nodes)
+    extra: dict[str, Pod] = {}
+    gc.collect()
+    gc.disable()
+    try:
+        one = time_updates(cache, snapshot, lambda: [rng.choice(node_objects)], rounds, extra)
+        hundred = time_updates(cache, snapshot, lambda: rng.sample(node_objects, 100), rounds // 10, extra)
+        fixed = node_objects[nodes // 2]
+        same = time_updates(cache, snapshot, lambda: [fixed], rounds, extra)
+    finally:
+        gc.enable()
+    assert snapshot.num_nodes() == nodes
+    return {"nodes": nodes, "one_random": statistics.median(one), "hundred_random": statistics.median(hundred),
+            "one_same": statistics.median(same)}
+
+
+def bench_cycle(
+    nodes: int = 5_000, pods_per_node: int = 10, seconds: float = 2.0, pool: int = 50_000
+) -> dict[str, Any]:
+    """Throughput of assume -> finish_binding -> add_pod -> remove_pod, round-robin over the nodes."""
+    cache = new_cache(TTL)
+    node_objects = build(cache, nodes, pods_per_node)
+    pods = [make_pod(f"cycle-{i}", node_objects[i % nodes].name, i) for i in range(max(pool, 1000))]
+    cycles = 0
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            for pod in pods[:1000]:
+                cache.assume_pod(pod)
+                cache.finish_binding(pod, 0)
+                cache.add_pod(pod)
+                cache.remove_pod(pod)
+            cycles += 1000
+            pods = pods[1000:] + pods[:1000]
+            if time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+    finally:
+        gc.enable()
+    return {"nodes": nodes, "cycles": cycles, "cycles_per_second": cycles / elapsed}
+
+
+def bench_cleanup(assumed: int = 10_000, expired_share: float = 0.01, rounds: int = 30) -> dict[str, Any]:
+    """Median time of ``cleanup_assumed_pods`` over ``assumed`` binding-finished pods, 1% past their deadline."""
+    cache = new_cache(TTL)
+    nodes = max(1, assumed // 10)
+    for i in range(nodes):
+        cache.add_node(make_node(i))
+    pods = [make_pod(f"assumed-{i}", f"node-{i % nodes}", i) for i in range(assumed)]
+    expiring = set(random.Random(1).sample(range(assumed), int(assumed * expired_share)))
+    now = 10 * TTL
+    for i, pod in enumerate(pods):
+        cache.assume_pod(pod)
+        cache.finish_binding(pod, 0 if i in expiring else now)
+    timings = []
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            cache.cleanup_assumed_pods(now)
+            timings.append(time.perf_counter() - start)
+            assert cache.cache_size.assumed_pods == assumed - len(expiring)
+            for i in expiring:  # put the expired ones back, untimed
+                cache.assume_pod(pods[i])
+                cache.finish_binding(pods[i], 0)
+    finally:
+        gc.enable()
+    return {"assumed": assumed, "expired": len(expiring), "median_seconds": statistics.median(timings)}
+
+
+# ================================================================================================
+# Driver
+# ================================================================================================
+
+CASES: dict[str, Callable[..., dict[str, Any]]] = {
+    "build": bench_build,
+    "snapshot": bench_snapshot,
+    "cycle": bench_cycle,
+    "cleanup": bench_cleanup,
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    case: str
+    kwargs: dict[str, int]
+
+
+PLAN = [
+    Run("build", {}),
+    *(Run("snapshot", {"nodes": n}) for n in (500, 5_000, 50_000)),
+    Run("cycle", {}),
+    Run("cleanup", {}),
+]
+
+
+def run_isolated(run: Run) -> dict[str, Any]:
+    """Run one benchmark in a fresh interpreter and return its result."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--case", run.case, "--kwargs", json.dumps(run.kwargs)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark {run.case} {run.kwargs} failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
+    table = Table(title=f"refimpl cache benchmarks (CPython {sys.version.split()[0]}, medians)")
+    table.add_column("benchmark")
+    table.add_column("parameters")
+    table.add_column("result", justify="right")
+    table.add_column("target")
+    scaling: dict[str, dict[int, float]] = {"one_random": {}, "one_same": {}}
+    for run, result in results:
+        if run.case == "build":
+            rss = result["peak_rss_bytes"]
+            table.add_row("build cluster", f"{result['nodes']:,} nodes (3 zones), {result['pods']:,} pods",
+                          fmt_time(result["seconds"]), "")
+            table.add_row("", "then the first (full) update_snapshot", fmt_time(result["first_snapshot_seconds"]), "")
+            table.add_row("", "peak RSS", f"{rss / 2**20:,.0f} MiB", "< 1 GiB " + ("✓" if rss < GIB else "✗"))
+        elif run.case == "snapshot":
+            n = result["nodes"]
+            for key in scaling:
+                scaling[key][n] = result[key]
+            table.add_row("update_snapshot", f"{n:,} nodes, 1 random node changed", fmt_time(result["one_random"]), "")
+            table.add_row("", f"{n:,} nodes, 100 random nodes changed", fmt_time(result["hundred_random"]), "")
+            table.add_row("", f"{n:,} nodes, the same node changed", fmt_time(result["one_same"]), "")
+        elif run.case == "cycle":
+            table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
+                          f"{result['cycles_per_second']:,.0f} cycles/s", "")
+        elif run.case == "cleanup":
+            table.add_row("cleanup_assumed_pods", f"{result['assumed']:,} assumed, {result['expired']} past deadline",
+                          fmt_time(result["median_seconds"]), "")
+    for key, label in (("one_same", "same node"), ("one_random", "random node")):
+        times = scaling[key]
+        if 500 in times and 50_000 in times:
+            ratio = times[50_000] / times[500]
+            table.add_row("update_snapshot scaling", f"1 changed ({label}): 50,000 / 500 nodes", f"{ratio:.2f}x",
+                          "≤ 1.5x " + ("✓" if ratio <= 1.5 else "✗"))
+    console.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--case", choices=sorted(CASES), help="run one benchmark in this process (internal)")
+    parser.add_argument("--kwargs", default="{}", help="JSON keyword arguments for --case")
+    args = parser.parse_args(argv)
+    if args.case:
+        print(json.dumps(CASES[args.case](**json.loads(args.kwargs))))
+        return 0
+    console = Console(width=120)
+    results = []
+    started = time.perf_counter()
+    for run in PLAN:
+        with console.status(f"running {run.case} {run.kwargs}"):
+            results.append((run, run_isolated(run)))
+    render(results, console)
+    console.print(f"total {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

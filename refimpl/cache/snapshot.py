@@ -1,0 +1,158 @@
+"""The snapshot a scheduling cycle reads, and Kubernetes' incremental algorithm that refreshes it.
+
+This is ``Snapshot`` (pkg/scheduler/backend/cache/snapshot.go) and the body of ``cacheImpl.UpdateSnapshot``,
+``updateNodeInfoSnapshotList`` and ``removeDeletedNodesFromSnapshot`` (cache.go). The update walks the cache's
+most-recently-updated list only while generations are newer than the snapshot's, overwrites each changed entry in
+place (the ordered lists hold the same objects), and rebuilds the ordered lists only when a node was added or
+removed, or a node started or stopped having pods with (anti-)affinity or claims.
+
+The snapshot is owned by one scheduling thread; the cache lock is held while it is updated.
+"""
+
+from __future__ import annotations
+
+from refimpl.cache.node_info import EMPTY_AFFINITY, EMPTY_ANTI_AFFINITY, EMPTY_PVCS, NodeInfo
+from refimpl.cache.node_list import NodeInfoList
+from refimpl.cache.node_tree import NodeTree, go_quote
+from spec.errors import CacheError, ErrorKind
+
+_NO_PVCS: dict[str, int] = {}
+
+
+class Snapshot:
+    """``Snapshot``: NodeInfo clones of the live nodes, the ordered lists a cycle iterates, used PVCs, a generation."""
+
+    __slots__ = ("generation", "have_pods_with_affinity_node_info_list",
+                 "have_pods_with_required_anti_affinity_node_info_list", "node_info_list", "node_info_map",
+                 "used_pvc_set")
+
+    def __init__(self) -> None:
+        """``NewEmptySnapshot()``."""
+        self.node_info_map: dict[str, NodeInfo] = {}
+        self.node_info_list: list[NodeInfo] = []
+        """In node-tree (zone round-robin) order as of the last full rebuild."""
+        self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
+        self.used_pvc_set: set[str] = set()
+        self.generation = 0
+        """The generation of the cache's most recently updated NodeInfo at the last update."""
+
+    def num_nodes(self) -> int:
+        """``NumNodes``."""
+        return len(self.node_info_list)
+
+    def list_nodes(self) -> list[NodeInfo]:
+        """``List``: the node list, in node-tree order as of the last full rebuild."""
+        return self.node_info_list
+
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+        """``HavePodsWithAffinityList``."""
+        return self.have_pods_with_affinity_node_info_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+        """``HavePodsWithRequiredAntiAffinityList``."""
+        return self.have_pods_with_required_anti_affinity_node_info_list
+
+    def get(self, name: str) -> NodeInfo:
+        """``Get``: the NodeInfo of a node. Fails with ``NodeNotFound`` if the snapshot has none with a node."""
+        info = self.node_info_map.get(name)
+        if info is None or info.node is None:
+            raise CacheError(ErrorKind.NODE_NOT_FOUND, f"nodeinfo not found for node name {go_quote(name)}")
+        return info
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        """``IsPVCUsedByPods``: whether a pod on a listed node uses the claim ``namespace/claim``."""
+        return key in self.used_pvc_set
+
+
+def update_snapshot(nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot) -> None:
+    """``UpdateSnapshot`` (the caller holds the cache lock): bring ``snapshot`` up to date with the cache.
+
+    Fails with ``SnapshotInconsistent`` when the node list and the node tree then differ in length; the lists
+    have been fully rebuilt by then, for the next cycle.
+    """
+    last_seen = snapshot.generation
+    update_all = update_affinity = update_anti_affinity = update_pvc = False
+    node_info_map = snapshot.node_info_map
+    item = nodes.head
+    while item is not None:
+        info = item.info
+        if info.generation <= last_seen:
+            break  # Every older item was seen by the previous update.
+        node = info.node
+        if node is not None:
+            existing = node_info_map.get(node.name)
+            if existing is None:
+                update_all = True
+                existing = node_info_map[node.name] = NodeInfo.empty()
+            # Whether the entry had (anti-)affinity pods or claims is read from its empty-container bits, so that
+            # its cold containers are not touched when they stay empty.
+            was_empty = existing.empty_containers
+            old_pvcs = existing.pvc_ref_counts if not was_empty & EMPTY_PVCS else _NO_PVCS
+            info.snapshot(into=existing)  # Keep the object: the ordered lists point at it.
+            now_empty = existing.empty_containers
+            if (was_empty ^ now_empty) & EMPTY_AFFINITY:
+                update_affinity = True
+            if (was_empty ^ now_empty) & EMPTY_ANTI_AFFINITY:
+                update_anti_affinity = True
+            if not update_pvc and not was_empty & now_empty & EMPTY_PVCS:
+                new_pvcs = existing.pvc_ref_counts
+                update_pvc = len(old_pvcs) != len(new_pvcs) or any(key not in old_pvcs for key in new_pvcs)
+        item = item.next
+    if nodes.head is not None:
+        snapshot.generation = nodes.head.info.generation
+    if len(node_info_map) > tree.num_nodes:
+        remove_deleted_nodes_from_snapshot(nodes, tree, snapshot)
+        update_all = True
+    if update_all or update_affinity or update_anti_affinity or update_pvc:
+        update_node_info_snapshot_list(tree, snapshot, update_all)
+    if len(snapshot.node_info_list) != tree.num_nodes:
+        message = (
+            f"snapshot state is not consistent, length of NodeInfoList={len(snapshot.node_info_list)} "
+            f"not equal to length of nodes in tree={tree.num_nodes} , length of NodeInfoMap={len(node_info_map)}, "
+            f"length of nodes in cache={len(nodes)}, trying to recover"
+        )
+        update_node_info_snapshot_list(tree, snapshot, True)
+        raise CacheError(ErrorKind.SNAPSHOT_INCONSISTENT, message)
+
+
+def remove_deleted_nodes_from_snapshot(nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot) -> None:
+    """``removeDeletedNodesFromSnapshot``: drop up to (map size - tree size) entries whose node is gone.
+
+    Kubernetes visits the map in Go's random order; like the spec, this removes the stale names in sorted order,
+    which matters only when there are more stale names than the excess (a node entered twice in the tree). Only
+    the stale names are sorted, not the whole map.
+    """
+    to_delete = len(snapshot.node_info_map) - tree.num_nodes
+    stale = []
+    for name in snapshot.node_info_map:
+        item = nodes.get(name)
+        if item is None or item.info.node is None:
+            stale.append(name)
+    for name in sorted(stale)[: max(to_delete, 0)]:
+        del snapshot.node_info_map[name]
+
+
+def update_node_info_snapshot_list(tree: NodeTree, snapshot: Snapshot, update_all: bool) -> None:
+    """``updateNodeInfoSnapshotList``: recompute the affinity lists and the used PVCs, and the node list if
+    ``update_all`` (in node-tree order, skipping names the map lacks, which Kubernetes only logs)."""
+    with_affinity: list[NodeInfo] = []
+    with_anti_affinity: list[NodeInfo] = []
+    used_pvcs: set[str] = set()
+    if update_all:
+        node_info_map = snapshot.node_info_map
+        order = []
+        for name in tree.list_nodes():
+            info = node_info_map.get(name)
+            if info is not None:
+                order.append(info)
+        snapshot.node_info_list = order
+    for info in snapshot.node_info_list:
+        if info.pods_with_affinity:
+            with_affinity.append(info)
+        if info.pods_with_required_anti_affinity:
+            with_anti_affinity.append(info)
+        used_pvcs.update(info.pvc_ref_counts)
+    snapshot.have_pods_with_affinity_node_info_list = with_affinity
+    snapshot.have_pods_with_required_anti_affinity_node_info_list = with_anti_affinity
+    snapshot.used_pvc_set = used_pvcs
