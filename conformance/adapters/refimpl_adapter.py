@@ -1,0 +1,306 @@
+"""The reference implementation behind the conformance protocol.
+
+Cache, snapshot and node-tree vectors drive a :class:`refimpl.cache.Cache` (with its own generation counter and a
+fake clock) and the cycle's :class:`refimpl.cache.Snapshot`; dispatcher vectors drive a
+:class:`refimpl.dispatcher.call_queue.CallQueue` directly, popping and finalizing as the run loop and its workers
+would. The cycle area is not supported yet.
+
+Subclasses override :meth:`RefimplAdapter.new_cache`, :meth:`RefimplAdapter.new_queue` or the ``do_*`` methods;
+that is how the faulty-implementation gallery (``tests/conformance/gallery``) introduces one bug each.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Final
+
+from conformance.codec import DISPATCHER_OPERATION_NAMES, CodecError, decode_operation
+from conformance.observe import allocatable_json, condition_json, nominating_json, ports_json, requested_json
+from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
+from refimpl.dispatcher import api_calls as ref
+from refimpl.dispatcher.call_queue import CallQueue, DispatcherClosed, MergeFailed, QueuedCall
+from spec import api_calls as spec_calls
+from spec.call_queue_operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.errors import CacheError, SchedulerExit
+from spec.operations import (
+    AddNode,
+    AddPod,
+    AssumePod,
+    CleanupAssumedPods,
+    FinishBinding,
+    ForgetPod,
+    RemoveNode,
+    RemovePod,
+    UpdateNode,
+    UpdatePod,
+    UpdateSnapshot,
+)
+from spec.versions import PROFILES, VersionProfile
+
+JSON = Any
+CACHE_AREAS: Final = ("cache", "snapshot", "node_tree")
+AREAS: Final = (*CACHE_AREAS, "dispatcher")
+
+
+# --------------------------------------------------------------------------------------------
+# Observations of refimpl objects
+# --------------------------------------------------------------------------------------------
+
+
+def node_info_json(info: NodeInfo) -> JSON:
+    r, n, a = info.requested, info.non_zero_requested, info.allocatable
+    return {
+        "node": info.name,
+        "pods": [p.pod.uid for p in info.pods],
+        "requested": requested_json(r.milli_cpu, r.memory, r.ephemeral_storage, r.scalar_resources),
+        "non_zero_requested": {"milli_cpu": n.milli_cpu, "memory": n.memory},
+        "allocatable": allocatable_json(a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
+                                        a.scalar_resources),
+        "used_ports": ports_json((ip, proto, port) for ip, ports in info.used_ports.items() for proto, port in ports),
+        "pvc_ref_counts": dict(sorted(info.pvc_ref_counts.items())),
+        "pods_with_affinity": [p.pod.uid for p in info.pods_with_affinity],
+        "pods_with_required_anti_affinity": [p.pod.uid for p in info.pods_with_required_anti_affinity],
+        "image_states": {name: {"size": s.size, "num_nodes": s.num_nodes}
+                         for name, s in sorted(info.image_states.items())},
+    }
+
+
+def snapshot_json(snapshot: Snapshot) -> JSON:
+    return {
+        "list": [i.name for i in snapshot.node_info_list],
+        "affinity": [i.name for i in snapshot.have_pods_with_affinity_node_info_list],
+        "anti_affinity": [i.name for i in snapshot.have_pods_with_required_anti_affinity_node_info_list],
+        "used_pvcs": sorted(snapshot.used_pvc_set),
+        "nodes": {name: node_info_json(info) for name, info in sorted(snapshot.node_info_map.items())},
+    }
+
+
+def to_ref_status(status: spec_calls.PodStatus) -> ref.PodStatus:
+    conditions = tuple(ref.PodCondition(c.type, c.status, c.reason, c.message) for _, c in
+                       sorted(status.conditions.items()))
+    return ref.PodStatus(conditions, status.nominated_node_name)
+
+
+def to_ref_call(call: spec_calls.APICall) -> ref.APICall:
+    if isinstance(call, spec_calls.PodBindingCall):
+        return ref.PodBindingCall(ref.Binding("", "", call.uid, call.node_name))
+    condition = None if call.condition is None else ref.PodCondition(*vars(call.condition).values())
+    info = None if call.nominating_info is None else ref.NominatingInfo(
+        ref.NominatingMode(call.nominating_info.mode.value), call.nominating_info.nominated_node_name)
+    return ref.PodStatusPatchCall(call.uid, "", "", to_ref_status(call.status), condition, info)
+
+
+def ref_call_json(call: ref.APICall) -> JSON:
+    if isinstance(call, ref.PodBindingCall):
+        return {"call_type": call.call_type, "uid": call.uid, "node_name": call.binding.node_name}
+    assert isinstance(call, ref.PodStatusPatchCall)
+    status = {"conditions": [condition_json(c) for c in sorted(call.status.conditions, key=lambda c: c.type)],
+              "nominated_node_name": call.status.nominated_node_name}
+    out: dict[str, JSON] = {"call_type": call.call_type, "uid": call.uid, "status": status}
+    if call.condition is not None:
+        out["condition"] = condition_json(call.condition)
+    if call.nominating_info is not None:
+        out["nominating_info"] = nominating_json(call.nominating_info)
+    out["executed"] = call.executed
+    return out
+
+
+def outcome_kind(error: BaseException | None) -> str:
+    """The normalised outcome kind of a value sent to a caller (``OutcomeKind`` in :mod:`spec.call_queue`)."""
+    if error is None:
+        return "Success"
+    if isinstance(error, ref.CallSkipped):
+        return "Skipped"
+    if isinstance(error, ref.CallOverwritten):
+        return "Overwritten"
+    if isinstance(error, MergeFailed):
+        return "MergeFailed"
+    if isinstance(error, DispatcherClosed):
+        return "Closed"
+    return "ExecutionError"
+
+
+class Caller:
+    """One ``add``'s OnFinish channel: records every value sent to it, in order, in the adapter's log."""
+
+    def __init__(self, log: list[list[JSON]], number: int) -> None:
+        self.log = log
+        self.number = number
+
+    def offer(self, error: Exception | None) -> bool:
+        self.log.append([self.number, outcome_kind(error)])
+        return True
+
+
+# --------------------------------------------------------------------------------------------
+# The adapter
+# --------------------------------------------------------------------------------------------
+
+
+class RefimplAdapter:
+    """The reference implementation as a conformance adapter (see the module docstring)."""
+
+    name = "refimpl"
+
+    def __init__(self) -> None:
+        self.profile: VersionProfile = PROFILES["v1.35"]
+        self.area = "cache"
+        self.cache: Cache | None = None
+        self.snapshot = Snapshot()
+        self.queue: CallQueue | None = None
+        self.told: list[list[JSON]] = []
+        self.callers = 0
+        self.running: dict[str, QueuedCall] = {}
+
+    def hello(self) -> JSON:
+        return {"implementation": self.name, "capabilities": {"areas": list(AREAS), "profiles": list(PROFILES)}}
+
+    # -- construction hooks -------------------------------------------------------------------
+
+    def new_cache(self, profile: VersionProfile, ttl_ns: int) -> Cache:
+        return Cache(profile=profile, ttl=ttl_ns, clock=FakeClock(0), generations=GenerationCounter())
+
+    def new_queue(self, profile: VersionProfile) -> CallQueue:
+        return CallQueue(profile)
+
+    def reset(self, area: str, profile: str, ttl_ns: int) -> None:
+        if area not in AREAS:
+            raise ValueError(f"area {area!r} is not supported; supported: {', '.join(AREAS)}")
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}")
+        self.area, self.profile = area, PROFILES[profile]
+        self.told, self.callers, self.running = [], 0, {}
+        if area == "dispatcher":
+            self.queue, self.cache = self.new_queue(self.profile), None
+        else:
+            self.cache, self.snapshot, self.queue = self.new_cache(self.profile, ttl_ns), Snapshot(), None
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def step(self, op: str, args: JSON) -> JSON:
+        try:
+            operation = decode_operation(op, args)
+        except CodecError as error:
+            return {"status": "error", "kind": "BadRequest", "message": str(error)}
+        if op in DISPATCHER_OPERATION_NAMES:
+            return self.dispatcher_step(operation)
+        return self.cache_step(operation)
+
+    def cache_step(self, op: Any) -> JSON:
+        assert self.cache is not None, "reset with a cache area first"
+        try:
+            self.apply_cache(self.cache, op)
+        except CacheError as error:
+            return {"status": "error", "kind": str(error.kind), "message": error.message,
+                    "observation": self.observe_cache()}
+        except SchedulerExit as error:
+            return {"status": "fatal", "kind": str(error.kind), "message": error.message}
+        return {"status": "ok", "observation": self.observe_cache()}
+
+    def apply_cache(self, cache: Cache, op: Any) -> None:
+        match op:
+            case AssumePod(pod):
+                cache.assume_pod(pod)
+            case FinishBinding(pod, now):
+                cache.finish_binding(pod, now)
+            case ForgetPod(pod):
+                cache.forget_pod(pod)
+            case AddPod(pod):
+                cache.add_pod(pod)
+            case UpdatePod(old, new):
+                cache.update_pod(old, new)
+            case RemovePod(pod):
+                cache.remove_pod(pod)
+            case AddNode(node):
+                cache.add_node(node)
+            case UpdateNode(old, new):
+                cache.update_node(old, new)
+            case RemoveNode(node):
+                cache.remove_node(node)
+            case CleanupAssumedPods(now):
+                cache.cleanup_assumed_pods(now)
+            case UpdateSnapshot():
+                self.update_snapshot(cache, self.snapshot)
+            case _:
+                raise TypeError(f"not a cache operation: {op!r}")
+
+    def update_snapshot(self, cache: Cache, snapshot: Snapshot) -> None:
+        cache.update_snapshot(snapshot)
+
+    def observe_cache(self) -> JSON:
+        assert self.cache is not None
+        dump = self.cache.dump()
+        return {
+            "nodes": {name: node_info_json(info) for name, info in sorted(dump.nodes.items())},
+            "assumed": sorted(dump.assumed_pods),
+            "recency": sorted(dump.nodes, key=lambda name: -dump.nodes[name].generation),
+            "snapshot": snapshot_json(self.snapshot),
+        }
+
+    # -- dispatcher -------------------------------------------------------------------------------
+
+    def can_pop(self, queue: CallQueue) -> bool:
+        state = queue.state()
+        limit = self.profile.dispatcher_max_in_flight
+        return bool(state.fifo) and not state.closed and (limit is None or len(state.in_flight) < limit)
+
+    def dispatcher_step(self, op: Any) -> JSON:
+        queue = self.queue
+        assert queue is not None, "reset with the dispatcher area first"
+        before = len(self.told)
+        error: Exception | None = None
+        match op:
+            case AddCall(call):
+                caller = Caller(self.told, self.callers)
+                self.callers += 1
+                error = queue.add(to_ref_call(call), caller)
+            case PopCall():
+                if not self.can_pop(queue):
+                    return {"status": "error", "kind": "NotEnabled", "message": "nothing can be popped now",
+                            "observation": self.observe_queue(before)}
+                popped = queue.pop()
+                assert popped is not None
+                if isinstance(popped.call, ref.PodStatusPatchCall):
+                    popped.call.executed = True  # its worker starts executing at once
+                self.running[popped.call.uid] = popped
+            case FinishCall(uid, message):
+                finished = self.running.pop(uid)
+                queue.finalize(finished)
+                finished.send_on_finish(None if message is None else RuntimeError(message))
+            case SyncObject(uid, status):
+                queue.sync_object(uid, to_ref_status(status))
+            case CloseDispatcher():
+                queue.close()
+        observation = self.observe_queue(before)
+        if error is not None:
+            return {"status": "error", "kind": outcome_kind(error), "message": str(error), "observation": observation}
+        return {"status": "ok", "observation": observation}
+
+    def observe_queue(self, told_before: int) -> JSON:
+        assert self.queue is not None
+        state = self.queue.state()
+        calls = {}
+        for uid, queued in sorted(state.calls.items()):
+            caller = queued.on_finish
+            assert isinstance(caller, Caller)
+            calls[uid] = {"caller": caller.number, "call": ref_call_json(queued.call)}
+        return {"fifo": list(state.fifo), "in_flight": sorted(state.in_flight), "closed": state.closed,
+                "calls": calls, "told": self.told[told_before:], "can_pop": self.can_pop(self.queue)}
+
+
+AdapterFactory = Callable[[], Any]
+
+
+def load_adapter(spec: str) -> AdapterFactory:
+    """``refimpl`` or ``package.module:Class``: the factory of an in-process adapter; fails with ``ValueError``."""
+    if spec == "refimpl":
+        return RefimplAdapter
+    module_name, _, attr = spec.partition(":")
+    if not attr:
+        raise ValueError(f"--impl {spec!r}: expected 'refimpl' or 'package.module:Class'")
+    try:
+        factory: AdapterFactory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"--impl {spec!r}: cannot load it ({error})") from None
+    return factory

@@ -1,0 +1,302 @@
+"""``ksspec conformance generate``: every vector, from the spec.
+
+Three sources, all deterministic:
+
+- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models;
+- bounded exhaustive exploration: a breadth-first search over a small universe (:mod:`conformance.universe`)
+  that emits, for every distinct transition class reached, the shortest trace ending in it. A cache transition
+  class is (operation, outcome kind, state of the target before: pod absent / assumed / binding finished /
+  added; node absent / placeholder / live / ghost); a dispatcher one is (operation, outcome kind, the UID's
+  call before: none / pending / in flight / in flight with a newer call waiting);
+- seeded random long traces, following the informer contract (:mod:`spec.contract`) or adversarial.
+
+Every trace is run under each version profile it applies to and split where the expectations differ
+(:func:`conformance.traces.expand`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from conformance import universe
+from conformance.codec import operation_name
+from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.scenarios import curated
+from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, expand
+from spec.cache import CacheState, new_cache
+from spec.call_queue import CallQueue, new_call_queue
+from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, SyncObject, apply_call_queue, is_enabled
+from spec.contract import follows_informer_contract
+from spec.operations import (
+    AddNode,
+    AddPod,
+    AssumePod,
+    FinishBinding,
+    ForgetPod,
+    Operation,
+    RemoveNode,
+    RemovePod,
+    Status,
+    UpdateNode,
+    UpdatePod,
+    World,
+    apply,
+)
+from spec.resources import EMPTY_RESOURCE
+from spec.versions import PROFILES
+
+EXPLORATION_DEPTH: Final = 5
+EXPLORATION_BUDGET: Final = 1000
+"""At most this many states are expanded per exploration; the search is breadth-first, so traces are shortest."""
+RANDOM_SEEDS: Final = (1, 2, 3, 4)
+RANDOM_LENGTH: Final = 40
+
+
+# --------------------------------------------------------------------------------------------
+# Transition classes
+# --------------------------------------------------------------------------------------------
+
+
+def _pod_class(state: CacheState, uid: str) -> str:
+    current = state.pod_states.get(uid)
+    if current is None:
+        return "absent"
+    if uid not in state.assumed_pods:
+        return "added"
+    return "finished" if current.binding_finished else "assumed"
+
+
+def _node_class(state: CacheState, name: str) -> str:
+    info = state.nodes.get(name)
+    if info is None:
+        return "absent"
+    if info.node is not None:
+        return "live"
+    return "placeholder" if info.allocatable == EMPTY_RESOURCE else "ghost"  # a ghost keeps its Allocatable
+
+
+def cache_target(state: CacheState, op: Operation) -> str:
+    match op:
+        case AssumePod(pod) | AddPod(pod) | ForgetPod(pod) | RemovePod(pod) | FinishBinding(pod, _):
+            return "pod_" + ("nokey" if pod.uid == "" else _pod_class(state, pod.uid))
+        case UpdatePod(old, _):
+            return "pod_" + _pod_class(state, old.uid)
+        case AddNode(node) | RemoveNode(node) | UpdateNode(_, node):
+            return "node_" + _node_class(state, node.name)
+    return "any"
+
+
+def queue_target(queue: CallQueue, op: CallQueueOperation) -> str:
+    match op:
+        case AddCall(call):
+            uid = call.uid
+        case FinishCall(uid, _) | SyncObject(uid, _):
+            pass
+        case _:
+            return "any"
+    if uid not in queue.calls:
+        return "none"
+    if uid not in queue.in_flight:
+        return "pending"
+    return "in_flight" if queue.calls[uid].call_id == queue.in_flight[uid].call_id else "in_flight_newer"
+
+
+# --------------------------------------------------------------------------------------------
+# Exploration
+# --------------------------------------------------------------------------------------------
+
+
+def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation]]:
+    """Shortest traces to every cache transition class reachable within the depth and budget."""
+    ops = universe.cache_operations(with_expiry=ttl != 0)
+    start = World(new_cache(PROFILES[profile_name], ttl))
+    found: dict[str, list[Operation]] = {}
+    seen = {start}
+    frontier: deque[tuple[World, list[Operation]]] = deque([(start, [])])
+    expanded = 0
+    while frontier and expanded < EXPLORATION_BUDGET:
+        world, path = frontier.popleft()
+        expanded += 1
+        for op in ops:
+            target = cache_target(world.cache, op)
+            after, outcome = apply(world, op)
+            key = f"{operation_name(type(op))}.{(outcome.kind or 'ok').lower()}.{target}"
+            if key not in found:
+                found[key] = [*path, op]
+            if outcome.status is Status.FATAL or len(path) + 1 >= EXPLORATION_DEPTH or after in seen:
+                continue
+            seen.add(after)
+            frontier.append((after, [*path, op]))
+    return found
+
+
+def explore_dispatcher(profile_name: str) -> dict[str, list[CallQueueOperation]]:
+    """Shortest traces to every call-queue transition class reachable within the depth and budget."""
+    ops = universe.dispatcher_operations()
+    start = new_call_queue(PROFILES[profile_name])
+    found: dict[str, list[CallQueueOperation]] = {}
+    seen = {_queue_key(start)}
+    frontier: deque[tuple[CallQueue, list[CallQueueOperation]]] = deque([(start, [])])
+    expanded = 0
+    while frontier and expanded < EXPLORATION_BUDGET:
+        queue, path = frontier.popleft()
+        expanded += 1
+        for op in ops:
+            if not is_enabled(queue, op):
+                continue
+            target = queue_target(queue, op)
+            after, error = apply_call_queue(queue, op)
+            kind = "ok" if error is None else str(error.kind.value).lower()
+            key = f"{operation_name(type(op))}.{kind}.{target}"
+            if key not in found:
+                found[key] = [*path, op]
+            if len(path) + 1 >= EXPLORATION_DEPTH or _queue_key(after) in seen:
+                continue
+            seen.add(_queue_key(after))
+            frontier.append((after, [*path, op]))
+    return found
+
+
+def _queue_key(queue: CallQueue) -> Any:
+    """States that differ only in what was already told to callers behave the same from here on."""
+    return (queue.calls, queue.fifo, queue.in_flight, queue.closed)
+
+
+def exploration_scenarios() -> list[Scenario]:
+    scenarios: list[Scenario] = []
+    keys: set[str] = set()
+    for profile_name, ttl, profiles in (("v1.35", universe.TTL, EXPIRY_PROFILES), ("v1.36", 0, ALL_PROFILES)):
+        for key, path in sorted(explore_cache(profile_name, ttl).items()):
+            if key not in keys:
+                keys.add(key)
+                scenarios.append(Scenario(f"explore.cache.{key}", f"Shortest trace to {key} (bounded exploration "
+                                          f"under {profile_name})", path, origin="exploration", ttl=ttl,
+                                          profiles=profiles, behaviours=("transition-coverage",)))
+    for profile_name in ("v1.35", "pr141745"):
+        for key, qpath in sorted(explore_dispatcher(profile_name).items()):
+            if f"q.{key}" not in keys:
+                keys.add(f"q.{key}")
+                scenarios.append(Scenario(f"explore.dispatcher.{key}", f"Shortest trace to {key} (bounded "
+                                          f"exploration under {profile_name})", qpath, area="dispatcher",
+                                          origin="exploration", behaviours=("transition-coverage",)))
+    return scenarios
+
+
+# --------------------------------------------------------------------------------------------
+# Random traces
+# --------------------------------------------------------------------------------------------
+
+
+def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation]:
+    """A trace of :data:`RANDOM_LENGTH` operations; fatal ones are never chosen, so the trace runs its length."""
+    rng = random.Random(seed)
+    ops = universe.cache_operations(with_expiry=ttl != 0)
+    world = World(new_cache(PROFILES["v1.35" if ttl else "v1.36"], ttl))
+    trace: list[Operation] = []
+    while len(trace) < RANDOM_LENGTH:
+        op = rng.choice(ops)
+        if contract and not follows_informer_contract(world.cache, op):
+            continue
+        after, outcome = apply(world, op)
+        if outcome.status is Status.FATAL:
+            continue
+        world = after
+        trace.append(op)
+    return trace
+
+
+def random_dispatcher_trace(seed: int) -> list[CallQueueOperation]:
+    rng = random.Random(seed)
+    ops = universe.dispatcher_operations()
+    queue = new_call_queue()
+    trace: list[CallQueueOperation] = []
+    while len(trace) < RANDOM_LENGTH:
+        op = rng.choice(ops)
+        if not is_enabled(queue, op) or (type(op).__name__ == "CloseDispatcher" and len(trace) < RANDOM_LENGTH - 5):
+            continue
+        queue, _ = apply_call_queue(queue, op)
+        trace.append(op)
+    return trace
+
+
+def random_scenarios() -> list[Scenario]:
+    scenarios = []
+    for seed in RANDOM_SEEDS:
+        for contract in (True, False):
+            mode = "contract" if contract else "adversarial"
+            for ttl, profiles in ((universe.TTL, EXPIRY_PROFILES), (0, ALL_PROFILES)):
+                era = "ttl" if ttl else "no_ttl"
+                scenarios.append(Scenario(
+                    f"random.cache.{mode}.{era}.seed{seed}",
+                    f"Random {mode} trace of {RANDOM_LENGTH} cache operations (seed {seed}, ttl {ttl} ns)",
+                    random_cache_trace(seed, contract, ttl), origin="random", ttl=ttl, profiles=profiles,
+                    behaviours=(f"informer-{mode}",)))
+        scenarios.append(Scenario(f"random.dispatcher.seed{seed}", f"Random trace of {RANDOM_LENGTH} call-queue "
+                                  f"operations (seed {seed})", random_dispatcher_trace(seed), area="dispatcher",
+                                  origin="random"))
+    return scenarios
+
+
+# --------------------------------------------------------------------------------------------
+# The whole suite
+# --------------------------------------------------------------------------------------------
+
+
+def generate_all() -> list[Vector]:
+    """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
+    vectors = [v for s in (*curated(), *exploration_scenarios(), *random_scenarios()) for v in expand(s)]
+    ids = [v.id for v in vectors]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate vector ids: {duplicates}")
+    return sorted(vectors, key=lambda v: v.id)
+
+
+def write(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[Path]:
+    """Write the vector files and the manifest, removing stale vector files; returns the paths written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = render_files(vectors)
+    for stale in directory.glob("*.json"):
+        if stale.name not in files:
+            stale.unlink()
+    paths = []
+    for name, text in files.items():
+        path = directory / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]:
+    """How the committed files differ from ``vectors``: one line per drifted, missing or extra vector or file."""
+    import json
+
+    expected = {v.id: v.to_json() for v in vectors}
+    committed: dict[str, Any] = {}
+    problems = []
+    for path in sorted(directory.glob("*.json")):
+        if path.name == "manifest.json":
+            continue
+        try:
+            for data in json.loads(path.read_text()).get("vectors", []):
+                committed[data.get("id", f"{path.name}:?")] = data
+        except json.JSONDecodeError as error:
+            problems.append(f"{path.name}: not valid JSON ({error})")
+    for vid in sorted(set(expected) | set(committed)):
+        if vid not in committed:
+            problems.append(f"{vid}: generated from the spec but not committed")
+        elif vid not in expected:
+            problems.append(f"{vid}: committed but no longer generated from the spec")
+        elif committed[vid] != expected[vid]:
+            problems.append(f"{vid}: committed vector differs from the spec's")
+    files = render_files(vectors)
+    for name, text in files.items():
+        path = directory / name
+        if not problems and (not path.is_file() or path.read_text() != text):
+            problems.append(f"{name}: file differs from the generated one (formatting or manifest)")
+    return problems

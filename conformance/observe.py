@@ -1,0 +1,222 @@
+"""Canonical observations: what any implementation reports after a step, computed here from the spec.
+
+An observation is plain JSON with no ``null`` anywhere, so that vectors can store each step's expectation as a
+JSON merge patch (RFC 7396) of the previous one (:func:`diff` and :func:`merge_patch`).
+
+Cache and snapshot areas, after every step::
+
+    {"nodes": {name: NODE, ...},          # Dump(): every NodeInfo, placeholders and ghosts included
+     "assumed": [uid, ...],               # sorted
+     "recency": [name, ...],              # NodeInfo names by generation, newest first
+     "snapshot": {"list": [name, ...],    # the snapshot's node list, in its own order
+                  "affinity": [...], "anti_affinity": [...],   # HavePodsWith(Required Anti)AffinityList, in order
+                  "used_pvcs": [...],     # sorted namespace/claim keys
+                  "nodes": {name: NODE}}} # every entry of the snapshot's NodeInfo map
+
+Generations are not observed as numbers: Kubernetes' counter is process-global, so its values depend on
+everything else the process did. Their order is what the snapshot algorithm relies on, and it is ``recency``.
+
+``NODE`` is ``{"node": name or "" (placeholder, ghost), "pods": [uid in order], "requested": {"milli_cpu",
+"memory", "ephemeral_storage", "scalars": {name: non-zero quantity}}, "non_zero_requested": {"milli_cpu",
+"memory"}, "allocatable": {"milli_cpu", "memory", "ephemeral_storage", "pods", "scalars"}, "used_ports": [[ip,
+protocol, port], ...] sorted, "pvc_ref_counts": {key: count}, "pods_with_affinity": [uid in order],
+"pods_with_required_anti_affinity": [uid in order], "image_states": {name: {"size", "num_nodes"}}}``.
+
+Dispatcher area, after every step::
+
+    {"fifo": [uid, ...], "in_flight": [uid, ...] (sorted), "closed": bool,
+     "calls": {uid: {"caller": n, "call": CALL}},   # the one call tracked per object
+     "told": [[caller, outcome kind], ...]}         # values sent to callers during this step, in order
+
+A caller is numbered by the order of the ``add_call`` steps, from 0. ``CALL`` is ``{"call_type": "pod_binding",
+"uid", "node_name"}`` or ``{"call_type": "pod_status_patch", "uid", "status": {"conditions": [CONDITION sorted
+by type], "nominated_node_name"}, "condition": CONDITION (absent if none), "nominating_info": {"mode",
+"nominated_node_name"} (absent if none), "executed": bool}`` with ``CONDITION`` = ``{"type", "status", "reason",
+"message"}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from spec.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
+from spec.cache import CacheState, clone_node_info
+from spec.call_queue import CallQueue
+from spec.nodeinfo import NodeInfo
+from spec.operations import World
+from spec.resources import Resource
+from spec.snapshot import Snapshot
+
+JSON = Any
+
+
+# --------------------------------------------------------------------------------------------
+# Building blocks shared with adapters written in Python
+# --------------------------------------------------------------------------------------------
+
+
+def requested_json(milli_cpu: int, memory: int, ephemeral_storage: int, scalars: Mapping[str, int] | None) -> JSON:
+    """The ``requested`` object: zero scalar entries are left out (Kubernetes keeps them at 0)."""
+    return {
+        "milli_cpu": milli_cpu,
+        "memory": memory,
+        "ephemeral_storage": ephemeral_storage,
+        "scalars": {k: v for k, v in sorted((scalars or {}).items()) if v != 0},
+    }
+
+
+def allocatable_json(
+    milli_cpu: int, memory: int, ephemeral_storage: int, pods: int, scalars: Mapping[str, int] | None
+) -> JSON:
+    """The ``allocatable`` object."""
+    return {
+        "milli_cpu": milli_cpu,
+        "memory": memory,
+        "ephemeral_storage": ephemeral_storage,
+        "pods": pods,
+        "scalars": {k: v for k, v in sorted((scalars or {}).items()) if v != 0},
+    }
+
+
+def ports_json(ports: Iterable[tuple[str, str, int]]) -> JSON:
+    """``used_ports`` as sorted [ip, protocol, port] triples."""
+    return [list(p) for p in sorted(ports)]
+
+
+def condition_json(condition: PodCondition | Any) -> JSON:
+    """A condition with all four fields (a spec ``PodCondition`` or any object with the same attributes)."""
+    c = condition
+    return {"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
+
+
+def nominating_json(info: NominatingInfo | Any) -> JSON:
+    """A nominating info with both fields."""
+    return {"mode": str(info.mode.value), "nominated_node_name": info.nominated_node_name}
+
+
+# --------------------------------------------------------------------------------------------
+# The spec's observations
+# --------------------------------------------------------------------------------------------
+
+
+def _resource(r: Resource) -> JSON:
+    return requested_json(r.milli_cpu, r.memory, r.ephemeral_storage, r.scalar_resources)
+
+
+def node_info_json(info: NodeInfo) -> JSON:
+    """A NodeInfo clone (images materialised) as the canonical ``NODE`` object."""
+    a = info.allocatable
+    return {
+        "node": info.name,
+        "pods": [p.uid for p in info.pods],
+        "requested": _resource(info.requested),
+        "non_zero_requested": {"milli_cpu": info.non_zero_requested.milli_cpu,
+                               "memory": info.non_zero_requested.memory},
+        "allocatable": allocatable_json(a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
+                                        a.scalar_resources),
+        "used_ports": ports_json((p.ip, p.protocol, p.port) for p in info.used_ports),
+        "pvc_ref_counts": dict(sorted(info.pvc_ref_counts.items())),
+        "pods_with_affinity": [p.uid for p in info.pods_with_affinity],
+        "pods_with_required_anti_affinity": [p.uid for p in info.pods_with_required_anti_affinity],
+        "image_states": {name: {"size": s.size, "num_nodes": s.num_nodes}
+                         for name, s in sorted(info.image_states.items())},
+    }
+
+
+def snapshot_json(snapshot: Snapshot) -> JSON:
+    """The snapshot's lists, used claims and every NodeInfo in its map."""
+    return {
+        "list": list(snapshot.node_info_list),
+        "affinity": list(snapshot.have_pods_with_affinity_list),
+        "anti_affinity": list(snapshot.have_pods_with_required_anti_affinity_list),
+        "used_pvcs": sorted(snapshot.used_pvc_set),
+        "nodes": {name: node_info_json(info) for name, info in sorted(snapshot.node_info_map.items())},
+    }
+
+
+def cache_json(state: CacheState) -> JSON:
+    """The cache part of the observation: dump, assumed pods and recency."""
+    return {
+        "nodes": {name: node_info_json(clone_node_info(state, name)) for name in sorted(state.nodes)},
+        "assumed": sorted(state.assumed_pods),
+        "recency": sorted(state.nodes, key=lambda name: -state.nodes[name].generation),
+    }
+
+
+def observe_world(world: World) -> JSON:
+    """The full observation of a cache-area step."""
+    return {**cache_json(world.cache), "snapshot": snapshot_json(world.snapshot)}
+
+
+def status_json(status: PodStatus) -> JSON:
+    return {
+        "conditions": [condition_json(c) for _, c in sorted(status.conditions.items())],
+        "nominated_node_name": status.nominated_node_name,
+    }
+
+
+def call_json(call: APICall) -> JSON:
+    """The canonical ``CALL`` object."""
+    if isinstance(call, PodBindingCall):
+        return {"call_type": call.call_type, "uid": call.uid, "node_name": call.node_name}
+    out: dict[str, JSON] = {"call_type": call.call_type, "uid": call.uid, "status": status_json(call.status)}
+    if call.condition is not None:
+        out["condition"] = condition_json(call.condition)
+    if call.nominating_info is not None:
+        out["nominating_info"] = nominating_json(call.nominating_info)
+    out["executed"] = call.executed
+    return out
+
+
+def observe_queue(queue: CallQueue, sends_before: int) -> JSON:
+    """The full observation of a dispatcher step; ``sends_before`` is how many values were sent before it."""
+    return {
+        "fifo": list(queue.fifo),
+        "in_flight": sorted(queue.in_flight),
+        "closed": queue.closed,
+        "calls": {uid: {"caller": q.call_id, "call": call_json(q.call)} for uid, q in sorted(queue.calls.items())},
+        "told": [[n.call_id, str(n.kind.value)] for n in queue.sends[sends_before:]],
+    }
+
+
+INITIAL_CACHE_OBSERVATION: Final[JSON] = {
+    "nodes": {}, "assumed": [], "recency": [],
+    "snapshot": {"list": [], "affinity": [], "anti_affinity": [], "used_pvcs": [], "nodes": {}},
+}
+INITIAL_DISPATCHER_OBSERVATION: Final[JSON] = {"fifo": [], "in_flight": [], "closed": False, "calls": {}, "told": []}
+
+
+# --------------------------------------------------------------------------------------------
+# JSON merge patch (RFC 7396)
+# --------------------------------------------------------------------------------------------
+
+
+def diff(before: JSON, after: JSON) -> JSON:
+    """The merge patch that turns ``before`` into ``after`` (both objects without nulls)."""
+    patch: dict[str, JSON] = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if old == value and key in before:
+            continue
+        if isinstance(value, dict) and isinstance(old, dict):
+            patch[key] = diff(old, value)
+        else:
+            patch[key] = value
+    for key in before:
+        if key not in after:
+            patch[key] = None
+    return patch
+
+
+def merge_patch(target: JSON, patch: JSON) -> JSON:
+    """RFC 7396: apply ``patch`` to ``target`` (a new value; neither argument is changed)."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result

@@ -1,0 +1,105 @@
+"""The runner against the reference implementation, in-process and over stdio, and its options and reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance.commands import register
+from conformance.format import Vector
+from conformance.runner import (
+    EXIT_DIVERGENCE,
+    EXIT_OK,
+    EXIT_USAGE_OR_ADAPTER,
+    Outcome,
+    Target,
+    apply_expected_failures,
+    exit_code,
+    observation_diff,
+    parse_shard,
+    read_expected_failures,
+    run_vectors,
+    select,
+)
+
+STDIO = f"{sys.executable} -m conformance.adapters.stdio_main"
+
+
+def ksspec(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="ksspec")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+def test_refimpl_in_process_passes_everything_quickly(vectors: list[Vector]) -> None:
+    started = time.perf_counter()
+    results = run_vectors(Target(), vectors)
+    assert time.perf_counter() - started < 60
+    assert [r.id for r in results if r.outcome is not Outcome.PASS] == []
+
+
+def test_refimpl_over_stdio_passes_everything(vectors: list[Vector]) -> None:
+    results = run_vectors(Target(impl=None, adapter=STDIO), vectors, workers=2)
+    assert [r.id for r in results if r.outcome is not Outcome.PASS] == []
+
+
+def test_shards_partition_the_suite(vectors: list[Vector]) -> None:
+    shards = [select(vectors, shard=(i, 3)) for i in (1, 2, 3)]
+    ids = sorted(v.id for shard in shards for v in shard)
+    assert ids == sorted(v.id for v in vectors)
+    with pytest.raises(ValueError, match="need 1 <= i <= n"):
+        parse_shard("4/3")
+
+
+def test_tag_filter(vectors: list[Vector]) -> None:
+    chosen = select(vectors, ["version-dependent"])
+    assert chosen and all("version-dependent" in v.tags.behaviours for v in chosen)
+    assert all(v.tags.area == "dispatcher" for v in select(vectors, ["dispatcher"]))
+
+
+def test_expected_failures_and_unexpected_passes(vectors: list[Vector]) -> None:
+    results = run_vectors(Target(impl="tests.conformance.gallery.faulty:GALLERY_ports_not_released"),
+                          select(vectors, ["cache.ports", "cache.pvc"]))
+    outcomes = {r.id: r.outcome for r in results}
+    assert outcomes == {"cache.ports.not_reference_counted": Outcome.FAIL, "cache.pvc.ref_counts": Outcome.PASS}
+    expected = read_expected_failures("cache.ports.not_reference_counted  # known\n# comment\ncache.pvc.ref_counts\n")
+    apply_expected_failures(results, expected)
+    assert [r.outcome for r in results] == [Outcome.XFAIL, Outcome.XPASS]
+    assert exit_code(results) == EXIT_DIVERGENCE  # a stale expected-failures entry fails the run
+
+
+def test_profile_selection_skips_vectors_for_other_profiles(vectors: list[Vector]) -> None:
+    chosen = select(vectors, ["cache.forget.twice"])
+    results = run_vectors(Target(profile="v1.34"), chosen)
+    assert {r.id: r.outcome for r in results} == {
+        "cache.forget.twice.v1_34": Outcome.PASS, "cache.forget.twice.v1_35": Outcome.SKIP}
+
+
+def test_observation_diff_is_minimal() -> None:
+    expected = {"nodes": {"n1": {"pods": ["a"], "requested": {"milli_cpu": 100}}}, "assumed": []}
+    actual = {"nodes": {"n1": {"pods": ["a"], "requested": {"milli_cpu": 0}}, "n2": {}}, "assumed": [], "extra": 1}
+    assert observation_diff(expected, actual) == [
+        "nodes.n1.requested.milli_cpu: expected 100, got 0", "nodes.n2: unexpected entry {}"]
+
+
+def test_cli_reports_and_exit_codes(tmp_path: Path) -> None:
+    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+    code = ksspec("conform", "--tag", "snapshot", "--no-progress", "--junit", str(junit), "--json", str(report))
+    assert code == EXIT_OK
+    data = json.loads(report.read_text())
+    assert data["summary"]["pass"] == len(data["results"]) > 0
+    assert ET.parse(junit).getroot().find("testsuite").get("name") == "snapshot"  # type: ignore[union-attr]
+    faulty = "tests.conformance.gallery.faulty:GALLERY_snapshot_keeps_removed_nodes"
+    assert ksspec("conform", "--impl", faulty, "--tag", "snapshot", "--no-progress") == EXIT_DIVERGENCE
+    assert ksspec("conform", "--shard", "x", "--no-progress") == EXIT_USAGE_OR_ADAPTER
+    stale = tmp_path / "xfail.txt"
+    stale.write_text("no.such.vector\n")
+    assert ksspec("conform", "--expected-failures", str(stale), "--no-progress") == EXIT_USAGE_OR_ADAPTER
