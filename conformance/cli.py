@@ -20,20 +20,29 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance import proof_commands
+
 
 @dataclass(frozen=True)
 class Check:
-    """One row of ``ksspec verify``: a pytest suite, named for what it establishes."""
+    """One row of ``ksspec verify``: a pytest suite (or a ksspec subcommand), named for what it establishes."""
 
     name: str
     test_dir: str  # relative to the project root; the check is NOT RUN while this directory is missing
+    command: tuple[str, ...] = ()  # if set, run `ksspec <command>` in the project root instead of pytest
 
+
+ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods", "1")
+"""``ksspec verify``'s adversarial model-checking run: a universe it exhausts in a few seconds."""
 
 # The checks ``ksspec verify`` runs, in this order. A new verification floor adds a row here.
 CHECKS: tuple[Check, ...] = (
     Check("spec invariants (Hypothesis stateful)", "tests/spec"),
     Check("refimpl refines spec", "tests/refimpl"),
     Check("proofs", "tests/verify"),
+    Check("Z3 obligations (ksspec prove)", "spec/verify", ("prove",)),
+    Check("model checker, default universe (ksspec check)", "spec/verify", ("check",)),
+    Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK),
     Check("conformance", "tests/conformance"),
 )
 
@@ -71,6 +80,8 @@ PYTEST_WORKERS = "2"  # pytest-xdist workers: the project's machines have 2 core
 
 
 def pytest_command(check: Check) -> list[str]:
+    if check.command:
+        return [sys.executable, "-m", "conformance.cli", *check.command]
     return [sys.executable, "-m", "pytest", "-q", "-n", PYTEST_WORKERS, check.test_dir]
 
 
@@ -100,6 +111,9 @@ def run_check(check: Check, root: Path, hypothesis_profile: str) -> CheckResult:
     output = completed.stdout
     if completed.returncode == PYTEST_OK:
         return CheckResult(check, Status.PASS, duration, last_line(output), output)
+    if check.command:
+        detail = f"{last_line(output)} (exit code {completed.returncode})"
+        return CheckResult(check, Status.FAIL, duration, detail, output)
     if completed.returncode == PYTEST_NO_TESTS_COLLECTED:
         detail = f"pytest collected no tests in {check.test_dir}/; add tests or remove the directory"
         return CheckResult(check, Status.FAIL, duration, detail, output)
@@ -136,17 +150,24 @@ def summary_table(results: Sequence[CheckResult]) -> Table:
 def show_failure(console: Console, result: CheckResult) -> None:
     tail = result.output.splitlines()[-FAILURE_OUTPUT_TAIL_LINES:]
     rerun = " ".join(["python", *pytest_command(result.check)[1:]])
+    if result.check.command:
+        rerun = " ".join(["ksspec", *result.check.command])
     console.rule(f"[bold red]FAIL[/] {escape(result.check.name)}")
     console.out("\n".join(tail), highlight=False)
     console.print(f"re-run with: HYPOTHESIS_PROFILE=ci {escape(rerun)}", highlight=False)
 
 
-def verify(args: argparse.Namespace) -> int:
-    """Run every check and print a summary table. Exit 0 only if at least one check ran and all that ran
-    passed; a check whose test directory does not exist yet is NOT RUN."""
+def make_console() -> Console:
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(width=LOG_WIDTH)  # CI logs: rich would otherwise wrap the table at 80 columns
+    return console
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Run every check and print a summary table. Exit 0 only if at least one check ran and all that ran
+    passed; a check whose test directory does not exist yet is NOT RUN."""
+    console = make_console()
     root: Path = args.root
     results: list[CheckResult] = []
     for check in CHECKS:
@@ -184,6 +205,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="project checkout containing tests/ (default: the checkout ksspec is installed from)",
     )
     verify_parser.set_defaults(handler=verify)
+    prove_parser = commands.add_parser(
+        "prove", help="discharge the Z3 proof obligations and print a table", description=proof_commands.prove.__doc__
+    )
+    proof_commands.add_prove_arguments(prove_parser)
+    prove_parser.set_defaults(handler=lambda a: proof_commands.prove(a, make_console()), root=default_project_root())
+    check_parser = commands.add_parser(
+        "check", help="model-check the cache over a finite universe", description=proof_commands.check.__doc__
+    )
+    proof_commands.add_check_arguments(check_parser)
+    check_parser.set_defaults(handler=lambda a: proof_commands.check(a, make_console()))
     return parser
 
 

@@ -1,0 +1,315 @@
+"""``ksspec prove`` and ``ksspec check``: the Z3 obligations and the explicit-state model checker.
+
+Both print rich tables and return a process exit code: 0 only when every obligation is proved,
+or when the exploration finished (within its depth limit) without a violation.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from conformance import crosshair_runner
+from conformance.crosshair_runner import DEFAULT_PER_CONDITION_TIMEOUT, DEFAULT_ROOTS, CrosshairVerdict
+from spec.quantities import SECOND
+from spec.verify.cache_system import CacheSystem
+from spec.verify.checker import Report, explore
+from spec.verify.obligations import (
+    DEFAULT_TIMEOUT_MS,
+    PENDING,
+    Obligation,
+    Result,
+    Verdict,
+    all_obligations,
+    discharge,
+)
+from spec.verify.symbolic import ALWAYS, DEFAULT_NODES, DEFAULT_PODS, Bounds
+from spec.verify.universe import DEFAULT_DEPTH, DEFAULT_UNIVERSE, Mode, Universe
+from spec.versions import PROFILES, get_profile
+
+CROSSHAIR_STYLE = {
+    CrosshairVerdict.NO_COUNTEREXAMPLE: "bold green",
+    CrosshairVerdict.COUNTEREXAMPLE: "bold red",
+    CrosshairVerdict.ERROR: "bold red",
+}
+VERDICT_STYLE = {Verdict.PROVED: "bold green", Verdict.REFUTED: "bold red", Verdict.UNKNOWN: "yellow"}
+
+
+# ============================================================================================
+# ksspec prove
+# ============================================================================================
+
+
+def prove(args: argparse.Namespace, console: Console) -> int:
+    """Discharge every Z3 obligation and print a table of them with their times; print a
+    counterexample (pre-state, operation, post-state) for each refuted one."""
+    if args.crosshair_root is None:
+        args.crosshair_root = list(DEFAULT_ROOTS)
+    bounds = Bounds(args.pods, args.nodes)
+    obligations = [ob for ob in all_obligations(bounds) if args.only is None or args.only in ob.name]
+    console.print(f"bounds: {escape(bounds.describe())}", highlight=False)
+    results: list[Result] = []
+    with console.status("discharging obligations ...") as status:
+        for i, obligation in enumerate(obligations, 1):
+            status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
+            results.append(discharge(obligation, args.timeout_ms))
+    console.print(obligations_table(results, bounds))
+    for result in results:
+        if result.counterexample is not None:
+            console.rule(f"[bold red]REFUTED[/] {escape(result.obligation.name)}")
+            console.out(result.counterexample.render(), highlight=False)
+        elif result.verdict is Verdict.UNKNOWN:
+            console.print(f"[yellow]UNKNOWN[/] {escape(result.obligation.name)}: {escape(result.reason)}")
+    proved = sum(r.verdict is Verdict.PROVED for r in results)
+    total_time = sum(r.seconds for r in results)
+    console.print(
+        f"{proved}/{len(results)} obligations proved in {total_time:.1f}s "
+        f"({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})",
+        highlight=False,
+    )
+    crosshair_ok = True
+    if not args.no_crosshair:
+        crosshair_ok = run_crosshair_checks(args, console)
+    return 0 if results and proved == len(results) and crosshair_ok else 1
+
+
+def run_crosshair_checks(args: argparse.Namespace, console: Console) -> bool:
+    """Run CrossHair on every module with ``post:`` contracts; True if none has a counterexample or error."""
+    roots = tuple(args.crosshair_root)
+    modules = crosshair_runner.modules_with_contracts(args.root, roots)
+    table = Table(title=f"CrossHair contracts ({', '.join(roots)}; {args.crosshair_timeout:g}s per condition)")
+    for column in ("Module", "Verdict"):
+        table.add_column(column)
+    table.add_column("Time", justify="right")
+    if not modules:
+        table.add_row(f"no module under {', '.join(roots)} states pre:/post: contracts yet", "[yellow]none[/]", "-")
+        console.print(table)
+        return True
+    results = []
+    with console.status("running CrossHair ...") as status:
+        for path in modules:
+            status.update(f"CrossHair: {escape(str(path))}")
+            results.append(crosshair_runner.run_crosshair(path, args.root, args.crosshair_timeout))
+    for r in results:
+        style = CROSSHAIR_STYLE[r.verdict]
+        table.add_row(escape(_relative(r.path, args.root)), f"[{style}]{r.verdict.value}[/]", f"{r.seconds:.1f}s")
+    console.print(table)
+    for r in results:
+        if r.verdict is not CrosshairVerdict.NO_COUNTEREXAMPLE:
+            console.rule(f"[bold red]{r.verdict.value.upper()}[/] {escape(_relative(r.path, args.root))}")
+            console.out("\n".join(r.findings) or r.output, highlight=False)
+    return all(r.verdict is CrosshairVerdict.NO_COUNTEREXAMPLE for r in results)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def premise_label(obligation: Obligation) -> str:
+    """What a step obligation assumes about the operation: nothing, or the informer contract."""
+    if obligation.kind == "base":
+        return "-"
+    if obligation.kind != "step":
+        return obligation.premise
+    return "any operation" if obligation.premise == ALWAYS else "informer contract"
+
+
+def obligations_table(results: list[Result], bounds: Bounds) -> Table:
+    table = Table(title=f'ksspec prove ({bounds.pods} pods, {bounds.nodes} node names + "")')
+    for column in ("Obligation", "Premise", "Verdict"):
+        table.add_column(column)
+    table.add_column("Time", justify="right")
+    table.caption = "premise: what a step may assume about its operation, besides the invariants before it"
+    for r in results:
+        verdict = f"[{VERDICT_STYLE[r.verdict]}]{r.verdict.value}[/]"
+        table.add_row(escape(r.obligation.name), premise_label(r.obligation), verdict, f"{r.seconds:.2f}s")
+    for name, reason in PENDING:
+        table.add_row(escape(name), "-", "[yellow]not yet[/]", "-")
+        table.add_row(f"  [dim]{escape(reason)}[/]", "", "", "")
+    return table
+
+
+# ============================================================================================
+# ksspec check
+# ============================================================================================
+
+
+def check(args: argparse.Namespace, console: Console) -> int:
+    """Explore the cache's state space breadth first over a finite universe, checking every
+    invariant in every state; print the figures, the coverage and a shortest trace per violation."""
+    universe = Universe(
+        nodes=args.nodes,
+        pods=args.pods,
+        pod_variants=args.pod_variants,
+        node_variants=args.node_variants,
+        ttls=tuple(round(t * SECOND) for t in args.ttl),
+        profile=get_profile(args.profile),
+    )
+    mode = Mode(args.mode)
+    system = CacheSystem(universe, mode, symmetry=not args.no_symmetry, known_violations=args.known_violations)
+    depth = None if args.depth <= 0 else args.depth
+    console.print(f"universe: {escape(universe.describe())}; mode {mode.value}", highlight=False)
+    with console.status("exploring ..."):
+        report = explore(
+            system,
+            name=f"cache ({mode.value})",
+            depth_limit=depth,
+            time_limit=args.time_limit,
+            stop_at_first=not args.keep_going,
+        )
+    console.print(figures_table(report, symmetry=not args.no_symmetry))
+    console.print(coverage_table(report.coverage))
+    for violation in report.violations:
+        console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
+        console.out(violation.render(), highlight=False)
+    if report.violations:
+        console.print(f"[bold red]{len(report.violations)} propert(ies) violated[/]")
+        return 1
+    if not report.complete:
+        console.print(f"[bold red]not complete[/]: stopped by {escape(report.stopped_by)}")
+        return 1
+    if report.exhausted:
+        scope = "every reachable state"
+    elif report.pruned == 0:
+        scope = f"every state within depth {report.depth_limit}"
+    else:
+        scope = "every reachable state within the bounds" + (
+            f" and depth {report.depth_limit}" if report.depth_limit is not None else ""
+        )
+    console.print(f"[bold green]no violation[/] in {scope}", highlight=False)
+    return 0
+
+
+def figures_table(report: Report, *, symmetry: bool) -> Table:
+    table = Table(title=f"ksspec check: {report.system}")
+    table.add_column("Figure")
+    table.add_column("Value", justify="right")
+    rows = (
+        ("distinct states", f"{report.states:,}"),
+        ("transitions", f"{report.transitions:,}"),
+        ("max depth", str(report.max_depth)),
+        ("depth limit", "none" if report.depth_limit is None else str(report.depth_limit)),
+        ("time", f"{report.seconds:.1f}s"),
+        ("states/s", f"{report.states_per_second:,.0f}"),
+        ("symmetry reduction", "on" if symmetry else "off"),
+        ("states pruned (outside the bounds)", f"{report.pruned:,}"),
+        ("exhausted", _exhausted(report)),
+    )
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def _exhausted(report: Report) -> str:
+    if report.exhausted:
+        return "yes"
+    if not report.complete:
+        return "no"
+    return "within the depth limit" if report.pruned == 0 else "within the bounds"
+
+
+def coverage_table(coverage: Counter[str]) -> Table:
+    """Transitions taken per operation and outcome."""
+    table = Table(title="transitions covered (operation: outcome)")
+    table.add_column("Operation")
+    table.add_column("Outcome")
+    table.add_column("Count", justify="right")
+    for key in sorted(coverage):
+        operation, _, outcome = key.partition(": ")
+        table.add_row(escape(operation), escape(outcome), f"{coverage[key]:,}")
+    return table
+
+
+# ============================================================================================
+# Argument parsing
+# ============================================================================================
+
+
+def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pods", type=int, default=DEFAULT_PODS, help=f"pod bound P (default {DEFAULT_PODS})")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=DEFAULT_NODES,
+        help=f"node-name bound N, plus the empty name (default {DEFAULT_NODES})",
+    )
+    parser.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=DEFAULT_TIMEOUT_MS,
+        help=f"per-obligation Z3 timeout (default {DEFAULT_TIMEOUT_MS})",
+    )
+    parser.add_argument("--only", help="discharge only the obligations whose name contains this text")
+    parser.add_argument("--no-crosshair", action="store_true", help="skip the CrossHair contract checks")
+    parser.add_argument(
+        "--crosshair-root",
+        action="append",
+        default=None,
+        help=f"file or directory searched for pre:/post: contracts (repeatable; default {', '.join(DEFAULT_ROOTS)})",
+    )
+    parser.add_argument(
+        "--crosshair-timeout",
+        type=float,
+        default=DEFAULT_PER_CONDITION_TIMEOUT,
+        help=f"CrossHair's per-condition timeout in seconds (default {DEFAULT_PER_CONDITION_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--root", type=Path, default=Path.cwd(), help="project checkout the CrossHair roots are relative to"
+    )
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    d = DEFAULT_UNIVERSE
+    parser.add_argument("--nodes", type=int, default=d.nodes, help=f"node names (default {d.nodes})")
+    parser.add_argument("--pods", type=int, default=d.pods, help=f"pod UIDs (default {d.pods})")
+    parser.add_argument(
+        "--pod-variants", type=int, default=d.pod_variants, help=f"objects per pod (default {d.pod_variants})"
+    )
+    parser.add_argument(
+        "--node-variants", type=int, default=d.node_variants, help=f"objects per node (default {d.node_variants})"
+    )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=DEFAULT_DEPTH,
+        help=f"longest operation sequence explored; 0 for no limit (default {DEFAULT_DEPTH})",
+    )
+    parser.add_argument(
+        "--ttl",
+        type=float,
+        nargs="+",
+        default=[t / SECOND for t in d.ttls],
+        help="TTLs in seconds, one initial cache each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=d.profile.name,
+        help=f"version profile (default {d.profile.name})",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=[m.value for m in Mode],
+        default=Mode.CONTRACT.value,
+        help="operation streams (default contract)",
+    )
+    parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
+    parser.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds (then exit 1)")
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="find a shortest trace for every violated property, not only the first",
+    )
+    parser.add_argument(
+        "--known-violations",
+        action="store_true",
+        help="also check the invariants Kubernetes is documented to break (spec.invariants.KNOWN_VIOLATIONS)",
+    )

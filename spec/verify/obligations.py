@@ -1,0 +1,282 @@
+"""The named Z3 proof obligations for the cache, how they are discharged, and their counterexamples.
+
+For every abstract invariant ``I`` (:data:`spec.verify.symbolic.INVARIANTS`):
+
+- ``base/I``: the initial state (``new_cache`` with any TTL and profile) satisfies ``I``;
+- ``step/T/I`` for every transition ``T``: from any well-typed state satisfying the invariants
+  ``I`` may assume (the ALWAYS ones, or all of them plus the informer contract on ``T``'s
+  arguments), a step of ``T`` that does not end the process leads to a state satisfying ``I``.
+
+Together they prove the conjunction of the invariants inductive, for every state, every
+quantity, every time and every TTL, within the bounds. In addition, ``expiry/CleanupAssumedPods``
+proves the transition property :func:`~spec.invariants.trans_expiry_only_after_finish_binding`.
+
+An obligation is discharged by asking Z3 for a model of its hypotheses and the negated goal:
+none (unsat) proves it; a model is a counterexample, printed as pre-state, operation and post-state.
+
+Dispatcher resolution rules are not encoded yet: :data:`PENDING` names them, and ``ksspec prove``
+lists them as not yet proved. A new group of obligations is a new function like
+:func:`cache_obligations`, added to :func:`all_obligations`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+import z3
+
+from spec.verify.abstraction import describe, with_values
+from spec.verify.symbolic import (
+    ALWAYS,
+    INVARIANTS,
+    AbstractInvariant,
+    AbstractState,
+    Bounds,
+    fresh_state,
+    initial_state,
+    invariants_with_premise,
+    map_state,
+    trans_expiry_only_after_finish_binding,
+    well_typed,
+)
+from spec.verify.terms import Bool, not_
+from spec.verify.transitions import TRANSITIONS, TransitionEncoding, args_in_domain, fresh_args
+
+DEFAULT_TIMEOUT_MS: Final = 60_000
+"""Per-obligation Z3 timeout; an obligation that times out is UNKNOWN, which fails ``ksspec prove``."""
+
+PENDING: Final = (
+    (
+        "dispatcher resolution rules",
+        "not encoded yet: the dispatcher spec is being written; add its obligations to all_obligations()",
+    ),
+)
+"""Obligation groups the issue asks for that do not exist yet, with the reason."""
+
+
+class Verdict(StrEnum):
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Query:
+    """What Z3 is asked: hypotheses and a goal, plus the terms a counterexample shows."""
+
+    hypotheses: tuple[Bool, ...]
+    goal: Bool
+    post: AbstractState
+    pre: AbstractState | None = None
+    operation: str = "new_cache"
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """One named proof obligation."""
+
+    name: str
+    kind: str
+    """``base``, ``step`` or ``expiry``."""
+    invariant: str
+    transition: str | None
+    premise: str
+    """ALWAYS (no assumption on the operation) or UNDER_CONTRACT (the informer contract holds)."""
+    bounds: Bounds
+    build: Callable[[], Query]
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A concrete pre-state, operation and post-state that violate an obligation."""
+
+    obligation: str
+    pre: AbstractState | None
+    operation: str
+    post: AbstractState
+    bounds: Bounds
+
+    def render(self) -> str:
+        lines = [f"counterexample to {self.obligation}:"]
+        if self.pre is None:
+            lines.append("pre-state: none (the cache is being created)")
+        else:
+            lines.append("pre-state:")
+            lines.extend(describe(self.pre, self.bounds))
+        lines.append(f"operation: {self.operation}")
+        lines.append("post-state:")
+        lines.extend(describe(self.post, self.bounds))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Result:
+    obligation: Obligation
+    verdict: Verdict
+    seconds: float
+    counterexample: Counterexample | None = None
+    reason: str = ""
+
+
+# ============================================================================================
+# Building obligations
+# ============================================================================================
+
+
+def _holds(invariants: tuple[AbstractInvariant, ...], state: AbstractState) -> tuple[Bool, ...]:
+    return tuple(inv.formula(state) for inv in invariants)
+
+
+def base_obligation(inv: AbstractInvariant, bounds: Bounds, init: Callable[..., AbstractState]) -> Obligation:
+    def build() -> Query:
+        ttl, expiry = z3.Int("ttl"), z3.Bool("expiry")
+        start = init(bounds, ttl, expiry)
+        return Query((well_typed(start),), inv.formula(start), start)
+
+    return Obligation(f"base/{inv.name}", "base", inv.name, None, inv.premise, bounds, build)
+
+
+def step_obligation(inv: AbstractInvariant, encoding: TransitionEncoding, bounds: Bounds) -> Obligation:
+    def build() -> Query:
+        pre = fresh_state(bounds, "pre")
+        args = fresh_args(encoding, "op")
+        step = encoding.apply(pre, args)
+        hypotheses = [
+            well_typed(pre),
+            args_in_domain(encoding, args, bounds),
+            *_holds(invariants_with_premise(inv.premise), pre),
+            not_(step.fatal),
+        ]
+        if inv.premise != ALWAYS:
+            hypotheses.append(encoding.contract(pre, args))
+        return Query(tuple(hypotheses), inv.formula(step.post), step.post, pre, encoding.name, args)
+
+    name = f"step/{encoding.name}/{inv.name}"
+    return Obligation(name, "step", inv.name, encoding.name, inv.premise, bounds, build)
+
+
+def expiry_obligation(encoding: TransitionEncoding, bounds: Bounds) -> Obligation:
+    def build() -> Query:
+        pre = fresh_state(bounds, "pre")
+        args = fresh_args(encoding, "op")
+        step = encoding.apply(pre, args)
+        hypotheses = (
+            well_typed(pre),
+            *_holds(INVARIANTS, pre),
+            not_(step.fatal),
+            not_(step.error),
+        )
+        goal = trans_expiry_only_after_finish_binding(pre, step.post, args["now"])
+        return Query(hypotheses, goal, step.post, pre, encoding.name, args)
+
+    name = f"expiry/{encoding.name}/trans_expiry_only_after_finish_binding"
+    return Obligation(
+        name, "expiry", "trans_expiry_only_after_finish_binding", encoding.name, "every invariant", bounds, build
+    )
+
+
+def cache_obligations(
+    bounds: Bounds = Bounds(),
+    transitions: Mapping[str, TransitionEncoding] = TRANSITIONS,
+    init: Callable[..., AbstractState] = initial_state,
+) -> list[Obligation]:
+    """Every cache obligation: base and step per invariant, and the expiry property.
+
+    ``transitions`` and ``init`` are parameters so that tests can substitute broken ones.
+    """
+    result = [base_obligation(inv, bounds, init) for inv in INVARIANTS]
+    for encoding in transitions.values():
+        result.extend(step_obligation(inv, encoding, bounds) for inv in INVARIANTS)
+    result.append(expiry_obligation(transitions["CleanupAssumedPods"], bounds))
+    return result
+
+
+def all_obligations(bounds: Bounds = Bounds()) -> list[Obligation]:
+    """Every obligation ``ksspec prove`` discharges (the dispatcher's will be added here)."""
+    return cache_obligations(bounds)
+
+
+# ============================================================================================
+# Discharging
+# ============================================================================================
+
+
+def _value(model: z3.ModelRef, term: Any) -> Any:
+    if isinstance(term, bool | int):
+        return term
+    value = model.eval(term, model_completion=True)
+    if z3.is_true(value):
+        return True
+    if z3.is_false(value):
+        return False
+    return value.as_long()
+
+
+def _args_text(model: z3.ModelRef, args: Mapping[str, Any]) -> str:
+    values = {
+        name: tuple(_value(model, t) for t in term) if isinstance(term, tuple) else _value(model, term)
+        for name, term in args.items()
+    }
+    return with_values(values)
+
+
+def goal_conjuncts(goal: Bool) -> list[Bool]:
+    """The top-level conjuncts of ``goal``. Each is refuted separately, under the same hypotheses:
+    the goal holds iff every conjunct does, and the small queries are several times faster."""
+    if isinstance(goal, bool):
+        return [goal]
+    if z3.is_and(goal):
+        return [c for child in goal.children() for c in goal_conjuncts(child)]
+    return [goal]
+
+
+def discharge(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Result:
+    """Ask Z3 for a counterexample to ``obligation``; time it."""
+    started = time.perf_counter()
+    query = obligation.build()
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(*query.hypotheses)
+    model = None
+    for conjunct in goal_conjuncts(query.goal):
+        solver.push()
+        solver.add(not_(conjunct))
+        answer = solver.check()
+        if answer == z3.unknown:
+            reason = solver.reason_unknown()
+            return Result(obligation, Verdict.UNKNOWN, time.perf_counter() - started, reason=reason)
+        if answer == z3.sat:
+            model = solver.model()
+            break
+        solver.pop()
+    seconds = time.perf_counter() - started
+    if model is None:
+        return Result(obligation, Verdict.PROVED, seconds)
+    counterexample = Counterexample(
+        obligation.name,
+        None if query.pre is None else map_state(query.pre, lambda t: _value(model, t)),
+        f"{query.operation}({_args_text(model, query.args)})",
+        map_state(query.post, lambda t: _value(model, t)),
+        obligation.bounds,
+    )
+    return Result(obligation, Verdict.REFUTED, seconds, counterexample)
+
+
+def discharge_all(
+    obligations: list[Obligation],
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Discharge every obligation in order, reporting each result as it comes."""
+    results = []
+    for obligation in obligations:
+        result = discharge(obligation, timeout_ms)
+        if on_result is not None:
+            on_result(result)
+        results.append(result)
+    return results

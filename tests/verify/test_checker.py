@@ -1,0 +1,186 @@
+"""The model checker explores the spec's state space, and reports a shortest trace when a transition is broken."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from spec import cache
+from spec.frozenmap import FrozenMap
+from spec.operations import (
+    AssumePod,
+    CleanupAssumedPods,
+    Operation,
+    Outcome,
+    Status,
+    UpdateSnapshot,
+    World,
+    apply,
+)
+from spec.quantities import SECOND
+from spec.snapshot import update_snapshot
+from spec.verify.cache_system import CacheSystem
+from spec.verify.checker import Report, explore
+from spec.verify.symmetry import Canonicalizer, Renaming, canonical_world
+from spec.verify.universe import Mode, Universe, node_variant
+
+SMALL = Universe(nodes=2, pods=1, pod_variants=2, node_variants=1)
+"""Small enough to exhaust in a few seconds, big enough for confirms on another node and ghosts."""
+
+
+def run(universe: Universe, mode: Mode = Mode.CONTRACT, **options: object) -> Report:
+    symmetry = bool(options.pop("symmetry", True))
+    step = options.pop("step", apply)
+    return explore(CacheSystem(universe, mode, symmetry=symmetry, step=step), **options)  # type: ignore[arg-type]
+
+
+def test_small_universe_is_exhausted_without_violation() -> None:
+    report = run(SMALL)
+    assert report.violations == []
+    assert report.exhausted and report.complete
+    assert report.states > 1000 and report.transitions > report.states and report.max_depth >= 8
+    for op in ("AssumePod", "AddPod", "ForgetPod", "UpdatePod", "RemovePod", "AddNode", "UpdateNode", "RemoveNode"):
+        assert report.coverage[f"{op}: ok"] > 0, f"{op} never succeeded"
+    assert report.coverage["CleanupAssumedPods: ok"] > 0 and report.coverage["FinishBinding: ok"] > 0
+    assert report.coverage["UpdateSnapshot: ok"] > 0
+    assert any(key.startswith("AssumePod: error") for key in report.coverage)
+
+
+def test_adversarial_mode_finds_no_always_violation_and_ends_paths_at_exits() -> None:
+    report = run(Universe(nodes=1, pods=1, pod_variants=1, node_variants=2), Mode.ADVERSARIAL)
+    assert report.violations == [] and report.complete
+    assert report.pruned > 0 and not report.exhausted  # duplicated pods beyond the bound
+    assert any(key.endswith("fatal PodRemovedFromOtherNode") for key in report.coverage)
+    assert any(key.endswith("fatal NilNodeDereference") for key in report.coverage)
+
+
+def test_symmetry_reduction_only_merges_states() -> None:
+    with_symmetry = run(SMALL, symmetry=True)
+    without = run(SMALL, symmetry=False)
+    assert with_symmetry.violations == without.violations == []
+    assert with_symmetry.states < without.states
+    assert with_symmetry.coverage.keys() == without.coverage.keys()
+
+
+def test_depth_limit_is_complete_but_not_exhausted() -> None:
+    report = run(Universe(nodes=2, pods=3, pod_variants=1, node_variants=1), depth_limit=3)
+    assert report.complete and not report.exhausted and report.max_depth == 3
+    assert report.stopped_by == "depth limit 3"
+
+
+def test_time_limit_leaves_the_exploration_incomplete() -> None:
+    report = run(Universe(nodes=2, pods=3), time_limit=0.2)
+    assert not report.complete and report.stopped_by.startswith("time limit")
+
+
+# ============================================================================================
+# Broken transitions are caught, with a shortest trace
+# ============================================================================================
+
+
+def assume_without_charging(world: World, op: Operation) -> tuple[World, Outcome]:
+    """AssumePod that adds the pod to its NodeInfo but charges nothing."""
+    after, outcome = apply(world, op)
+    if isinstance(op, AssumePod) and outcome.status is Status.OK:
+        info = after.cache.nodes[op.pod.node_name]
+        before = world.cache.nodes.get(op.pod.node_name)
+        requested = before.requested if before is not None else replace(info.requested, milli_cpu=0, memory=0)
+        nodes = after.cache.nodes.set(op.pod.node_name, replace(info, requested=requested))
+        after = World(replace(after.cache, nodes=nodes), after.snapshot)
+    return after, outcome
+
+
+def cleanup_ignoring_binding(world: World, op: Operation) -> tuple[World, Outcome]:
+    """CleanupAssumedPods that also expires pods whose binding has not finished (k8s #106361)."""
+    if isinstance(op, CleanupAssumedPods) and world.cache.ttl != 0:
+        state = world.cache
+        for uid in sorted(state.assumed_pods):
+            ps = state.pod_states[uid]
+            if not ps.binding_finished:
+                state = cache.forget_pod(state, ps.pod)
+        return apply(World(state, world.snapshot), op)
+    return apply(world, op)
+
+
+def stale_snapshot(world: World, op: Operation) -> tuple[World, Outcome]:
+    """UpdateSnapshot that does nothing once the snapshot has any node."""
+    if isinstance(op, UpdateSnapshot) and world.snapshot.node_info_map:
+        return world, Outcome(Status.OK)
+    if isinstance(op, UpdateSnapshot):
+        return World(world.cache, update_snapshot(world.cache, world.snapshot)), Outcome(Status.OK)
+    return apply(world, op)
+
+
+@pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
+def test_assume_without_charging_is_caught_after_one_step(symmetry: bool) -> None:
+    report = run(SMALL, step=assume_without_charging, symmetry=symmetry)
+    [violation] = report.violations
+    assert violation.property == "inv_requested_is_sum_of_pods"
+    assert len(violation.trace) == 1 and violation.trace[0].action.startswith("AssumePod(")
+    assert "NOT reproduced" not in violation.final_state
+    assert report.stopped_by == "first violation" and not report.complete
+
+
+def test_expiry_of_a_pod_still_binding_is_caught_after_two_steps() -> None:
+    report = run(SMALL, step=cleanup_ignoring_binding)
+    [violation] = report.violations
+    assert violation.property == "trans_expiry_only_after_finish_binding"
+    assert "ttl=1s" in violation.initial
+    assert [step.action.split("(")[0] for step in violation.trace] == ["AssumePod", "CleanupAssumedPods"]
+    assert "NOT reproduced" not in violation.final_state
+
+
+def test_stale_snapshot_is_caught_with_keep_going() -> None:
+    report = run(SMALL, step=stale_snapshot, stop_at_first=False)
+    properties = {v.property for v in report.violations}
+    assert "inv_snapshot_matches_cache" in properties
+    shortest = next(v for v in report.violations if v.property == "inv_snapshot_matches_cache")
+    assert [s.action.split("(")[0] for s in shortest.trace] == [
+        "AddNode",
+        "UpdateSnapshot",
+        "AssumePod",
+        "UpdateSnapshot",
+    ]
+    assert report.complete
+
+
+# ============================================================================================
+# Canonical representatives
+# ============================================================================================
+
+
+def test_representatives_are_idempotent_and_keep_behaviour() -> None:
+    universe = SMALL
+    system = CacheSystem(universe, symmetry=True)
+    report = explore(system, depth_limit=4)
+    assert report.complete
+    canonicalizer = Canonicalizer((universe.pod_uids, universe.node_names))
+    world = universe.initial_worlds()[1]
+    for op in (AssumePod(universe._placed["p0"][1]), UpdateSnapshot(), CleanupAssumedPods(2 * SECOND)):
+        world, _ = apply(world, op)
+    rep, renaming = canonicalizer.world(world)
+    again, identity = canonical_world(rep, (universe.pod_uids, universe.node_names))
+    assert again == rep and identity.is_identity
+    assert isinstance(renaming, Renaming)
+    assert rep.cache.metrics == cache.CacheSizeMetrics()
+    assert rep.cache.generation >= max(info.generation for info in rep.cache.nodes.values())
+
+
+def test_counter_below_a_generation_stays_visible() -> None:
+    world = World(cache.add_node(cache.new_cache(), node_variant("n0", 0)))
+    broken = World(replace(world.cache, generation=0), world.snapshot)
+    rep, _ = canonical_world(broken)
+    assert rep.cache.generation < max(info.generation for info in rep.cache.nodes.values())
+    assert FrozenMap(rep.cache.nodes)  # still a valid world
+
+
+def test_known_violation_of_snapshot_order_is_found_with_a_shortest_trace() -> None:
+    """The errata's quirk: a zone change leaves the snapshot list out of node-tree order."""
+    universe = Universe(nodes=2, pods=1, pod_variants=1, node_variants=2)
+    report = explore(CacheSystem(universe, known_violations=True))
+    [violation] = report.violations
+    assert violation.property == "inv_snapshot_list_in_node_tree_order"
+    actions = [step.action for step in violation.trace]
+    expected = ["AddNode(n0/v0)", "AddNode(n1/v0)", "UpdateSnapshot", "UpdateNode(n0/v0 -> n0/v1)", "UpdateSnapshot"]
+    assert actions == expected

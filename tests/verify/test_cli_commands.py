@@ -1,0 +1,86 @@
+"""``ksspec prove`` and ``ksspec check``: tables, exit codes, counterexamples; and their rows in ``ksspec verify``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conformance import proof_commands
+from conformance.cli import CHECKS, Status, main, pytest_command, run_check
+from spec.verify.obligations import cache_obligations
+from spec.verify.symbolic import AbstractState, Bounds
+from spec.verify.transitions import TRANSITIONS, Args, Step
+
+
+def test_prove_discharges_every_obligation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "--pods", "1", "--nodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "78/78 obligations proved" in out
+    assert "step/AddPod/inv_pod_on_at_most_one_node" in out and "proved" in out
+    assert "dispatcher resolution rules" in out and "not yet" in out
+    assert "P=1 pods, N=1 node names" in out
+
+
+def test_prove_only_selects_obligations(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "--pods", "2", "--nodes", "1", "--only", "expiry/"]) == 0
+    assert "1/1 obligations proved" in capsys.readouterr().out
+
+
+def test_prove_prints_a_counterexample_and_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = TRANSITIONS["AssumePod"].apply
+
+    def assume_without_charging(s: AbstractState, a: Args) -> Step:
+        step = real(s, a)
+        return replace(step, post=replace(step.post, requested=s.requested))
+
+    broken = {**TRANSITIONS, "AssumePod": replace(TRANSITIONS["AssumePod"], apply=assume_without_charging)}
+    monkeypatch.setattr(proof_commands, "all_obligations", lambda bounds: cache_obligations(bounds, broken))
+    assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "AssumePod/inv_requested"]) == 1
+    out = capsys.readouterr().out
+    assert "refuted" in out and "0/1 obligations proved" in out
+    assert "pre-state:" in out and "operation: AssumePod(" in out and "post-state:" in out
+
+
+def test_check_exhausts_a_small_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--nodes", "1", "--pods", "1"]) == 0
+    out = capsys.readouterr().out
+    for figure in ("distinct states", "transitions", "max depth", "states/s", "exhausted", "yes"):
+        assert figure in out
+    assert "transitions covered" in out and "AssumePod" in out
+    assert "no violation in every reachable state" in out
+
+
+def test_check_adversarial_mode_reports_pruned_states(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--mode", "adversarial", "--nodes", "1", "--pods", "1", "--ttl", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "pruned" in out and "fatal" in out
+
+
+def test_check_with_a_depth_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--nodes", "2", "--pods", "3", "--depth", "2"]) == 0
+    assert "no violation in every state within depth 2" in capsys.readouterr().out
+
+
+def test_check_stopped_by_its_time_limit_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--nodes", "2", "--pods", "3", "--time-limit", "0.1"]) == 1
+    assert "not complete" in capsys.readouterr().out
+
+
+def test_verify_runs_prove_and_check_as_commands() -> None:
+    commands = {check.command[0] for check in CHECKS if check.command}
+    assert commands == {"prove", "check"}
+    prove = next(check for check in CHECKS if check.command == ("prove",))
+    assert pytest_command(prove)[-2:] == ["conformance.cli", "prove"]
+
+
+def test_command_check_is_not_run_without_spec_verify(tmp_path: Path) -> None:
+    prove = next(check for check in CHECKS if check.command == ("prove",))
+    assert run_check(prove, tmp_path, "ci").status is Status.NOT_RUN
+
+
+def test_default_bounds_are_reported() -> None:
+    assert Bounds().describe().startswith("P=4 pods, N=3 node names")
