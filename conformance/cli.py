@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance import commands as conformance_commands
 from conformance import proof_commands
 
 
@@ -36,14 +37,22 @@ ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods",
 """``ksspec verify``'s adversarial model-checking run: a universe it exhausts in a few seconds."""
 
 # The checks ``ksspec verify`` runs, in this order. A new verification floor adds a row here.
+STDIO_REFIMPL_ADAPTER = f"{sys.executable} -m conformance.adapters.stdio_main"
+"""The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too."""
+
+# The checks ``ksspec verify`` runs, in this order: the main job, every check of the bundled reference
+# implementation against the spec. The spec's own tests are ``make test``'s. A new floor adds a row here.
 CHECKS: tuple[Check, ...] = (
-    Check("spec invariants (Hypothesis stateful)", "tests/spec"),
-    Check("refimpl refines spec", "tests/refimpl"),
-    Check("proofs", "tests/verify"),
+    Check("refimpl refines spec (Hypothesis stateful)", "tests/refimpl"),
+    Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
+          ("conformance", "generate", "--check")),
+    Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
+          ("conform", "--impl", "refimpl", "--no-progress")),
+    Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",
+          ("conform", "--adapter", STDIO_REFIMPL_ADAPTER, "--no-progress")),
     Check("Z3 obligations (ksspec prove)", "spec/verify", ("prove",)),
     Check("model checker, default universe (ksspec check)", "spec/verify", ("check",)),
     Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK),
-    Check("conformance", "tests/conformance"),
 )
 
 DEFAULT_HYPOTHESIS_PROFILE = "ci"
@@ -215,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     proof_commands.add_check_arguments(check_parser)
     check_parser.set_defaults(handler=lambda a: proof_commands.check(a, make_console()))
+    conformance_commands.register(commands)
     return parser
 
 
