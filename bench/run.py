@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import random
 import resource
@@ -211,11 +212,19 @@ def bench_cleanup(assumed: int = 10_000, expired_share: float = 0.01, rounds: in
 # Driver
 # ================================================================================================
 
+def bench_dispatcher() -> dict[str, Any]:
+    """The call-queue and dispatcher benchmarks of bench/call_queue.py (issue #4)."""
+    call_queue = importlib.import_module("call_queue")  # bench/ is sys.path[0] when this script runs
+    rows: list[dict[str, Any]] = call_queue.run()
+    return {"rows": rows}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
     "cycle": bench_cycle,
     "cleanup": bench_cleanup,
+    "dispatcher": bench_dispatcher,
 }
 
 
@@ -230,6 +239,7 @@ PLAN = [
     *(Run("snapshot", {"nodes": n}) for n in (500, 5_000, 50_000)),
     Run("cycle", {}),
     Run("cleanup", {}),
+    Run("dispatcher", {}),
 ]
 
 
@@ -275,6 +285,9 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
+        elif run.case == "dispatcher":
+            for row in result["rows"]:
+                table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":
             table.add_row("cleanup_assumed_pods", f"{result['assumed']:,} assumed, {result['expired']} past deadline",
                           fmt_time(result["median_seconds"]), "")
