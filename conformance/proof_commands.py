@@ -52,7 +52,7 @@ def prove(args: argparse.Namespace, console: Console) -> int:
         args.crosshair_root = list(DEFAULT_ROOTS)
     bounds = Bounds(args.pods, args.nodes)
     obligations = [ob for ob in all_obligations(bounds) if args.only is None or args.only in ob.name]
-    console.print(f"bounds: {escape(bounds.describe())}", highlight=False)
+    console.print(f"bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
@@ -71,6 +71,7 @@ def prove(args: argparse.Namespace, console: Console) -> int:
         f"{proved}/{len(results)} obligations proved in {total_time:.1f}s "
         f"({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})",
         highlight=False,
+        soft_wrap=True,
     )
     crosshair_ok = True
     if not args.no_crosshair:
@@ -156,7 +157,7 @@ def check(args: argparse.Namespace, console: Console) -> int:
     mode = Mode(args.mode)
     system = CacheSystem(universe, mode, symmetry=not args.no_symmetry, known_violations=args.known_violations)
     depth = None if args.depth <= 0 else args.depth
-    console.print(f"universe: {escape(universe.describe())}; mode {mode.value}", highlight=False)
+    console.print(f"universe: {escape(universe.describe())}; mode {mode.value}", highlight=False, soft_wrap=True)
     with console.status("exploring ..."):
         report = explore(
             system,

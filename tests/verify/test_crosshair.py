@@ -13,6 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = Path(__file__).resolve().parent / "crosshair_examples"
 
 
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+
+
 def test_modules_with_contracts_are_found() -> None:
     assert has_contracts(EXAMPLES / "broken_arithmetic.py")
     assert not has_contracts(ROOT / "spec" / "verify" / "transitions.py")  # "post:" there is a field, not a contract
