@@ -16,6 +16,7 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.viewcode",
     "spec_tables",
+    "spec_diagrams",
 ]
 
 root_doc = "index"
@@ -29,3 +30,5 @@ autodoc_typehints = "description"
 
 html_theme = "furo"
 html_title = "kube-scheduler-spec"
+html_static_path = ["_static"]
+html_css_files = ["spec.css"]

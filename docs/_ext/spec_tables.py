@@ -3,6 +3,8 @@
 - ``pod-state-table``: :data:`spec.podstates.POD_TRANSITIONS`.
 - ``invariant-catalogue``: the cache and call-queue invariants with where they hold.
 - ``version-profiles``: :data:`spec.versions.PROFILES`.
+- ``call-transition-table``: :data:`spec.callstates.CALL_TRANSITIONS`.
+- ``pipeline-transition-table``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from spec import call_queue_invariants, invariants
+from spec.callstates import CALL_TRANSITIONS
+from spec.cyclestates import CYCLE_POD_TRANSITIONS
 from spec.podstates import POD_TRANSITIONS
 from spec.versions import PROFILES, VersionProfile
 
@@ -91,6 +95,34 @@ class PodStateTable(_TableDirective):
         return _table(("Operation", "From", "When", "Outcome", "Profiles"), rows)
 
 
+class CallTransitionTable(_TableDirective):
+    """Every row of the call-lifecycle table."""
+
+    def table(self) -> nodes.table:
+        rows = [
+            (
+                _func_ref("spec.call_queue", row.operation),
+                row.source.value,
+                row.when,
+                row.target.value,
+                ", ".join(sorted(row.profiles)) if row.profiles else "all",
+            )
+            for row in CALL_TRANSITIONS
+        ]
+        return _table(("Transition", "From", "When", "To", "Profiles"), rows)
+
+
+class PipelineTransitionTable(_TableDirective):
+    """Every row of the pipeline table."""
+
+    def table(self) -> nodes.table:
+        rows = [
+            (_func_ref("spec.cycle", row.operation), row.source.value, row.when, row.target.value)
+            for row in CYCLE_POD_TRANSITIONS
+        ]
+        return _table(("Transition", "From", "When", "To"), rows)
+
+
 class InvariantCatalogue(_TableDirective):
     """Every invariant predicate with where it holds and what it means."""
 
@@ -127,4 +159,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("pod-state-table", PodStateTable)
     app.add_directive("invariant-catalogue", InvariantCatalogue)
     app.add_directive("version-profiles", VersionProfiles)
+    app.add_directive("call-transition-table", CallTransitionTable)
+    app.add_directive("pipeline-transition-table", PipelineTransitionTable)
     return {"parallel_read_safe": True, "version": "1"}

@@ -1,0 +1,187 @@
+"""State diagrams built from the spec's own transition tables, and the directive that draws them.
+
+- ``pod-states``: :data:`spec.podstates.POD_TRANSITIONS`, one diagram per group of version profiles
+  whose rows draw the same picture. Rows that fail with an error leave the pod where it was and
+  are not drawn (the pod-state table lists them); rows where the process exits go to "process
+  exits".
+- ``call-lifecycle``: :data:`spec.callstates.CALL_TRANSITIONS`, one diagram per group of profiles.
+- ``pod-pipeline``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
+
+``tests/test_docs_diagrams.py`` checks that the SVG's arrows are exactly the tables' rows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+from statediagram import Diagram, State, Transition, render
+
+from spec.callstates import CALL_TRANSITIONS, CallStage
+from spec.cyclestates import CYCLE_POD_TRANSITIONS, PodStage
+from spec.podstates import POD_TRANSITIONS, Guard, PodPhase
+from spec.versions import PROFILES
+
+EXIT = "process exits"
+INITIAL_CALL_STAGE = CallStage.NOT_ADDED
+
+
+def _group_profiles(build: Callable[[str], Diagram]) -> list[tuple[list[str], Diagram]]:
+    """One diagram per group of profiles that draw the same one, in profile order."""
+    groups: list[tuple[list[str], Diagram]] = []
+    for profile in PROFILES:
+        diagram = build(profile)
+        for names, existing in groups:
+            if existing == diagram:
+                names.append(profile)
+                break
+        else:
+            groups.append(([profile], diagram))
+    return groups
+
+
+def _merge(
+    name: str,
+    order: Iterable[str],
+    kinds: dict[str, str],
+    edges: list[tuple[str, str, str, str]],
+) -> Diagram:
+    """A diagram from (source, target, operation, line) rows: rows between the same two states
+    share an arrow, rows from a state to itself are written in its box."""
+    loops: dict[str, list[str]] = defaultdict(list)
+    arrows: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for source, target, operation, line in edges:
+        if source == target:
+            if line not in loops[source]:
+                loops[source].append(line)
+        elif (operation, line) not in arrows[(source, target)]:
+            arrows[(source, target)].append((operation, line))
+    used = {s for s, _ in arrows} | {t for _, t in arrows} | set(loops)
+    states = tuple(
+        State(state, state, tuple(f"↻ {line}" for line in loops[state]), kinds.get(state, "state"))
+        for state in order
+        if state in used
+    )
+    transitions = tuple(
+        Transition(s, t, tuple(line for _, line in rows), tuple(op for op, _ in rows))
+        for (s, t), rows in arrows.items()
+    )
+    return Diagram(name, states, transitions)
+
+
+# ============================================================================================
+# The three machines
+# ============================================================================================
+
+
+def _pod_state_edges(profile: str) -> list[tuple[str, str, str, str]]:
+    edges = []
+    for row in POD_TRANSITIONS:
+        if row.profiles is not None and profile not in row.profiles:
+            continue
+        guard = "" if row.guard is Guard.ANY else f" ({row.guard.value})"
+        if row.fatal is not None:
+            edges.append((row.source.value, EXIT, row.operation, f"{row.operation}{guard}"))
+        elif row.target is not None:
+            edges.append((row.source.value, row.target.value, row.operation, f"{row.operation}{guard}"))
+    return _combine_guards(edges)
+
+
+def _combine_guards(edges: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """``RemovePod (same node)`` and ``RemovePod (empty node name)`` on one arrow become one line."""
+    guards: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for source, target, operation, line in edges:
+        guard = line[len(operation) :].strip(" ()")
+        guards[(source, target, operation)].append(guard)
+    combined = []
+    for (source, target, operation), found in guards.items():
+        named = [g for g in found if g]
+        if len(named) < len(found):
+            combined.append((source, target, operation, operation))
+        else:
+            combined.append((source, target, operation, f"{operation} ({', '.join(named)})"))
+    return combined
+
+
+def pod_state_diagram(profile: str) -> Diagram:
+    """The cache's pod state machine in ``profile``."""
+    order = [p.value for p in PodPhase] + [EXIT]
+    kinds = {PodPhase.ABSENT.value: "initial", EXIT: "exit"}
+    return _merge("the cache's pod state machine", order, kinds, _pod_state_edges(profile))
+
+
+def call_lifecycle_diagram(profile: str) -> Diagram:
+    """One call's life in the dispatcher in ``profile``."""
+    edges = [
+        (row.source.value, row.target.value, row.operation, row.operation)
+        for row in CALL_TRANSITIONS
+        if row.profiles is None or profile in row.profiles
+    ]
+    told = {CallStage.SUCCEEDED, CallStage.FAILED, CallStage.SKIPPED, CallStage.OVERWRITTEN, CallStage.CLOSED}
+    kinds = {INITIAL_CALL_STAGE.value: "initial"} | {s.value: "final" for s in told}
+    kinds |= {CallStage.LOST.value: "exit", CallStage.STRANDED.value: "exit"}
+    return _merge("one call's life in the API dispatcher", [s.value for s in CallStage], kinds, edges)
+
+
+def pod_pipeline_diagram() -> Diagram:
+    """One pod's way through the scheduling and binding cycles (the same in every profile)."""
+    edges = [(row.source.value, row.target.value, row.operation, row.operation) for row in CYCLE_POD_TRANSITIONS]
+    kinds = {PodStage.ABSENT.value: "initial", PodStage.CONFIRMED.value: "final", PodStage.DELETED.value: "final"}
+    return _merge("one pod's way from the scheduling queue to a confirmed binding", [s.value for s in PodStage],
+                  kinds, edges)
+
+
+def diagrams(name: str) -> list[tuple[list[str], Diagram]]:
+    """The diagrams of the machine ``name``, each with the profiles it holds for."""
+    if name == "pod-states":
+        return _group_profiles(pod_state_diagram)
+    if name == "call-lifecycle":
+        return _group_profiles(call_lifecycle_diagram)
+    if name == "pod-pipeline":
+        return [(list(PROFILES), pod_pipeline_diagram())]
+    raise ValueError(f"unknown state diagram {name!r}: expected pod-states, call-lifecycle or pod-pipeline")
+
+
+# ============================================================================================
+# Directive
+# ============================================================================================
+
+
+class StateDiagram(SphinxDirective):
+    """``state-diagram NAME``: the machine's diagrams as inline SVG, one per group of profiles."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            found = diagrams(self.arguments[0])
+        except ValueError as error:
+            raise self.error(str(error)) from error
+        result: list[nodes.Node] = []
+        for index, (profiles, diagram) in enumerate(found):
+            caption = "every profile" if len(profiles) == len(PROFILES) else "profiles " + ", ".join(profiles)
+            svg = render(diagram)
+            file_name = f"{self.arguments[0]}-{index}.svg"
+            if self.env.app.builder.format == "html":
+                folder = Path(self.env.app.outdir) / "_diagrams"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / file_name).write_text(svg, encoding="utf-8")
+            figure = nodes.container(classes=["state-diagram-figure"])
+            html = f'<div class="state-diagram">{svg}</div><p class="state-diagram-link">' \
+                   f'<a href="_diagrams/{file_name}">Open the SVG on its own</a></p>'
+            figure += nodes.raw("", html, format="html")
+            paragraph = nodes.paragraph(classes=["state-diagram-caption"])
+            paragraph += nodes.emphasis(text=f"{diagram.name[0].upper()}{diagram.name[1:]}: {caption}.")
+            figure += paragraph
+            result.append(figure)
+        return result
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("state-diagram", StateDiagram)
+    return {"parallel_read_safe": True, "version": "1"}

@@ -1,0 +1,97 @@
+"""The documentation's state diagrams draw exactly the spec's transition tables, legibly.
+
+The SVG carries, on every arrow, its source, target and operations, and on every state the
+transitions that stay in it; the expected sets are computed here from the tables themselves.
+"""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "docs" / "_ext"))
+
+import spec_diagrams
+from statediagram import render
+
+from spec.callstates import CALL_TRANSITIONS
+from spec.cyclestates import CYCLE_POD_TRANSITIONS
+from spec.podstates import POD_TRANSITIONS
+from spec.versions import PROFILES
+
+SVG = "{http://www.w3.org/2000/svg}"
+Row = tuple[str, str, str]
+
+
+def drawn(svg: str) -> set[Row]:
+    """(source, target, operation) of every arrow and every in-box loop in ``svg``."""
+    root = ET.fromstring(svg)
+    rows: set[Row] = set()
+    for group in root.iter(f"{SVG}g"):
+        classes = group.get("class", "").split()
+        if "edge" in classes:
+            for operation in group.get("data-operations", "").split(";"):
+                rows.add((group.get("data-source", ""), group.get("data-target", ""), operation))
+        if "node" in classes and group.get("data-loops"):
+            state = group.get("data-id", "")
+            for line in group.get("data-loops", "").split(";"):
+                rows.add((state, state, line.removeprefix("↻ ").split(" ")[0]))
+    return rows
+
+
+def boxes(svg: str) -> list[tuple[float, float, float, float]]:
+    root = ET.fromstring(svg)
+    return [
+        (float(r.get("x", 0)), float(r.get("y", 0)), float(r.get("width", 0)), float(r.get("height", 0)))
+        for r in root.iter(f"{SVG}rect")
+        if "box" in r.get("class", "").split()
+    ]
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_pod_state_diagram_is_the_pod_state_table(profile: str) -> None:
+    expected = set()
+    for row in POD_TRANSITIONS:
+        if row.profiles is not None and profile not in row.profiles:
+            continue
+        if row.fatal is not None:
+            expected.add((row.source.value, spec_diagrams.EXIT, row.operation))
+        elif row.target is not None:
+            expected.add((row.source.value, row.target.value, row.operation))
+    assert drawn(render(spec_diagrams.pod_state_diagram(profile))) == expected
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_call_lifecycle_diagram_is_the_call_table(profile: str) -> None:
+    expected = {
+        (row.source.value, row.target.value, row.operation)
+        for row in CALL_TRANSITIONS
+        if row.profiles is None or profile in row.profiles
+    }
+    assert drawn(render(spec_diagrams.call_lifecycle_diagram(profile))) == expected
+
+
+def test_pipeline_diagram_is_the_pipeline_table() -> None:
+    expected = {(row.source.value, row.target.value, row.operation) for row in CYCLE_POD_TRANSITIONS}
+    assert drawn(render(spec_diagrams.pod_pipeline_diagram())) == expected
+
+
+@pytest.mark.parametrize("name", ["pod-states", "call-lifecycle", "pod-pipeline"])
+def test_diagrams_cover_every_profile_once_have_no_overlapping_boxes_and_are_deterministic(name: str) -> None:
+    groups = spec_diagrams.diagrams(name)
+    assert sorted(p for profiles, _ in groups for p in profiles) == sorted(PROFILES)
+    for _, diagram in groups:
+        svg = render(diagram)
+        assert svg == render(diagram)
+        for (x1, y1, w1, h1), (x2, y2, w2, h2) in combinations(boxes(svg), 2):
+            apart = x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1
+            assert apart, f"boxes overlap in {name}: {(x1, y1, w1, h1)} and {(x2, y2, w2, h2)}"
+
+
+def test_an_unknown_diagram_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown state diagram 'nope'"):
+        spec_diagrams.diagrams("nope")
