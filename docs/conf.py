@@ -17,6 +17,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "spec_tables",
     "spec_diagrams",
+    "k8s_correspondence",
 ]
 
 root_doc = "index"

@@ -84,7 +84,10 @@ class CacheState:
 
 def new_cache(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> CacheState:
     """``newCache(ttl, period)``: an empty cache. Fails with ``ValueError`` on a negative TTL, or a
-    non-zero TTL in a profile without assumed-pod expiry."""
+    non-zero TTL in a profile without assumed-pod expiry.
+
+    Kubernetes: `newCache` (pkg/scheduler/backend/cache/cache.go)
+    """
     if ttl < 0:
         raise ValueError(f"ttl must not be negative, got {ttl}")
     if ttl != 0 and not profile.assumed_pod_expiry:
@@ -106,7 +109,10 @@ class CacheErrorAfterChange(CacheError):
 
 
 def get_pod_key(pod: Pod) -> str:
-    """``GetPodKey``: the pod's UID. Fails with ``InvalidPodKey`` when the UID is empty."""
+    """``GetPodKey``: the pod's UID. Fails with ``InvalidPodKey`` when the UID is empty.
+
+    Kubernetes: `framework.GetPodKey` (pkg/scheduler/framework/types.go)
+    """
     if pod.uid == "":
         raise CacheError(ErrorKind.INVALID_POD_KEY, "cannot get cache key for pod with empty UID")
     return pod.uid
@@ -116,6 +122,8 @@ def get_pod(state: CacheState, pod: Pod) -> Pod:
     """``GetPod``: the cached object for the pod's UID (the last one assumed, added or updated).
 
     Fails with ``InvalidPodKey`` or ``PodNotFound``.
+
+    Kubernetes: `cacheImpl.GetPod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(pod)
     current = state.pod_states.get(key)
@@ -125,22 +133,34 @@ def get_pod(state: CacheState, pod: Pod) -> Pod:
 
 
 def is_assumed_pod(state: CacheState, pod: Pod) -> bool:
-    """``IsAssumedPod``: whether the pod's UID is assumed. Fails only with ``InvalidPodKey``."""
+    """``IsAssumedPod``: whether the pod's UID is assumed. Fails only with ``InvalidPodKey``.
+
+    Kubernetes: `cacheImpl.IsAssumedPod` (pkg/scheduler/backend/cache/cache.go)
+    """
     return get_pod_key(pod) in state.assumed_pods
 
 
 def node_count(state: CacheState) -> int:
-    """``NodeCount``: NodeInfos in the cache, placeholders and ghosts included."""
+    """``NodeCount``: NodeInfos in the cache, placeholders and ghosts included.
+
+    Kubernetes: `cacheImpl.NodeCount` (pkg/scheduler/backend/cache/cache.go)
+    """
     return len(state.nodes)
 
 
 def pod_count(state: CacheState) -> int:
-    """``PodCount``: pods on all NodeInfos, assumed pods and pods on ghosts included."""
+    """``PodCount``: pods on all NodeInfos, assumed pods and pods on ghosts included.
+
+    Kubernetes: `cacheImpl.PodCount` (pkg/scheduler/backend/cache/cache.go)
+    """
     return sum(len(info.pods) for info in state.nodes.values())
 
 
 def clone_node_info(state: CacheState, name: str) -> NodeInfo:
-    """``NodeInfo.SnapshotConcrete``: the named NodeInfo with its image summaries materialised."""
+    """``NodeInfo.SnapshotConcrete``: the named NodeInfo with its image summaries materialised.
+
+    Kubernetes: `NodeInfo.SnapshotConcrete` (pkg/scheduler/framework/types.go)
+    """
     refs = state.image_refs.get(name, FrozenMap())
     summaries = imagestates.summarize_image_refs(refs, state.image_states)
     return replace(state.nodes[name], image_states=summaries)
@@ -155,7 +175,10 @@ class CacheDump:
 
 
 def dump(state: CacheState) -> CacheDump:
-    """``Dump``: what the cache holds, for debugging and for comparing implementations."""
+    """``Dump``: what the cache holds, for debugging and for comparing implementations.
+
+    Kubernetes: `cacheImpl.Dump` (pkg/scheduler/backend/cache/cache.go)
+    """
     nodes = FrozenMap({name: clone_node_info(state, name) for name in state.nodes})
     return CacheDump(nodes, state.assumed_pods)
 
@@ -267,6 +290,8 @@ def assume_pod(state: CacheState, pod: Pod) -> CacheState:
 
     The scheduler has already set ``pod.node_name`` to the chosen node. Fails with
     ``InvalidPodKey``, or ``PodAlreadyInCache`` if the pod is assumed or added already.
+
+    Kubernetes: `cacheImpl.AssumePod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(pod)
     if key in state.pod_states:
@@ -282,6 +307,8 @@ def finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:
     Starts the expiry clock: deadline ``now + ttl`` (none if the TTL is 0). Calling it again
     restarts the clock. For a pod that is absent or added it changes nothing. Fails with
     ``InvalidPodKey``, or ``UnsupportedOperation`` in a profile without expiry.
+
+    Kubernetes: `cacheImpl.FinishBinding` (pkg/scheduler/backend/cache/cache.go)
     """
     if not state.profile.assumed_pod_expiry:
         raise CacheError(
@@ -303,6 +330,8 @@ def forget_pod(state: CacheState, pod: Pod) -> CacheState:
     ``forget_unknown_pod_is_error``). Fails with ``InvalidPodKey``; ``PodAssumedOnOtherNode``
     if the pod object names another node than the cached one (checked first, so an added pod
     on another node gets this error too); ``PodNotAssumed`` if the pod is added, not assumed.
+
+    Kubernetes: `cacheImpl.ForgetPod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(pod)
     current = state.pod_states.get(key)
@@ -331,6 +360,8 @@ def add_pod(state: CacheState, pod: Pod) -> CacheState:
     cache does not know (never seen, forgotten, expired, removed) is added. Errors inside these
     steps are only logged by Kubernetes, so the result is the state they left. Fails with
     ``InvalidPodKey``, or ``PodAlreadyAdded`` for a pod that is already added.
+
+    Kubernetes: `cacheImpl.AddPod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(pod)
     current = state.pod_states.get(key)
@@ -353,6 +384,8 @@ def update_pod(state: CacheState, old: Pod, new: Pod) -> CacheState:
     ``PodNotAdded`` if the pod is not in the cache; ``AssumedPodUpdate`` if it is assumed (an
     assumed pod must be added before it is updated); ``PodNotInNodeInfo`` if ``old``'s node does
     not hold it. Exits (``PodUpdatedOnOtherNode``) if ``new`` names another node than the cache.
+
+    Kubernetes: `cacheImpl.UpdatePod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(old)
     current = state.pod_states.get(key)
@@ -379,6 +412,8 @@ def remove_pod(state: CacheState, pod: Pod) -> CacheState:
     (a stale object after a missed delete) is accepted. Fails with ``InvalidPodKey`` or
     ``PodNotFoundForRemoval``. Exits (``PodRemovedFromOtherNode``) if the object names another,
     non-empty node than the cache.
+
+    Kubernetes: `cacheImpl.RemovePod` (pkg/scheduler/backend/cache/cache.go)
     """
     key = get_pod_key(pod)
     current = state.pod_states.get(key)
@@ -431,6 +466,8 @@ def add_node(state: CacheState, node: Node) -> CacheState:
     An existing NodeInfo (a placeholder, or a ghost whose pods remain) is reused with its pods;
     its old node's images are released first. The node enters the node tree; if it is already
     there under another zone it is entered a second time (errata quirk).
+
+    Kubernetes: `cacheImpl.AddNode` (pkg/scheduler/backend/cache/cache.go)
     """
     state, created = _node_info_for(state, node.name)
     if not created:
@@ -448,6 +485,8 @@ def update_node(state: CacheState, old: Node | None, new: Node) -> CacheState:
 
     A node the cache does not know is created and entered in the tree. Never fails. Exits
     (``NilNodeDereference``) when ``old`` is None and ``new`` has a zone.
+
+    Kubernetes: `cacheImpl.UpdateNode` (pkg/scheduler/backend/cache/cache.go)
     """
     state, created = _node_info_for(state, new.name)
     if created:
@@ -471,6 +510,8 @@ def remove_node(state: CacheState, node: Node) -> CacheState:
     with ``NodeNotInTree`` after the NodeInfo has already been changed
     (:class:`CacheErrorAfterChange`; reached when the object's zone is not the cached one, or
     on a second removal of a ghost).
+
+    Kubernetes: `cacheImpl.RemoveNode` (pkg/scheduler/backend/cache/cache.go)
     """
     info = state.nodes.get(node.name)
     if info is None:
@@ -498,7 +539,10 @@ def remove_node(state: CacheState, node: Node) -> CacheState:
 
 
 def update_metrics(state: CacheState) -> CacheState:
-    """``updateMetrics``: publish the ``scheduler_cache_size`` gauges (nodes include ghosts)."""
+    """``updateMetrics``: publish the ``scheduler_cache_size`` gauges (nodes include ghosts).
+
+    Kubernetes: `cacheImpl.updateMetrics` (pkg/scheduler/backend/cache/cache.go)
+    """
     metrics = CacheSizeMetrics(len(state.assumed_pods), len(state.pod_states), len(state.nodes))
     return replace(state, metrics=metrics)
 
@@ -508,6 +552,8 @@ def is_expired(state: CacheState, pod_state: PodState, now: Timestamp) -> bool:
 
     Only after :func:`finish_binding`, only with a non-zero TTL, and only strictly after the
     deadline (``now.After(*deadline)``).
+
+    Kubernetes: `cacheImpl.cleanupAssumedPods` (pkg/scheduler/backend/cache/cache.go)
     """
     return (
         pod_state.binding_finished
@@ -525,6 +571,8 @@ def cleanup_assumed_pods(state: CacheState, now: Timestamp) -> CacheState:
     order, so the generations given to the nodes touched by one cleanup are fixed here but are
     an unspecified permutation in Kubernetes. Fails with ``UnsupportedOperation`` in a profile
     without expiry. Exits (``AssumedPodWithoutState``) if an assumed key has no pod state.
+
+    Kubernetes: `cacheImpl.cleanupAssumedPods` (pkg/scheduler/backend/cache/cache.go)
     """
     if not state.profile.assumed_pod_expiry:
         raise CacheError(

@@ -121,7 +121,10 @@ class CallQueue:
 
 
 def new_call_queue(profile: VersionProfile = DEFAULT_PROFILE) -> CallQueue:
-    """``newCallQueue`` with the in-tree relevances."""
+    """``newCallQueue`` with the in-tree relevances.
+
+    Kubernetes: `newCallQueue` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
+    """
     return CallQueue(profile=profile)
 
 
@@ -192,6 +195,9 @@ def add(queue: CallQueue, call: APICall) -> tuple[CallQueue, AddError | None]:
     skipped, and an old pending call goes with it. The error returned is also sent to the
     caller. After close, v1.35 keeps the call but never runs it; profile
     ``dispatcher_close_notifies`` refuses it with "api dispatcher is closed".
+
+    Kubernetes: `APIDispatcher.Add` (pkg/scheduler/backend/api_dispatcher/api_dispatcher.go)
+    Kubernetes: `callQueue.add` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
     """
     caller = queue.callers
     queue = replace(queue, callers=caller + 1)
@@ -219,6 +225,8 @@ def can_pop(queue: CallQueue) -> bool:
 
     After close the loop exits at its next context check (a pop racing with close may still hand
     out one call in Kubernetes; the spec takes the loop as stopped).
+
+    Kubernetes: `APIDispatcher.Run` (pkg/scheduler/backend/api_dispatcher/api_dispatcher.go)
     """
     limit = queue.profile.dispatcher_max_in_flight
     return bool(queue.fifo) and not queue.closed and (limit is None or len(queue.in_flight) < limit)
@@ -229,6 +237,8 @@ def pop(queue: CallQueue) -> tuple[CallQueue, QueuedCall]:
 
     A status patch is marked as executing (``Sync`` no longer refreshes its base status).
     Fails with ``ValueError`` when :func:`can_pop` is false (Kubernetes' pop would block).
+
+    Kubernetes: `callQueue.pop` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
     """
     if not can_pop(queue):
         raise ValueError("nothing to pop: the FIFO is empty, the dispatcher is closed, or the limit is reached")
@@ -246,6 +256,9 @@ def finish(queue: CallQueue, uid: str, error: str | None = None) -> CallQueue:
     ``finalize`` first: if the tracked call is still this one it is forgotten, else the newer call
     joins the FIFO's tail. Then the caller is told the result. Fails with ``ValueError`` if no call
     for ``uid`` is in flight.
+
+    Kubernetes: `callQueue.finalize` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
+    Kubernetes: `APIDispatcher.Run` (pkg/scheduler/backend/api_dispatcher/api_dispatcher.go)
     """
     running = queue.in_flight.get(uid)
     if running is None:
@@ -272,6 +285,9 @@ def sync_object(queue: CallQueue, uid: str, status: PodStatus) -> tuple[CallQueu
     The tracked call syncs with it; if it becomes a no-op and is not in flight, it is dropped and
     its caller told it was skipped. Returns the queue and the status with the call's intent
     applied (v1.35's event handlers discard it).
+
+    Kubernetes: `APIDispatcher.SyncObject` (pkg/scheduler/backend/api_dispatcher/api_dispatcher.go)
+    Kubernetes: `callQueue.syncObject` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
     """
     tracked = queue.calls.get(uid)
     if tracked is None:
@@ -291,6 +307,9 @@ def close(queue: CallQueue) -> CallQueue:
     ``dispatcher_close_notifies`` every tracked call is told the dispatcher is closed, once (Go
     visits them in map order; the spec in order of call id). A call executing while a newer one
     waits behind it is not tracked any more, so it is told only its own result.
+
+    Kubernetes: `APIDispatcher.Close` (pkg/scheduler/backend/api_dispatcher/api_dispatcher.go)
+    Kubernetes: `callQueue.close` (pkg/scheduler/backend/api_dispatcher/call_queue.go)
     """
     if queue.closed:
         return queue

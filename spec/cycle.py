@@ -74,12 +74,18 @@ class Cluster:
 
 
 def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> Cluster:
-    """An empty cluster whose scheduler runs ``profile`` with the assumed-pod ``ttl``."""
+    """An empty cluster whose scheduler runs ``profile`` with the assumed-pod ``ttl``.
+
+    Kubernetes: `New` (pkg/scheduler/scheduler.go)
+    """
     return Cluster(cache=new_cache(profile, ttl))
 
 
 def feasible_nodes(snapshot: Snapshot, pod: Pod) -> tuple[str, ...]:
-    """The nodes of the snapshot, in list order, on which every filter passes for ``pod``."""
+    """The nodes of the snapshot, in list order, on which every filter passes for ``pod``.
+
+    Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
+    """
     return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name]))
 
 
@@ -105,6 +111,8 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     """A user creates an unscheduled pod; the informer hands it to the scheduling queue.
 
     Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node.
+
+    Kubernetes: `Scheduler.addPodToSchedulingQueue` (pkg/scheduler/eventhandlers.go)
     """
     fresh = pod.uid != "" and pod.uid not in cluster.api_pods and pod.uid not in cluster.deleted
     _require(fresh, f"pod {pod.uid!r} has no UID or one already used")
@@ -121,6 +129,9 @@ def delete_pod(cluster: Cluster, uid: str) -> Cluster:
     assumed is forgotten at once (``handleAssumedPodDeletion``, PR #134157, from v1.35); in v1.34
     it stays assumed until its binding fails. Events of one pod arrive in order, so a pod whose
     binding is not yet confirmed cannot be deleted first (:class:`CycleNotEnabled`).
+
+    Kubernetes: `Scheduler.deletePod` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `Scheduler.handleAssumedPodDeletion` (pkg/scheduler/eventhandlers.go)
     """
     _require(uid in cluster.api_pods and uid not in cluster.unconfirmed, f"pod {uid} cannot be deleted now")
     pod = cluster.api_pods[uid]
@@ -148,6 +159,8 @@ def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
 
     Enabled when ``node`` is feasible for the pod in the refreshed snapshot. The pod is assumed
     on ``node`` (``AssumePod``), Reserve and Permit pass, and the binding cycle begins.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending, f"pod {uid} is not pending")
     snapshot = _refreshed(cluster)
@@ -169,6 +182,9 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     With ``node`` None, no node is feasible (enabled only then): the cache is not touched. With a
     feasible ``node`` and ``point`` Reserve or Permit, the pod is assumed, rejected there, and
     forgotten (``Unreserve``, ``ForgetPod``), which restores the cache's contents.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending, f"pod {uid} is not pending")
     snapshot = _refreshed(cluster)
@@ -193,6 +209,8 @@ def bind_pod(cluster: Cluster, uid: str) -> Cluster:
 
     Enabled while the pod exists unbound at the API server (else the bind fails:
     :func:`fail_binding`). The informer's confirmation follows later (:func:`confirm_binding`).
+
+    Kubernetes: `Scheduler.bindingCycle` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.binding, f"pod {uid} has no binding cycle")
     assumed = cluster.binding[uid]
@@ -214,6 +232,8 @@ def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
     ``FinishBinding`` runs only if the bind was reached; then ``Unreserve`` and ``ForgetPod`` (its
     error, e.g. for a pod already forgotten on deletion, is only logged); the pod is requeued if
     the API server still has it unbound.
+
+    Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.binding and point in (FailurePoint.PRE_BIND, FailurePoint.BIND), "no such binding")
     assumed = cluster.binding[uid]
@@ -235,7 +255,10 @@ def _finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:
 
 
 def confirm_binding(cluster: Cluster, uid: str) -> Cluster:
-    """The informer delivers the bound pod: ``AddPod`` confirms the assumption (or re-adds an expired pod)."""
+    """The informer delivers the bound pod: ``AddPod`` confirms the assumption (or re-adds an expired pod).
+
+    Kubernetes: `Scheduler.addAssignedPodToCache` (pkg/scheduler/eventhandlers.go)
+    """
     _require(uid in cluster.unconfirmed, f"no binding of {uid} awaits confirmation")
     pod = cluster.api_pods[uid]
     return replace(cluster, cache=cache_ops.add_pod(cluster.cache, pod), unconfirmed=cluster.unconfirmed - {uid})
@@ -247,7 +270,10 @@ def confirm_binding(cluster: Cluster, uid: str) -> Cluster:
 
 
 def add_node(cluster: Cluster, node: Node) -> Cluster:
-    """The informer delivers a new node (``AddNode``); enabled for a node the cache does not have live."""
+    """The informer delivers a new node (``AddNode``); enabled for a node the cache does not have live.
+
+    Kubernetes: `Scheduler.addNodeToCache` (pkg/scheduler/eventhandlers.go)
+    """
     current = cluster.cache.nodes.get(node.name)
     _require(current is None or current.node is None, f"node {node.name} exists")
     return replace(cluster, cache=cache_ops.add_node(cluster.cache, node))
@@ -261,17 +287,26 @@ def _live_node(cluster: Cluster, name: str) -> Node:
 
 
 def update_node(cluster: Cluster, node: Node) -> Cluster:
-    """The informer delivers a changed node (``UpdateNode`` with the cached node as old)."""
+    """The informer delivers a changed node (``UpdateNode`` with the cached node as old).
+
+    Kubernetes: `Scheduler.updateNodeInCache` (pkg/scheduler/eventhandlers.go)
+    """
     return replace(cluster, cache=cache_ops.update_node(cluster.cache, _live_node(cluster, node.name), node))
 
 
 def remove_node(cluster: Cluster, name: str) -> Cluster:
-    """The informer delivers a node deletion (``RemoveNode``); pods bound there stay on a ghost."""
+    """The informer delivers a node deletion (``RemoveNode``); pods bound there stay on a ghost.
+
+    Kubernetes: `Scheduler.deleteNodeFromCache` (pkg/scheduler/eventhandlers.go)
+    """
     return replace(cluster, cache=cache_ops.remove_node(cluster.cache, _live_node(cluster, name)))
 
 
 def tick(cluster: Cluster, elapsed: Duration) -> Cluster:
-    """Time passes and the cache's periodic cleanup runs (``cleanupAssumedPods`` in the TTL era)."""
+    """Time passes and the cache's periodic cleanup runs (``cleanupAssumedPods`` in the TTL era).
+
+    Kubernetes: `cacheImpl.cleanupAssumedPods` (pkg/scheduler/backend/cache/cache.go)
+    """
     _require(elapsed >= 0, "time does not go back")
     now = cluster.now + elapsed
     state = cluster.cache

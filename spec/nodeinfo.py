@@ -40,7 +40,10 @@ class HostPort:
 
 
 def host_port(ip: str, protocol: str, port: int) -> HostPort:
-    """``HostPortInfo.sanitize``: an empty IP means 0.0.0.0 and an empty protocol means TCP."""
+    """``HostPortInfo.sanitize``: an empty IP means 0.0.0.0 and an empty protocol means TCP.
+
+    Kubernetes: `HostPortInfo.sanitize` (staging/src/k8s.io/kube-scheduler/framework/types.go)
+    """
     return HostPort(ip or DEFAULT_BIND_ALL_HOST_IP, protocol or PROTOCOL_TCP, port)
 
 
@@ -77,17 +80,26 @@ class NodeInfo:
 
 
 def new_node_info(generation: int) -> NodeInfo:
-    """``NewNodeInfo()``: an empty NodeInfo with no node, at ``generation``."""
+    """``NewNodeInfo()``: an empty NodeInfo with no node, at ``generation``.
+
+    Kubernetes: `NewNodeInfo` (pkg/scheduler/framework/types.go)
+    """
     return NodeInfo(generation=generation)
 
 
 def pod_with_affinity(pod: Pod) -> bool:
-    """``podWithAffinity``: the pod has a PodAffinity or PodAntiAffinity, even one with no terms."""
+    """``podWithAffinity``: the pod has a PodAffinity or PodAntiAffinity, even one with no terms.
+
+    Kubernetes: `podWithAffinity` (pkg/scheduler/framework/types.go)
+    """
     return pod.pod_affinity is not None or pod.pod_anti_affinity is not None
 
 
 def pod_with_required_anti_affinity(pod: Pod) -> bool:
-    """``podWithRequiredAntiAffinity``: the pod has at least one required anti-affinity term."""
+    """``podWithRequiredAntiAffinity``: the pod has at least one required anti-affinity term.
+
+    Kubernetes: `podWithRequiredAntiAffinity` (pkg/scheduler/framework/types.go)
+    """
     return pod.pod_anti_affinity is not None and pod.pod_anti_affinity.required > 0
 
 
@@ -133,7 +145,10 @@ def _count_pvcs(counts: FrozenMap[str, int], pod: Pod, sign: int) -> FrozenMap[s
 
 
 def add_pod(info: NodeInfo, pod: Pod, generation: int, *, pod_level_resources: bool = True) -> NodeInfo:
-    """``NodeInfo.AddPod``: append the pod, charge its requests, ports and claims. Never fails."""
+    """``NodeInfo.AddPod``: append the pod, charge its requests, ports and claims. Never fails.
+
+    Kubernetes: `NodeInfo.AddPod` (pkg/scheduler/framework/types.go)
+    """
     pod_resource = compute_pod_resource(pod, pod_level_resources=pod_level_resources)
     return replace(
         info,
@@ -153,7 +168,10 @@ def add_pod(info: NodeInfo, pod: Pod, generation: int, *, pod_level_resources: b
 
 
 def remove_from_slice(pods: tuple[Pod, ...], uid: str) -> tuple[tuple[Pod, ...], Pod | None]:
-    """``removeFromSlice``: drop the first pod with ``uid`` by moving the last pod into its slot."""
+    """``removeFromSlice``: drop the first pod with ``uid`` by moving the last pod into its slot.
+
+    Kubernetes: `removeFromSlice` (pkg/scheduler/framework/types.go)
+    """
     for index, pod in enumerate(pods):
         if pod.uid == uid:
             last = pods[-1]
@@ -184,6 +202,8 @@ def remove_pod(info: NodeInfo, pod: Pod, generation: int, *, pod_level_resources
     :class:`PodNotInNodeInfo` if no stored pod has the uid, and with
     ``SchedulerExit(NilNodeDereference)`` if, in addition, the NodeInfo has no node (Go formats
     ``n.node.Name`` for the message).
+
+    Kubernetes: `NodeInfo.RemovePod` (pkg/scheduler/framework/types.go)
     """
     with_affinity = info.pods_with_affinity
     if pod_with_affinity(pod):
@@ -215,10 +235,16 @@ def remove_pod(info: NodeInfo, pod: Pod, generation: int, *, pod_level_resources
 
 
 def set_node(info: NodeInfo, node: Node, generation: int) -> NodeInfo:
-    """``NodeInfo.SetNode``: record the node and replace Allocatable with its allocatable."""
+    """``NodeInfo.SetNode``: record the node and replace Allocatable with its allocatable.
+
+    Kubernetes: `NodeInfo.SetNode` (pkg/scheduler/framework/types.go)
+    """
     return replace(info, node=node, allocatable=resource_from_list(node.allocatable), generation=generation)
 
 
 def remove_node(info: NodeInfo, generation: int) -> NodeInfo:
-    """``NodeInfo.RemoveNode``: forget the node but keep pods, requests, Allocatable and images."""
+    """``NodeInfo.RemoveNode``: forget the node but keep pods, requests, Allocatable and images.
+
+    Kubernetes: `NodeInfo.RemoveNode` (pkg/scheduler/framework/types.go)
+    """
     return replace(info, node=None, generation=generation)

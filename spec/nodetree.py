@@ -29,6 +29,8 @@ def get_zone_key(node: Node) -> str:
 
     The deprecated ``failure-domain.beta.kubernetes.io`` labels are read first and the
     ``topology.kubernetes.io`` ones are the fallback (digest §6; errata 6).
+
+    Kubernetes: `GetZoneKey` (staging/src/k8s.io/component-helpers/node/topology/helpers.go)
     """
     labels = node.labels
     zone = labels.get(LABEL_FAILURE_DOMAIN_BETA_ZONE, labels.get(LABEL_TOPOLOGY_ZONE, ""))
@@ -39,7 +41,10 @@ def get_zone_key(node: Node) -> str:
 
 
 def go_quote(text: str) -> str:
-    """Go's ``%q`` for the strings that occur here (``strconv.Quote``): escapes and ``\\xNN``."""
+    """Go's ``%q`` for the strings that occur here (``strconv.Quote``): escapes and ``\\xNN``.
+
+    Kubernetes: none (Go's `strconv.Quote`, which klog's `%q` uses)
+    """
     escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
                "\v": "\\v", "\\": "\\\\", '"': '\\"'}
     out = []
@@ -81,6 +86,8 @@ def add_node(tree: NodeTree, node: Node) -> NodeTree:
 
     A name already in *that* zone is left alone (Kubernetes logs "Did not add"); the same name
     under another zone is added a second time (errata quirk). Never fails.
+
+    Kubernetes: `nodeTree.addNode` (pkg/scheduler/backend/cache/node_tree.go)
     """
     zone = get_zone_key(node)
     names = tree.names_in(zone)
@@ -96,6 +103,8 @@ def remove_node(tree: NodeTree, node: Node) -> NodeTree:
 
     A zone left empty is dropped, keeping the order of the others. Fails with
     ``NodeNotInTree`` when the name is not in that zone.
+
+    Kubernetes: `nodeTree.removeNode` (pkg/scheduler/backend/cache/node_tree.go)
     """
     zone = get_zone_key(node)
     names = tree.names_in(zone)
@@ -117,6 +126,8 @@ def update_node(tree: NodeTree, old: Node | None, new: Node) -> NodeTree:
     The move is a removal from the old zone (its error ignored) then an add, so the node goes to
     the end of its new zone. Membership is not checked when the zone is unchanged. A nil ``old``
     with a zoned ``new`` dereferences nil in Go: ``SchedulerExit(NilNodeDereference)``.
+
+    Kubernetes: `nodeTree.updateNode` (pkg/scheduler/backend/cache/node_tree.go)
     """
     old_zone = get_zone_key(old) if old is not None else ""
     if old_zone == get_zone_key(new):
@@ -133,6 +144,8 @@ def list_nodes(tree: NodeTree) -> tuple[str, ...]:
 
     Example: zones z1 = [a, b] and z2 = [c] list as a, c, b. Kubernetes' "all zones exhausted"
     error needs ``numNodes`` to exceed the names stored, which cannot happen (see NodeTree).
+
+    Kubernetes: `nodeTree.list` (pkg/scheduler/backend/cache/node_tree.go)
     """
     result: list[str] = []
     depth = max((len(names) for _, names in tree.zones), default=0)

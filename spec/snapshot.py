@@ -64,12 +64,18 @@ class SnapshotInconsistent(CacheError):
 
 
 def num_nodes(snapshot: Snapshot) -> int:
-    """``NumNodes``: the length of the node list."""
+    """``NumNodes``: the length of the node list.
+
+    Kubernetes: `Snapshot.NumNodes` (pkg/scheduler/backend/cache/snapshot.go)
+    """
     return len(snapshot.node_info_list)
 
 
 def get_node_info(snapshot: Snapshot, name: str) -> NodeInfo:
-    """``Get``: the NodeInfo of a node. Fails with ``NodeNotFound`` if the snapshot has no such node."""
+    """``Get``: the NodeInfo of a node. Fails with ``NodeNotFound`` if the snapshot has no such node.
+
+    Kubernetes: `Snapshot.Get` (pkg/scheduler/backend/cache/snapshot.go)
+    """
     info = snapshot.node_info_map.get(name)
     if info is None or info.node is None:
         raise CacheError(ErrorKind.NODE_NOT_FOUND, f"nodeinfo not found for node name {go_quote(name)}")
@@ -77,7 +83,10 @@ def get_node_info(snapshot: Snapshot, name: str) -> NodeInfo:
 
 
 def is_pvc_used_by_pods(snapshot: Snapshot, key: str) -> bool:
-    """``IsPVCUsedByPods``: whether a pod on a listed node uses the claim ``namespace/claim``."""
+    """``IsPVCUsedByPods``: whether a pod on a listed node uses the claim ``namespace/claim``.
+
+    Kubernetes: `Snapshot.IsPVCUsedByPods` (pkg/scheduler/backend/cache/snapshot.go)
+    """
     return key in snapshot.used_pvc_set
 
 
@@ -136,6 +145,8 @@ def update_snapshot(cache: CacheState, snapshot: Snapshot) -> Snapshot:
 
     Fails with :class:`SnapshotInconsistent`, carrying a fully rebuilt snapshot, when the list
     and the tree then differ in length.
+
+    Kubernetes: `cacheImpl.UpdateSnapshot` (pkg/scheduler/backend/cache/cache.go)
     """
     g0 = snapshot.generation
     update_all = update_affinity = update_anti_affinity = update_pvc = False

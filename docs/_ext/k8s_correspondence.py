@@ -1,0 +1,173 @@
+"""The Kubernetes correspondence of the spec's public functions, read from their docstrings.
+
+The one source of truth is a line in each docstring, one per Kubernetes function modelled::
+
+    Kubernetes: `cacheImpl.AssumePod` (pkg/scheduler/backend/cache/cache.go)
+
+or, for a function with no Kubernetes counterpart::
+
+    Kubernetes: none (why)
+
+``tests/test_kubernetes_correspondence.py`` requires such a line on every public function of
+:data:`MODULES`. The directive ``kubernetes-correspondence`` renders the table, and the docstring
+hook shows the lines as a ``Kubernetes`` field in the API reference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+MODULES: Final = (
+    "spec.cache",
+    "spec.snapshot",
+    "spec.nodetree",
+    "spec.nodeinfo",
+    "spec.call_queue",
+    "spec.cycle",
+)
+"""The modules whose every public function must name its Kubernetes counterpart."""
+
+KUBERNETES_VERSION: Final = "v1.35.0"
+SOURCE_URL: Final = "https://github.com/kubernetes/kubernetes/blob/{version}/{path}"
+
+LINE: Final = re.compile(r"^\s*Kubernetes:\s*(?P<rest>.*?)\s*$")
+ENTRY: Final = re.compile(
+    r"^(?:`(?P<name>[A-Za-z_][A-Za-z0-9_.]*)` \((?P<path>(?:pkg|staging)/[A-Za-z0-9_./-]+\.go)\)"
+    r"|none \((?P<why>.+)\))$"
+)
+
+
+@dataclass(frozen=True)
+class Counterpart:
+    """One Kubernetes function a spec function models, or none with the reason."""
+
+    name: str | None
+    path: str | None
+    why: str | None = None
+
+
+class MalformedCorrespondence(ValueError):
+    """A ``Kubernetes:`` line that does not follow the format."""
+
+
+def counterparts(function: Callable[..., Any]) -> list[Counterpart]:
+    """The ``Kubernetes:`` lines of ``function``'s docstring, parsed; fails with
+    :class:`MalformedCorrespondence` naming the function and the line if one is malformed."""
+    found = []
+    for line in (inspect.getdoc(function) or "").splitlines():
+        match = LINE.match(line)
+        if match is None:
+            continue
+        entry = ENTRY.match(match["rest"])
+        if entry is None:
+            raise MalformedCorrespondence(
+                f"{function.__module__}.{function.__qualname__}: malformed line {line.strip()!r}; expected "
+                "\"Kubernetes: `Name` (pkg/.../file.go)\" or \"Kubernetes: none (why)\""
+            )
+        found.append(Counterpart(entry["name"], entry["path"], entry["why"]))
+    return found
+
+
+def public_functions(module_name: str) -> list[Callable[..., Any]]:
+    """The public functions defined in ``module_name``, in source order."""
+    module = importlib.import_module(module_name)
+    functions = [
+        f
+        for name, f in vars(module).items()
+        if inspect.isfunction(f) and f.__module__ == module_name and not name.startswith("_")
+    ]
+    return sorted(functions, key=lambda f: f.__code__.co_firstlineno)
+
+
+def _source_link(path: str) -> nodes.Node:
+    url = SOURCE_URL.format(version=KUBERNETES_VERSION, path=path)
+    paragraph = nodes.inline()
+    paragraph += nodes.reference("", "", nodes.literal(text=path), refuri=url)
+    return paragraph
+
+
+def _entry(*children: nodes.Node) -> nodes.entry:
+    paragraph = nodes.paragraph()
+    for child in children:
+        paragraph += child
+    entry = nodes.entry()
+    entry += paragraph
+    return entry
+
+
+class KubernetesCorrespondence(SphinxDirective):
+    """One row per (spec function, Kubernetes counterpart)."""
+
+    def run(self) -> list[nodes.Node]:
+        group = nodes.tgroup(cols=3)
+        for width in (3, 3, 5):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        row = nodes.row()
+        for title in ("Spec function", "Kubernetes", "File (Kubernetes v1.35.0)"):
+            row += _entry(nodes.Text(title))
+        head += row
+        body = nodes.tbody()
+        for module in MODULES:
+            for function in public_functions(module):
+                try:
+                    found = counterparts(function)
+                except MalformedCorrespondence as error:
+                    raise self.error(str(error)) from error
+                for counterpart in found or [Counterpart(None, None, "not stated")]:
+                    ref = addnodes.pending_xref(
+                        "", refdomain="py", reftype="func", reftarget=f"{module}.{function.__name__}",
+                        refexplicit=True, refwarn=False,
+                    )
+                    ref += nodes.literal(text=f"{module.removeprefix('spec.')}.{function.__name__}")
+                    row = nodes.row()
+                    row += _entry(ref)
+                    if counterpart.name is not None and counterpart.path is not None:
+                        row += _entry(nodes.literal(text=counterpart.name))
+                        row += _entry(_source_link(counterpart.path))
+                    else:
+                        row += _entry(nodes.Text("none"))
+                        row += _entry(nodes.Text(counterpart.why or ""))
+                    body += row
+        group += head
+        group += body
+        table = nodes.table(classes=["spec-table"])
+        table += group
+        return [table]
+
+
+def _field_in_docstring(
+    app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]
+) -> None:
+    """Turn the ``Kubernetes:`` lines of a docstring into one ``:Kubernetes:`` field."""
+    entries = []
+    kept = []
+    for line in lines:
+        match = LINE.match(line)
+        entry = ENTRY.match(match["rest"]) if match else None
+        if entry is None:
+            kept.append(line)
+        elif entry["name"]:
+            entries.append(f"``{entry['name']}`` in ``{entry['path']}``")
+        else:
+            entries.append(f"none ({entry['why']})")
+    if entries:
+        while kept and not kept[-1].strip():
+            kept.pop()
+        lines[:] = [*kept, "", f":Kubernetes: {'; '.join(entries)}", ""]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("kubernetes-correspondence", KubernetesCorrespondence)
+    app.connect("autodoc-process-docstring", _field_in_docstring)
+    return {"parallel_read_safe": True, "version": "1"}
