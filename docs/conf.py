@@ -18,6 +18,7 @@ extensions = [
     "spec_tables",
     "spec_diagrams",
     "k8s_correspondence",
+    "traceability",
 ]
 
 root_doc = "index"

@@ -1,7 +1,6 @@
 """Sphinx directives that render tables from the spec's own data, so the pages cannot drift from it.
 
 - ``pod-state-table``: :data:`spec.podstates.POD_TRANSITIONS`.
-- ``invariant-catalogue``: the cache and call-queue invariants with where they hold.
 - ``version-profiles``: :data:`spec.versions.PROFILES`.
 - ``call-transition-table``: :data:`spec.callstates.CALL_TRANSITIONS`.
 - ``pipeline-transition-table``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
@@ -19,7 +18,6 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from spec import call_queue_invariants, invariants
 from spec.callstates import CALL_TRANSITIONS
 from spec.cyclestates import CYCLE_POD_TRANSITIONS
 from spec.podstates import POD_TRANSITIONS
@@ -123,27 +121,6 @@ class PipelineTransitionTable(_TableDirective):
         return _table(("Transition", "From", "When", "To"), rows)
 
 
-class InvariantCatalogue(_TableDirective):
-    """Every invariant predicate with where it holds and what it means."""
-
-    def table(self) -> nodes.table:
-        cache, queue = "spec.invariants", "spec.call_queue_invariants"
-        entries: list[tuple[str, Callable[..., Any], str]] = [
-            (cache, inv.predicate, inv.holds) for inv in invariants.STATE_INVARIANTS
-        ]
-        entries += [(cache, p, "known violation") for p in invariants.KNOWN_VIOLATIONS]
-        entries += [
-            (cache, invariants.trans_generations_only_grow, "always (transition)"),
-            (cache, invariants.trans_expiry_only_after_finish_binding, "always (transition)"),
-            (cache, invariants.inv_snapshot_matches_cache, "after update_snapshot"),
-        ]
-        entries += [(queue, p, "always") for p in call_queue_invariants.CALL_QUEUE_INVARIANTS]
-        entries.append((queue, call_queue_invariants.trans_more_relevant_call_never_dropped, "always (transition)"))
-        entries += [(queue, p, "known violation") for p in call_queue_invariants.CALL_QUEUE_KNOWN_VIOLATIONS]
-        rows = [(_func_ref(module, f.__name__), holds, _summary(f)) for module, f, holds in entries]
-        return _table(("Invariant", "Holds", "Meaning"), rows)
-
-
 class VersionProfiles(_TableDirective):
     """One column per profile, one row per behaviour that differs."""
 
@@ -157,7 +134,6 @@ class VersionProfiles(_TableDirective):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("pod-state-table", PodStateTable)
-    app.add_directive("invariant-catalogue", InvariantCatalogue)
     app.add_directive("version-profiles", VersionProfiles)
     app.add_directive("call-transition-table", CallTransitionTable)
     app.add_directive("pipeline-transition-table", PipelineTransitionTable)
