@@ -19,16 +19,23 @@ extensions = [
     "spec_diagrams",
     "k8s_correspondence",
     "traceability",
+    "refimpl_api",
 ]
 
 root_doc = "index"
 exclude_patterns = ["_build"]
 nitpicky = False
+# spec and refimpl both define NodeInfo, Snapshot, ...: an unqualified annotation in refimpl (an instance
+# attribute's, which autodoc cannot evaluate) then has two targets. The link goes to the first; no warning.
+suppress_warnings = ["ref.python"]
 
 myst_enable_extensions = ["colon_fence"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+
+# The refimpl packages whose API reference docs/refimpl.md renders; a new package is one more entry.
+refimpl_packages = ["refimpl.cache", "refimpl.dispatcher"]
 
 html_theme = "furo"
 html_title = "kube-scheduler-spec"
