@@ -18,8 +18,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from docutils import nodes
@@ -146,6 +148,73 @@ class KubernetesCorrespondence(SphinxDirective):
         return [table]
 
 
+GO_PATH: Final = re.compile(r"\b(?:pkg|staging)/[A-Za-z0-9_./-]*[A-Za-z0-9_]")
+ROOT: Final = Path(__file__).resolve().parent.parent.parent
+
+
+def go_paths_mentioned(source: Path) -> set[str]:
+    """The Kubernetes paths (files, or directories) a Python file's text names."""
+    return set(GO_PATH.findall(source.read_text(encoding="utf-8")))
+
+
+def where_it_lives() -> list[tuple[str, list[str], list[str]]]:
+    """(Kubernetes file, spec modules, refimpl modules) for every Go file a spec module names.
+
+    A module counts for a file when its source names the file; a refimpl module also when it names
+    the file's directory (its package's ``__init__`` excepted, which names the whole package).
+    """
+    spec: dict[str, set[str]] = defaultdict(set)
+    for path in sorted((ROOT / "spec").glob("*.py")):
+        for go in go_paths_mentioned(path):
+            if go.endswith(".go") and not go.endswith("_test.go"):
+                spec[go].add(f"spec.{path.stem}")
+    refimpl: dict[str, set[str]] = defaultdict(set)
+    for path in sorted((ROOT / "refimpl").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for go in go_paths_mentioned(path):
+            for file in spec:
+                if file == go or file.startswith(go.rstrip("/") + "/"):
+                    refimpl[file].add(module)
+    return [(file, sorted(spec[file]), sorted(refimpl.get(file, ()))) for file in sorted(spec)]
+
+
+class WhereItLives(SphinxDirective):
+    """One row per Kubernetes file the spec models: the spec and refimpl modules that model it."""
+
+    def run(self) -> list[nodes.Node]:
+        group = nodes.tgroup(cols=3)
+        for width in (5, 4, 4):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        row = nodes.row()
+        for title in ("Kubernetes (v1.35.0)", "Spec", "refimpl"):
+            row += _entry(nodes.Text(title))
+        head += row
+        body = nodes.tbody()
+        for file, spec_modules, refimpl_modules in where_it_lives():
+            row = nodes.row()
+            row += _entry(_source_link(file))
+            for modules in (spec_modules, refimpl_modules):
+                cell: list[nodes.Node] = []
+                for i, module in enumerate(modules):
+                    if i:
+                        cell.append(nodes.Text(", "))
+                    ref = addnodes.pending_xref(
+                        "", refdomain="py", reftype="mod", reftarget=module, refexplicit=False, refwarn=False
+                    )
+                    ref += nodes.literal(text=module)
+                    cell.append(ref)
+                row += _entry(*(cell or [nodes.Text("(not yet)" if modules is refimpl_modules else "")]))
+            body += row
+        group += head
+        group += body
+        table = nodes.table(classes=["spec-table"])
+        table += group
+        return [table]
+
+
 def _field_in_docstring(
     app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]
 ) -> None:
@@ -169,5 +238,6 @@ def _field_in_docstring(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("kubernetes-correspondence", KubernetesCorrespondence)
+    app.add_directive("where-it-lives", WhereItLives)
     app.connect("autodoc-process-docstring", _field_in_docstring)
     return {"parallel_read_safe": True, "version": "1"}

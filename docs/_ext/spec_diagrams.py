@@ -45,6 +45,17 @@ def _group_profiles(build: Callable[[str], Diagram]) -> list[tuple[list[str], Di
     return groups
 
 
+WRAP = 24
+
+
+def _wrap(line: str) -> list[str]:
+    """A long ``Operation (guards)`` line as the operation, then its guards, so that labels stay narrow."""
+    if len(line) <= WRAP or " (" not in line:
+        return [line]
+    operation, guards = line.split(" (", 1)
+    return [operation, f"({guards}"]
+
+
 def _merge(
     name: str,
     order: Iterable[str],
@@ -62,13 +73,26 @@ def _merge(
         elif (operation, line) not in arrows[(source, target)]:
             arrows[(source, target)].append((operation, line))
     used = {s for s, _ in arrows} | {t for _, t in arrows} | set(loops)
+    initial = [state for state in order if kinds.get(state) == "initial"]
+    reachable, frontier = set(initial), list(initial)
+    while frontier:
+        source = frontier.pop()
+        for s, t in arrows:
+            if s == source and t not in reachable:
+                reachable.add(t)
+                frontier.append(t)
     states = tuple(
-        State(state, state, tuple(f"↻ {line}" for line in loops[state]), kinds.get(state, "state"))
+        State(
+            state,
+            state,
+            tuple(f"↻ {line}" for line in loops[state]),
+            kinds.get(state, "state") if state in reachable or not initial else "unreachable",
+        )
         for state in order
         if state in used
     )
     transitions = tuple(
-        Transition(s, t, tuple(line for _, line in rows), tuple(op for op, _ in rows))
+        Transition(s, t, tuple(part for _, line in rows for part in _wrap(line)), tuple(op for op, _ in rows))
         for (s, t), rows in arrows.items()
     )
     return Diagram(name, states, transitions)
@@ -165,6 +189,8 @@ class StateDiagram(SphinxDirective):
         result: list[nodes.Node] = []
         for index, (profiles, diagram) in enumerate(found):
             caption = "every profile" if len(profiles) == len(PROFILES) else "profiles " + ", ".join(profiles)
+            if any(state.kind == "unreachable" for state in diagram.states):
+                caption += "; grey states cannot be reached from the initial state in these profiles"
             svg = render(diagram)
             file_name = f"{self.arguments[0]}-{index}.svg"
             if self.env.app.builder.format == "html":
@@ -172,11 +198,10 @@ class StateDiagram(SphinxDirective):
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder / file_name).write_text(svg, encoding="utf-8")
             figure = nodes.container(classes=["state-diagram-figure"])
-            html = f'<div class="state-diagram">{svg}</div><p class="state-diagram-link">' \
-                   f'<a href="_diagrams/{file_name}">Open the SVG on its own</a></p>'
-            figure += nodes.raw("", html, format="html")
+            figure += nodes.raw("", f'<div class="state-diagram">{svg}</div>', format="html")
             paragraph = nodes.paragraph(classes=["state-diagram-caption"])
-            paragraph += nodes.emphasis(text=f"{diagram.name[0].upper()}{diagram.name[1:]}: {caption}.")
+            paragraph += nodes.emphasis(text=f"{diagram.name[0].upper()}{diagram.name[1:]}: {caption}. ")
+            paragraph += nodes.raw("", f'<a href="_diagrams/{file_name}">Open the SVG on its own.</a>', format="html")
             figure += paragraph
             result.append(figure)
         return result

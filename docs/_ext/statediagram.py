@@ -47,7 +47,8 @@ class State:
     loops: tuple[str, ...] = ()
     """Transitions that stay in this state, one line each."""
     kind: str = "state"
-    """``state``, ``initial`` (drawn with a heavier border), ``final`` or ``exit`` (the process exits)."""
+    """``state``, ``initial`` (drawn with a heavier border), ``final``, ``exit`` (a dead end: the process
+    exits, or a call is never answered) or ``unreachable`` (grey)."""
 
 
 @dataclass(frozen=True)
@@ -159,15 +160,18 @@ def layout(diagram: Diagram) -> _Layout:
     for index, t in enumerate(diagram.transitions):
         top, bottom = (t.target, t.source) if index in back else (t.source, t.target)
         start, end = 2 * rank[top], 2 * rank[bottom]
+        # The label sits in the middle gap of a long edge, which spreads labels over the layers.
+        label_layer = start + 2 * (((end - start) // 2 - 1) // 2) + 1
         chain = [top]
         w, h = _label_size(t.lines)
-        label = f"label{index}"
-        result.vertices[label] = _Vertex(label, w, h, start + 1, kind="label")
-        chain.append(label)
-        for layer in range(start + 2, end):
-            dummy = f"dummy{index}.{layer}"
-            result.vertices[dummy] = _Vertex(dummy, DUMMY_WIDTH, 0, layer)
-            chain.append(dummy)
+        for layer in range(start + 1, end):
+            if layer == label_layer:
+                key = f"label{index}"
+                result.vertices[key] = _Vertex(key, w, h, layer, kind="label")
+            else:
+                key = f"dummy{index}.{layer}"
+                result.vertices[key] = _Vertex(key, DUMMY_WIDTH, 0, layer)
+            chain.append(key)
         chain.append(bottom)
         result.chains.append(_Chain(t, chain, index in back))
     depth = max(v.layer for v in result.vertices.values()) + 1
@@ -246,7 +250,7 @@ def _straighten(result: _Layout) -> None:
         bends = [key for key in chain.vertices if v[key].kind == "dummy"]
         if len(bends) < 2:
             continue
-        candidates = [v[chain.vertices[1]].x, sum(v[key].x for key in bends) / len(bends), v[bends[-1]].x]
+        candidates = [sum(v[key].x for key in bends) / len(bends), v[bends[0]].x, v[bends[-1]].x]
         for x in candidates:
             if all(_free(result, key, x) for key in bends):
                 for key in bends:
@@ -371,7 +375,7 @@ def render(diagram: Diagram) -> str:
             f'data-operations="{escape(";".join(t.operations))}">'
             f'<path d="{" ".join(d)}" {marker}/>'
         )
-        label = v[chain.vertices[1]]
+        label = v[next(key for key in chain.vertices if v[key].kind == "label")]
         _, box_top, _ = band(label.key)
         out.append(
             f'<rect class="box label-box" x="{label.x - label.width / 2:.1f}" y="{box_top:.1f}" '
@@ -391,6 +395,7 @@ def render(diagram: Diagram) -> str:
             "initial": ("#e8f0fe", "#1a56b4", "", 2.4),
             "final": ("#eef7ee", "#2e7d32", "", 1.2),
             "exit": ("#fdecea", "#b3261e", ' stroke-dasharray="5 3"', 1.2),
+            "unreachable": ("#f1f1f1", "#8a8a8a", ' stroke-dasharray="2 3"', 1.2),
         }.get(state.kind, ("#e8f0fe", "#1a56b4", "", 1.2))
         left = vertex.x - vertex.width / 2
         out.append(
