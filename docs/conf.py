@@ -29,7 +29,7 @@ nitpicky = False
 # attribute's, which autodoc cannot evaluate) then has two targets. The link goes to the first; no warning.
 suppress_warnings = ["ref.python"]
 
-myst_enable_extensions = ["colon_fence"]
+myst_enable_extensions = ["colon_fence", "deflist"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

@@ -25,6 +25,7 @@ import ast
 import importlib
 import inspect
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -218,8 +219,8 @@ def test_references() -> dict[QualName, tuple[TestReference, ...]]:
     units: dict[QualName, _Unit] = {}
     per_file = []
     for path in sorted(TESTS.rglob("*.py")):
-        if "crosshair_examples" in path.parts:
-            continue
+        if "crosshair_examples" in path.parts or path.name.startswith("test_docs_"):
+            continue  # example inputs of the CrossHair tests, and the documentation's own tests
         tree = ast.parse(path.read_text(encoding="utf-8"))
         module = _module_of(path)
         imports = _imports(tree)
@@ -312,7 +313,7 @@ def model_checker(invariant: Invariant) -> list[str]:
     if invariant.module != "spec.invariants":
         return []
     holds = {inv.name: inv.holds for inv in STATE_INVARIANTS}
-    both = ["ksspec check (contract mode)", "ksspec check --mode adversarial"]
+    both = ["ksspec check", "ksspec check --mode adversarial"]
     if invariant.name in holds:
         return both if holds[invariant.name] == ALWAYS else both[:1]
     if invariant.name in (GENERATIONS, EXPIRY):
@@ -320,7 +321,7 @@ def model_checker(invariant: Invariant) -> list[str]:
     if invariant.name == SNAPSHOT_MATCHES:
         return both[:1]
     if invariant.function in KNOWN_VIOLATIONS:
-        return ["ksspec check --known-violations (shows a trace)"]
+        return ["ksspec check --known-violations"]
     return []
 
 
@@ -362,6 +363,7 @@ def _cell(*children: nodes.Node | str) -> nodes.entry:
 
 
 def _list_cell(items: Iterable[nodes.Node | str]) -> nodes.entry:
+    """A bullet list in a cell; "none" when empty."""
     entry = nodes.entry()
     items = list(items)
     if not items:
@@ -404,45 +406,99 @@ def _summary(f: Callable[..., Any]) -> str:
     return (inspect.getdoc(f) or "").split("\n\n")[0].replace("\n", " ")
 
 
+INLINE: Final = re.compile(r"``(?P<code>[^`]+)``|:[a-z:]+:`~?(?P<role>[^`<]+?)(?: <[^>]+>)?`")
+
+
+def _rich(text: str) -> list[nodes.Node]:
+    """A docstring sentence as text and literals: ``code`` and :role:`target` become code."""
+    parts: list[nodes.Node] = []
+    position = 0
+    for match in INLINE.finditer(text):
+        parts.append(nodes.Text(text[position : match.start()]))
+        shown = match["code"] or match["role"].split(".")[-1]
+        parts.append(nodes.literal(text=shown))
+        position = match.end()
+    parts.append(nodes.Text(text[position:]))
+    return parts
+
+
 class InvariantCatalogue(SphinxDirective):
     """``invariant-catalogue``: every invariant, where it holds, and its docstring's meaning."""
 
     def run(self) -> list[nodes.Node]:
         rows = [
-            [_cell(_func_ref(inv.module, inv.name)), _cell(inv.holds), _cell(_summary(inv.function))]
+            [_cell(_func_ref(inv.module, inv.name)), _cell(inv.holds), _cell(*_rich(_summary(inv.function)))]
             for inv in invariants()
         ]
         return [_table(("Invariant", "Holds", "Meaning"), (3, 2, 7), rows)]
 
 
+def _unit_text(ref: TestReference) -> str:
+    return ref.unit + (f" (via {ref.via})" if ref.via else "")
+
+
 class TraceabilityMatrix(SphinxDirective):
-    """``traceability-matrix``: for every invariant, what checks it."""
+    """``traceability-matrix``: for every invariant, what checks it; the tests in full follow."""
 
     def run(self) -> list[nodes.Node]:
         references = test_references()
         rows = []
         for inv in invariants():
-            tests = []
-            for ref in references.get(inv.qualname, ()):
-                item = nodes.inline()
-                item += nodes.literal(text=ref.label)
-                note = [] if ref.hypothesis else ["example"]
-                if ref.via:
-                    note.append(f"via {ref.via}")
-                if note:
-                    item += nodes.Text(f" ({', '.join(note)})")
-                tests.append(item)
+            refs = references.get(inv.qualname, ())
+            machines = sorted({ref.unit for ref in refs if ref.hypothesis})
+            examples = [ref for ref in refs if not ref.hypothesis]
+            tests: list[nodes.Node | str] = [nodes.literal(text=m) for m in machines]
+            if examples:
+                tests.append(f"{len(examples)} example test{'s' if len(examples) > 1 else ''}")
             rows.append(
                 [
                     _cell(_func_ref(inv.module, inv.name)),
                     _list_cell(tests),
                     _cell(z3_summary(inv.name)),
-                    _list_cell(model_checker(inv)),
+                    _list_cell(nodes.literal(text=command) for command in model_checker(inv)),
                     _cell(vectors_summary(inv)),
                 ]
             )
-        header = ("Invariant", "Tests", "Z3 obligations", "Model checker", "Conformance vectors")
-        return [_table(header, (3, 6, 3, 3, 2), rows)]
+        header = ("Invariant", "Hypothesis tests", "Z3 obligations", "Model checker", "Conformance vectors")
+        table = _table(header, (4, 4, 3, 3, 2), rows)
+        table["classes"].append("trace-matrix")
+        return [table, *self.details(references)]
+
+    def details(self, references: dict[QualName, tuple[TestReference, ...]]) -> list[nodes.Node]:
+        """Every test unit per invariant, by file: the precise list behind the matrix's column."""
+        result: list[nodes.Node] = []
+        section = nodes.rubric(text="Every test, per invariant")
+        result.append(section)
+        outer = nodes.bullet_list(classes=["trace-details"])
+        for inv in invariants():
+            item = nodes.list_item()
+            head = nodes.paragraph()
+            head += _func_ref(inv.module, inv.name)
+            item += head
+            by_file: dict[str, list[TestReference]] = defaultdict(list)
+            for ref in references.get(inv.qualname, ()):
+                by_file[ref.path].append(ref)
+            inner = nodes.bullet_list()
+            for path, refs in by_file.items():
+                line = nodes.list_item()
+                paragraph = nodes.paragraph()
+                paragraph += nodes.literal(text=path)
+                hypothesis = [_unit_text(r) for r in refs if r.hypothesis]
+                examples = [_unit_text(r) for r in refs if not r.hypothesis]
+                text = ", ".join(hypothesis)
+                if examples:
+                    text += ("; " if text else "") + "example: " + ", ".join(examples)
+                paragraph += nodes.Text(": " + text)
+                line += paragraph
+                inner += line
+            if not by_file:
+                none = nodes.list_item()
+                none += nodes.paragraph(text="no test names it")
+                inner += none
+            item += inner
+            outer += item
+        result.append(outer)
+        return result
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
