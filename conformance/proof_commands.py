@@ -19,6 +19,7 @@ from conformance.crosshair_runner import DEFAULT_PER_CONDITION_TIMEOUT, DEFAULT_
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, explore
+from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
 from spec.verify.obligations import (
     DEFAULT_TIMEOUT_MS,
     PENDING,
@@ -51,14 +52,16 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     if args.crosshair_root is None:
         args.crosshair_root = list(DEFAULT_ROOTS)
     bounds = Bounds(args.pods, args.nodes)
-    obligations = [ob for ob in all_obligations(bounds) if args.only is None or args.only in ob.name]
-    console.print(f"bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
+    dispatcher_bounds = DispatcherBounds(args.uids, args.call_types)
+    obligations = [ob for ob in all_obligations(bounds, dispatcher_bounds) if args.only is None or args.only in ob.name]
+    console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
+    console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
             status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
             results.append(discharge(obligation, args.timeout_ms))
-    console.print(obligations_table(results, bounds))
+    console.print(obligations_table(results, bounds, dispatcher_bounds))
     for result in results:
         if result.counterexample is not None:
             console.rule(f"[bold red]REFUTED[/] {escape(result.obligation.name)}")
@@ -67,11 +70,9 @@ def prove(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[yellow]UNKNOWN[/] {escape(result.obligation.name)}: {escape(result.reason)}")
     proved = sum(r.verdict is Verdict.PROVED for r in results)
     total_time = sum(r.seconds for r in results)
+    pending = f" ({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})" if PENDING else ""
     console.print(
-        f"{proved}/{len(results)} obligations proved in {total_time:.1f}s "
-        f"({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})",
-        highlight=False,
-        soft_wrap=True,
+        f"{proved}/{len(results)} obligations proved in {total_time:.1f}s{pending}", highlight=False, soft_wrap=True
     )
     crosshair_ok = True
     if not args.no_crosshair:
@@ -118,23 +119,30 @@ def premise_label(obligation: Obligation) -> str:
     """What a step obligation assumes about the operation: nothing, or the informer contract."""
     if obligation.kind == "base":
         return "-"
+    if obligation.group != "cache":
+        return "any enabled operation"
     if obligation.kind != "step":
         return obligation.premise
     return "any operation" if obligation.premise == ALWAYS else "informer contract"
 
 
-def obligations_table(results: list[Result], bounds: Bounds) -> Table:
-    table = Table(title=f'ksspec prove ({bounds.pods} pods, {bounds.nodes} node names + "")')
-    for column in ("Obligation", "Premise", "Verdict"):
+def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: DispatcherBounds) -> Table:
+    title = (
+        f'ksspec prove (cache: {bounds.pods} pods, {bounds.nodes} node names + ""; '
+        f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types)"
+    )
+    table = Table(title=title)
+    for column in ("Group", "Obligation", "Premise", "Verdict"):
         table.add_column(column)
     table.add_column("Time", justify="right")
     table.caption = "premise: what a step may assume about its operation, besides the invariants before it"
     for r in results:
         verdict = f"[{VERDICT_STYLE[r.verdict]}]{r.verdict.value}[/]"
-        table.add_row(escape(r.obligation.name), premise_label(r.obligation), verdict, f"{r.seconds:.2f}s")
+        ob = r.obligation
+        table.add_row(ob.group, escape(ob.name), premise_label(ob), verdict, f"{r.seconds:.2f}s")
     for name, reason in PENDING:
-        table.add_row(escape(name), "-", "[yellow]not yet[/]", "-")
-        table.add_row(f"  [dim]{escape(reason)}[/]", "", "", "")
+        table.add_row("", escape(name), "-", "[yellow]not yet[/]", "-")
+        table.add_row("", f"  [dim]{escape(reason)}[/]", "", "", "")
     return table
 
 
@@ -241,6 +249,15 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_NODES,
         help=f"node-name bound N, plus the empty name (default {DEFAULT_NODES})",
+    )
+    parser.add_argument(
+        "--uids", type=int, default=DEFAULT_UIDS, help=f"dispatcher UID bound U (default {DEFAULT_UIDS})"
+    )
+    parser.add_argument(
+        "--call-types",
+        type=int,
+        default=DEFAULT_CALL_TYPES,
+        help=f"dispatcher call-type bound T (default {DEFAULT_CALL_TYPES})",
     )
     parser.add_argument(
         "--timeout-ms",

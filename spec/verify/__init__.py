@@ -9,6 +9,9 @@ Proofs (``ksspec prove``):
 - :mod:`spec.verify.abstraction`: the map from a concrete :class:`~spec.cache.CacheState` (and an
   operation) to the abstract state (and the transition's arguments), and the comparison of both.
 - :mod:`spec.verify.obligations`: the named proof obligations, their solving and counterexamples.
+- :mod:`spec.verify.dispatcher_symbolic`, :mod:`~spec.verify.dispatcher_transitions`,
+  :mod:`~spec.verify.dispatcher_abstraction`, :mod:`~spec.verify.dispatcher_obligations`: the same
+  four layers for the API dispatcher's call queue (one pending call per UID, relevance rules).
 
 Model checking (``ksspec check``):
 
