@@ -17,6 +17,8 @@ Model checking (``ksspec check``):
 
 - :mod:`spec.verify.checker`: a breadth-first explorer of any transition system.
 - :mod:`spec.verify.cache_system`: the cache and its snapshot as such a system.
+- :mod:`spec.verify.dispatcher_system`: the dispatcher's call queue as such a system.
+- :mod:`spec.verify.cycle_system`: the scheduling pipeline (:mod:`spec.cycle`) as such a system.
 - :mod:`spec.verify.universe`: the finite universe of objects, times and TTLs it explores.
 - :mod:`spec.verify.symmetry`: canonical representatives (counters renumbered, names permuted).
 

@@ -81,9 +81,35 @@ def test_check_stopped_by_its_time_limit_fails(capsys: pytest.CaptureFixture[str
     assert "not complete" in capsys.readouterr().out
 
 
+def test_check_dispatcher_and_cycle(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--uids", "1", "--adds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ksspec check: dispatcher" in out and "AddCall binding" in out and "no violation in every reachable" in out
+    assert main(["check", "--system", "cycle", "--pods", "1", "--ttl", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "ksspec check: cycle" in out and "schedule_pod" in out and "no violation in every reachable" in out
+
+
+def test_check_known_violations_of_the_dispatcher_and_the_cycle(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--uids", "1", "--adds", "1", "--known-violations"]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATION" in out and "liveness_every_caller_told after 2 step(s)" in out
+    assert main(["check", "--system", "cycle", "--ttl", "1", "--known-violations"]) == 1
+    out = capsys.readouterr().out
+    assert "inv_no_node_overcommitted after 9 step(s)" in out and "confirm_binding" in out
+
+
+def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--call-variants", "9"]) == 2
+    assert "invalid universe" in capsys.readouterr().out
+    assert main(["check", "--system", "cycle", "--profile", "v1.37", "--ttl", "1"]) == 2
+    assert "has no expiry" in capsys.readouterr().out
+
+
 def test_verify_runs_prove_and_check_as_commands() -> None:
     commands = [check.command for check in CHECKS if check.command]
     assert ("prove",) in commands and ("check",) in commands
+    assert ("check", "--system", "dispatcher") in commands and ("check", "--system", "cycle") in commands
     assert any(command[:3] == ("check", "--mode", "adversarial") for command in commands)
     prove = next(check for check in CHECKS if check.command == ("prove",))
     assert pytest_command(prove)[-2:] == ["conformance.cli", "prove"]
