@@ -180,6 +180,8 @@ def rename_step(step: CycleStep, renaming: Renaming) -> CycleStep:
 
 def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluster:
     """``cluster`` with its cache and snapshot replaced by ``world``'s and every other UID renamed."""
+    if renaming.is_identity:
+        return replace(cluster, cache=world.cache, snapshot=world.snapshot)
 
     def uid(value: str) -> str:
         return renaming.pods.get(value, value)
