@@ -16,9 +16,12 @@ Properties checked:
 - with ``known_violations``: :data:`~spec.call_queue_invariants.CALL_QUEUE_KNOWN_VIOLATIONS`
   (``liveness_every_caller_told`` in quiescent states), to show Kubernetes breaking them.
 
-Symmetry: UIDs are interchangeable. A representative numbers the UIDs that hold a call by the
-smallest call id they hold (call ids belong to one ``Add`` and so to one UID), the rest after in
-name order; this is an exact canonical form.
+Representatives: ``sends`` is sorted (by call id, kind, message). No transition reads it, and every
+property reads it as a multiset, except "``Add``'s error is its first send", which reads only the
+sends of the new caller, all made in that step; so sorting merges only states that behave alike.
+Symmetry (optional): UIDs are interchangeable. A representative numbers the UIDs that hold a call
+by the smallest call id they hold (call ids belong to one ``Add`` and so to one UID), the rest
+after in name order; this is an exact canonical form.
 """
 
 from __future__ import annotations
@@ -200,6 +203,9 @@ class DispatcherSystem:
         return True
 
     def canonical(self, state: CallQueue) -> tuple[CallQueue, object]:
+        sends = tuple(sorted(state.sends, key=lambda n: (n.call_id, n.kind.value, n.message)))
+        if sends != state.sends:
+            state = replace(state, sends=sends)
         if not self.symmetry:
             return state, FrozenMap()
         names = self.universe.uid_names

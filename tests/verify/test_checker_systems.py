@@ -14,6 +14,7 @@ from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, 
 from spec.cycle import Cluster
 from spec.frozenmap import FrozenMap
 from spec.objects import with_node_name
+from spec.quantities import SECOND
 from spec.verify.checker import Report, explore
 from spec.verify.cycle_system import (
     DEFAULT_CYCLE_UNIVERSE,
@@ -204,3 +205,15 @@ def test_known_overcommit_with_a_ttl_is_found_with_a_shortest_trace() -> None:
     assert violation.property == "inv_no_node_overcommitted" and "ttl=1s" in violation.initial
     actions = [s.action.split("(")[0] for s in violation.trace]
     assert len(actions) == 9 and actions[-1] == "confirm_binding" and actions.count("tick") == 2
+
+
+def test_a_late_confirmation_also_breaks_the_host_port_contract() -> None:
+    """With a TTL, the late confirmation puts two pods with host port 8080 on one node; when one of
+    them leaves, the node forgets the port the other still uses. Found by this checker."""
+    universe = CycleUniverse(pods=2, pod_variants=2, ttls=(1 * SECOND,))
+    report = run_cycle(universe, known_violations=True, stop_at_first=False)
+    found = {v.property: v for v in report.violations}
+    assert set(found) == {"inv_no_node_overcommitted", "inv_used_ports_are_union_of_pods"}
+    ports = [s.action for s in found["inv_used_ports_are_union_of_pods"].trace]
+    assert len(ports) == 10 and ports[-2].startswith("confirm_binding") and "300m" in ports[0]
+    assert run_cycle(universe).violations == []  # without known violations: only ALWAYS cache invariants
