@@ -35,6 +35,10 @@ class Check:
 
 ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods", "1")
 """``ksspec verify``'s adversarial model-checking run: a universe it exhausts in a few seconds."""
+DISPATCHER_CHECK = ("check", "--system", "dispatcher")
+"""The dispatcher's call queue over its default universe (a few seconds)."""
+CYCLE_CHECK = ("check", "--system", "cycle")
+"""The scheduling pipeline over its default universe (a few seconds)."""
 
 # The checks ``ksspec verify`` runs, in this order. A new verification floor adds a row here.
 STDIO_REFIMPL_ADAPTER = f"{sys.executable} -m conformance.adapters.stdio_main"
@@ -53,6 +57,9 @@ CHECKS: tuple[Check, ...] = (
     Check("Z3 obligations (ksspec prove)", "spec/verify", ("prove",)),
     Check("model checker, default universe (ksspec check)", "spec/verify", ("check",)),
     Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK),
+    Check("model checker, dispatcher (ksspec check --system dispatcher)", "spec/verify", DISPATCHER_CHECK),
+    Check("model checker, dispatcher PR #141745", "spec/verify", (*DISPATCHER_CHECK, "--profile", "pr141745")),
+    Check("model checker, scheduling cycle (ksspec check --system cycle)", "spec/verify", CYCLE_CHECK),
 )
 
 DEFAULT_HYPOTHESIS_PROFILE = "ci"
@@ -220,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     proof_commands.add_prove_arguments(prove_parser)
     prove_parser.set_defaults(handler=lambda a: proof_commands.prove(a, make_console()), root=default_project_root())
     check_parser = commands.add_parser(
-        "check", help="model-check the cache over a finite universe", description=proof_commands.check.__doc__
+        "check",
+        help="model-check the cache, the dispatcher or the scheduling cycle over a finite universe",
+        description=proof_commands.check.__doc__,
     )
     proof_commands.add_check_arguments(check_parser)
     check_parser.set_defaults(handler=lambda a: proof_commands.check(a, make_console()))

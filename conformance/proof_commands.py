@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,7 +19,10 @@ from conformance import crosshair_runner
 from conformance.crosshair_runner import DEFAULT_PER_CONDITION_TIMEOUT, DEFAULT_ROOTS, CrosshairVerdict
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import Report, explore
+from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
+from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
+from spec.verify.dispatcher_system import DEFAULT_DISPATCHER_UNIVERSE, DispatcherSystem, DispatcherUniverse
 from spec.verify.obligations import (
     DEFAULT_TIMEOUT_MS,
     PENDING,
@@ -51,14 +55,16 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     if args.crosshair_root is None:
         args.crosshair_root = list(DEFAULT_ROOTS)
     bounds = Bounds(args.pods, args.nodes)
-    obligations = [ob for ob in all_obligations(bounds) if args.only is None or args.only in ob.name]
-    console.print(f"bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
+    dispatcher_bounds = DispatcherBounds(args.uids, args.call_types)
+    obligations = [ob for ob in all_obligations(bounds, dispatcher_bounds) if args.only is None or args.only in ob.name]
+    console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
+    console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
             status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
             results.append(discharge(obligation, args.timeout_ms))
-    console.print(obligations_table(results, bounds))
+    console.print(obligations_table(results, bounds, dispatcher_bounds))
     for result in results:
         if result.counterexample is not None:
             console.rule(f"[bold red]REFUTED[/] {escape(result.obligation.name)}")
@@ -67,11 +73,9 @@ def prove(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[yellow]UNKNOWN[/] {escape(result.obligation.name)}: {escape(result.reason)}")
     proved = sum(r.verdict is Verdict.PROVED for r in results)
     total_time = sum(r.seconds for r in results)
+    pending = f" ({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})" if PENDING else ""
     console.print(
-        f"{proved}/{len(results)} obligations proved in {total_time:.1f}s "
-        f"({len(PENDING)} group(s) not yet encoded: {', '.join(name for name, _ in PENDING)})",
-        highlight=False,
-        soft_wrap=True,
+        f"{proved}/{len(results)} obligations proved in {total_time:.1f}s{pending}", highlight=False, soft_wrap=True
     )
     crosshair_ok = True
     if not args.no_crosshair:
@@ -118,23 +122,30 @@ def premise_label(obligation: Obligation) -> str:
     """What a step obligation assumes about the operation: nothing, or the informer contract."""
     if obligation.kind == "base":
         return "-"
+    if obligation.group != "cache":
+        return "any enabled operation"
     if obligation.kind != "step":
         return obligation.premise
     return "any operation" if obligation.premise == ALWAYS else "informer contract"
 
 
-def obligations_table(results: list[Result], bounds: Bounds) -> Table:
-    table = Table(title=f'ksspec prove ({bounds.pods} pods, {bounds.nodes} node names + "")')
-    for column in ("Obligation", "Premise", "Verdict"):
+def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: DispatcherBounds) -> Table:
+    title = (
+        f'ksspec prove (cache: {bounds.pods} pods, {bounds.nodes} node names + ""; '
+        f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types)"
+    )
+    table = Table(title=title)
+    for column in ("Group", "Obligation", "Premise", "Verdict"):
         table.add_column(column)
     table.add_column("Time", justify="right")
     table.caption = "premise: what a step may assume about its operation, besides the invariants before it"
     for r in results:
         verdict = f"[{VERDICT_STYLE[r.verdict]}]{r.verdict.value}[/]"
-        table.add_row(escape(r.obligation.name), premise_label(r.obligation), verdict, f"{r.seconds:.2f}s")
+        ob = r.obligation
+        table.add_row(ob.group, escape(ob.name), premise_label(ob), verdict, f"{r.seconds:.2f}s")
     for name, reason in PENDING:
-        table.add_row(escape(name), "-", "[yellow]not yet[/]", "-")
-        table.add_row(f"  [dim]{escape(reason)}[/]", "", "", "")
+        table.add_row("", escape(name), "-", "[yellow]not yet[/]", "-")
+        table.add_row("", f"  [dim]{escape(reason)}[/]", "", "", "")
     return table
 
 
@@ -143,25 +154,70 @@ def obligations_table(results: list[Result], bounds: Bounds) -> Table:
 # ============================================================================================
 
 
-def check(args: argparse.Namespace, console: Console) -> int:
-    """Explore the cache's state space breadth first over a finite universe, checking every
-    invariant in every state; print the figures, the coverage and a shortest trace per violation."""
+SYSTEMS = ("cache", "dispatcher", "cycle")
+
+
+def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, str]:
+    """The system ``--system`` names over the universe the other arguments set; its name and universe text."""
+    symmetry = not args.no_symmetry
+    known = args.known_violations
+    if args.system == "dispatcher":
+        d = DEFAULT_DISPATCHER_UNIVERSE
+        dispatcher = DispatcherUniverse(
+            uids=_given(args.uids, d.uids),
+            adds=_given(args.adds, d.adds),
+            call_variants=_given(args.call_variants, d.call_variants),
+            profile=get_profile(_given(args.profile, d.profile.name)),
+        )
+        system: TransitionSystem[Any] = DispatcherSystem(dispatcher, symmetry=symmetry, known_violations=known)
+        return system, "dispatcher", dispatcher.describe()
+    if args.system == "cycle":
+        c = DEFAULT_CYCLE_UNIVERSE
+        ttls = c.ttls if args.ttl is None else tuple(round(t * SECOND) for t in args.ttl)
+        pipeline = CycleUniverse(
+            nodes=_given(args.nodes, c.nodes),
+            pods=_given(args.pods, c.pods),
+            pod_variants=_given(args.pod_variants, c.pod_variants),
+            node_variants=_given(args.node_variants, c.node_variants),
+            ttls=ttls,
+            tick=c.tick if args.tick is None else round(args.tick * SECOND),
+            horizon=c.horizon if args.horizon is None else round(args.horizon * SECOND),
+            profile=get_profile(_given(args.profile, c.profile.name)),
+        )
+        return CycleSystem(pipeline, symmetry=symmetry, known_violations=known), "cycle", pipeline.describe()
+    u = DEFAULT_UNIVERSE
     universe = Universe(
-        nodes=args.nodes,
-        pods=args.pods,
-        pod_variants=args.pod_variants,
-        node_variants=args.node_variants,
-        ttls=tuple(round(t * SECOND) for t in args.ttl),
-        profile=get_profile(args.profile),
+        nodes=_given(args.nodes, u.nodes),
+        pods=_given(args.pods, u.pods),
+        pod_variants=_given(args.pod_variants, u.pod_variants),
+        node_variants=_given(args.node_variants, u.node_variants),
+        ttls=u.ttls if args.ttl is None else tuple(round(t * SECOND) for t in args.ttl),
+        profile=get_profile(_given(args.profile, u.profile.name)),
     )
     mode = Mode(args.mode)
-    system = CacheSystem(universe, mode, symmetry=not args.no_symmetry, known_violations=args.known_violations)
+    cache = CacheSystem(universe, mode, symmetry=symmetry, known_violations=known)
+    return cache, f"cache ({mode.value})", f"{universe.describe()}; mode {mode.value}"
+
+
+def _given(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+def check(args: argparse.Namespace, console: Console) -> int:
+    """Explore a system's state space (the cache, the dispatcher's call queue or the scheduling
+    pipeline) breadth first over a finite universe, checking every invariant in every state; print
+    the figures, the coverage and a shortest trace per violation."""
+    try:
+        system, name, universe_text = build_system(args)
+    except ValueError as error:
+        console.print(f"[bold red]invalid universe[/]: {escape(str(error))}")
+        return 2
     depth = None if args.depth <= 0 else args.depth
-    console.print(f"universe: {escape(universe.describe())}; mode {mode.value}", highlight=False, soft_wrap=True)
+    console.print(f"universe: {escape(universe_text)}", highlight=False, soft_wrap=True)
     with console.status("exploring ..."):
         report = explore(
             system,
-            name=f"cache ({mode.value})",
+            name=name,
             depth_limit=depth,
             time_limit=args.time_limit,
             stop_at_first=not args.keep_going,
@@ -243,6 +299,15 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"node-name bound N, plus the empty name (default {DEFAULT_NODES})",
     )
     parser.add_argument(
+        "--uids", type=int, default=DEFAULT_UIDS, help=f"dispatcher UID bound U (default {DEFAULT_UIDS})"
+    )
+    parser.add_argument(
+        "--call-types",
+        type=int,
+        default=DEFAULT_CALL_TYPES,
+        help=f"dispatcher call-type bound T (default {DEFAULT_CALL_TYPES})",
+    )
+    parser.add_argument(
         "--timeout-ms",
         type=int,
         default=DEFAULT_TIMEOUT_MS,
@@ -268,14 +333,33 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    d = DEFAULT_UNIVERSE
-    parser.add_argument("--nodes", type=int, default=d.nodes, help=f"node names (default {d.nodes})")
-    parser.add_argument("--pods", type=int, default=d.pods, help=f"pod UIDs (default {d.pods})")
+    d, q, c = DEFAULT_UNIVERSE, DEFAULT_DISPATCHER_UNIVERSE, DEFAULT_CYCLE_UNIVERSE
     parser.add_argument(
-        "--pod-variants", type=int, default=d.pod_variants, help=f"objects per pod (default {d.pod_variants})"
+        "--system", choices=SYSTEMS, default="cache", help="what to explore (default cache; see --help for each)"
+    )
+    parser.add_argument("--nodes", type=int, default=None, help=f"node names (cache {d.nodes}, cycle {c.nodes})")
+    parser.add_argument("--pods", type=int, default=None, help=f"pod UIDs (cache {d.pods}, cycle {c.pods})")
+    parser.add_argument(
+        "--pod-variants",
+        type=int,
+        default=None,
+        help=f"objects per pod (cache {d.pod_variants}, cycle {c.pod_variants})",
     )
     parser.add_argument(
-        "--node-variants", type=int, default=d.node_variants, help=f"objects per node (default {d.node_variants})"
+        "--node-variants",
+        type=int,
+        default=None,
+        help=f"objects per node (cache {d.node_variants}, cycle {c.node_variants})",
+    )
+    parser.add_argument("--uids", type=int, default=None, help=f"dispatcher: object UIDs (default {q.uids})")
+    parser.add_argument(
+        "--adds", type=int, default=None, help=f"dispatcher: most Add calls a run makes (default {q.adds})"
+    )
+    parser.add_argument(
+        "--call-variants",
+        type=int,
+        default=None,
+        help=f"dispatcher: calls per UID, of binding, condition, nomination, no-op (default {q.call_variants})",
     )
     parser.add_argument(
         "--depth",
@@ -287,20 +371,26 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "--ttl",
         type=float,
         nargs="+",
-        default=[t / SECOND for t in d.ttls],
-        help="TTLs in seconds, one initial cache each (default: %(default)s)",
+        default=None,
+        help=f"cache, cycle: TTLs in seconds, one initial state each (default {[t / SECOND for t in d.ttls]})",
+    )
+    parser.add_argument(
+        "--tick", type=float, default=None, help=f"cycle: seconds per tick (default {c.tick / SECOND:g})"
+    )
+    parser.add_argument(
+        "--horizon", type=float, default=None, help=f"cycle: last time a tick reaches (default {c.horizon / SECOND:g})"
     )
     parser.add_argument(
         "--profile",
         choices=sorted(PROFILES),
-        default=d.profile.name,
+        default=None,
         help=f"version profile (default {d.profile.name})",
     )
     parser.add_argument(
         "--mode",
         choices=[m.value for m in Mode],
         default=Mode.CONTRACT.value,
-        help="operation streams (default contract)",
+        help="cache: operation streams (default contract)",
     )
     parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
     parser.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds (then exit 1)")
@@ -312,5 +402,6 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--known-violations",
         action="store_true",
-        help="also check the invariants Kubernetes is documented to break (spec.invariants.KNOWN_VIOLATIONS)",
+        help="also check the properties Kubernetes is documented to break (cache: snapshot order; dispatcher: "
+        "told twice, liveness; cycle: overcommit with a non-zero TTL)",
     )

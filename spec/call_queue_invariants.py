@@ -54,6 +54,31 @@ def trans_more_relevant_call_never_dropped(before: CallQueue, after: CallQueue, 
     return True
 
 
+def trans_add_keeps_the_more_relevant_call(before: CallQueue, after: CallQueue, added: APICall) -> bool:
+    """After an ``Add`` of ``added``, the call kept for its UID (if any) is the old call, at least as
+    relevant as ``added``, or the added call (merged or not: its type, the new caller's id), at
+    least as relevant as the old one.
+
+    So when two calls for one object meet, the one kept is the more relevant (a merge keeps the
+    common type). A call ``Add`` refuses because the dispatcher is closed (profile
+    ``dispatcher_close_notifies``) is not resolved at all and is exempt. No call kept means the
+    result was a no-op: :func:`trans_more_relevant_call_never_dropped` covers what went with it.
+    """
+    if before.closed and before.profile.dispatcher_close_notifies:
+        return True
+    old = before.calls.get(added.uid)
+    kept = after.calls.get(added.uid)
+    if kept is None:
+        return True
+    new_relevance = relevance(before.relevances, added.call_type)
+    if old is not None and kept.call_id == old.call_id:
+        return kept.call.call_type == old.call.call_type and relevance(before.relevances, old.call.call_type) >= (
+            new_relevance
+        )
+    old_relevance = relevance(before.relevances, old.call.call_type) if old is not None else new_relevance
+    return kept.call_id == before.callers and kept.call.call_type == added.call_type and new_relevance >= old_relevance
+
+
 def inv_no_caller_told_twice(queue: CallQueue) -> bool:
     """No ``OnFinish`` channel is sent two values.
 

@@ -9,11 +9,16 @@ Proofs (``ksspec prove``):
 - :mod:`spec.verify.abstraction`: the map from a concrete :class:`~spec.cache.CacheState` (and an
   operation) to the abstract state (and the transition's arguments), and the comparison of both.
 - :mod:`spec.verify.obligations`: the named proof obligations, their solving and counterexamples.
+- :mod:`spec.verify.dispatcher_symbolic`, :mod:`~spec.verify.dispatcher_transitions`,
+  :mod:`~spec.verify.dispatcher_abstraction`, :mod:`~spec.verify.dispatcher_obligations`: the same
+  four layers for the API dispatcher's call queue (one pending call per UID, relevance rules).
 
 Model checking (``ksspec check``):
 
 - :mod:`spec.verify.checker`: a breadth-first explorer of any transition system.
 - :mod:`spec.verify.cache_system`: the cache and its snapshot as such a system.
+- :mod:`spec.verify.dispatcher_system`: the dispatcher's call queue as such a system.
+- :mod:`spec.verify.cycle_system`: the scheduling pipeline (:mod:`spec.cycle`) as such a system.
 - :mod:`spec.verify.universe`: the finite universe of objects, times and TTLs it explores.
 - :mod:`spec.verify.symmetry`: canonical representatives (counters renumbered, names permuted).
 

@@ -3,8 +3,9 @@
 The explorer knows nothing about the cache: a transition system supplies initial states, the
 edges out of a state (each already checked for step properties), the state properties, a
 canonical representative of each state (hashing, symmetry), and a way to turn a path of
-representatives back into a concrete trace. :mod:`spec.verify.cache_system` is the cache; the
-dispatcher and the scheduling cycle will be further systems.
+representatives back into a concrete trace. :mod:`spec.verify.cache_system` is the cache,
+:mod:`spec.verify.dispatcher_system` the dispatcher's call queue, :mod:`spec.verify.cycle_system`
+the scheduling pipeline.
 
 Breadth-first order makes the first violation found a shortest one: every state at depth ``d``
 is expanded before any at depth ``d + 1``.

@@ -14,9 +14,9 @@ proves the transition property :func:`~spec.invariants.trans_expiry_only_after_f
 An obligation is discharged by asking Z3 for a model of its hypotheses and the negated goal:
 none (unsat) proves it; a model is a counterexample, printed as pre-state, operation and post-state.
 
-Dispatcher resolution rules are not encoded yet: :data:`PENDING` names them, and ``ksspec prove``
-lists them as not yet proved. A new group of obligations is a new function like
-:func:`cache_obligations`, added to :func:`all_obligations`.
+The dispatcher's obligations (:mod:`spec.verify.dispatcher_obligations`) are built from the same
+:class:`Obligation` and :class:`Query`, with their own state and its description. A new group of
+obligations is a new function like :func:`cache_obligations`, added to :func:`all_obligations`.
 """
 
 from __future__ import annotations
@@ -49,13 +49,8 @@ from spec.verify.transitions import TRANSITIONS, TransitionEncoding, args_in_dom
 DEFAULT_TIMEOUT_MS: Final = 60_000
 """Per-obligation Z3 timeout; an obligation that times out is UNKNOWN, which fails ``ksspec prove``."""
 
-PENDING: Final = (
-    (
-        "dispatcher resolution rules",
-        "not encoded yet: the dispatcher spec is being written; add its obligations to all_obligations()",
-    ),
-)
-"""Obligation groups the issue asks for that do not exist yet, with the reason."""
+PENDING: Final[tuple[tuple[str, str], ...]] = ()
+"""Obligation groups the issue asks for that do not exist yet, with the reason (none left)."""
 
 
 class Verdict(StrEnum):
@@ -70,10 +65,15 @@ class Query:
 
     hypotheses: tuple[Bool, ...]
     goal: Bool
-    post: AbstractState
-    pre: AbstractState | None = None
+    post: Any
+    """The post-state (an :class:`AbstractState` or another system's abstract state)."""
+    pre: Any | None = None
     operation: str = "new_cache"
     args: Mapping[str, Any] = field(default_factory=dict)
+    evaluate: Callable[[Any, Callable[[Any], Any]], Any] = map_state
+    """Applies a function to every term of a state (to read a counterexample off a model)."""
+    describe: Callable[[Any], list[str]] | None = None
+    """Lines describing a concrete state; None: the cache's :func:`describe` at the obligation's bounds."""
 
 
 @dataclass(frozen=True)
@@ -82,13 +82,15 @@ class Obligation:
 
     name: str
     kind: str
-    """``base``, ``step`` or ``expiry``."""
+    """``base``, ``step`` or ``expiry`` (cache); ``base``, ``step``, ``relevance`` or ``total`` (dispatcher)."""
     invariant: str
     transition: str | None
     premise: str
     """ALWAYS (no assumption on the operation) or UNDER_CONTRACT (the informer contract holds)."""
-    bounds: Bounds
+    bounds: Any
+    """The cache's :class:`Bounds` or the dispatcher's bounds."""
     build: Callable[[], Query]
+    group: str = "cache"
 
 
 @dataclass(frozen=True)
@@ -96,21 +98,21 @@ class Counterexample:
     """A concrete pre-state, operation and post-state that violate an obligation."""
 
     obligation: str
-    pre: AbstractState | None
+    pre: Any | None
     operation: str
-    post: AbstractState
-    bounds: Bounds
+    post: Any
+    describe: Callable[[Any], list[str]]
 
     def render(self) -> str:
         lines = [f"counterexample to {self.obligation}:"]
         if self.pre is None:
-            lines.append("pre-state: none (the cache is being created)")
+            lines.append("pre-state: none (the initial state)")
         else:
             lines.append("pre-state:")
-            lines.extend(describe(self.pre, self.bounds))
+            lines.extend(self.describe(self.pre))
         lines.append(f"operation: {self.operation}")
         lines.append("post-state:")
-        lines.extend(describe(self.post, self.bounds))
+        lines.extend(self.describe(self.post))
         return "\n".join(lines)
 
 
@@ -196,9 +198,13 @@ def cache_obligations(
     return result
 
 
-def all_obligations(bounds: Bounds = Bounds()) -> list[Obligation]:
-    """Every obligation ``ksspec prove`` discharges (the dispatcher's will be added here)."""
-    return cache_obligations(bounds)
+def all_obligations(bounds: Bounds = Bounds(), dispatcher_bounds: Any = None) -> list[Obligation]:
+    """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's
+    (at ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`)."""
+    from spec.verify.dispatcher_obligations import dispatcher_obligations  # it imports this module
+    from spec.verify.dispatcher_symbolic import DispatcherBounds
+
+    return cache_obligations(bounds) + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
 
 
 # ============================================================================================
@@ -257,12 +263,13 @@ def discharge(obligation: Obligation, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> R
     seconds = time.perf_counter() - started
     if model is None:
         return Result(obligation, Verdict.PROVED, seconds)
+    describe_state = query.describe or (lambda state: describe(state, obligation.bounds))
     counterexample = Counterexample(
         obligation.name,
-        None if query.pre is None else map_state(query.pre, lambda t: _value(model, t)),
+        None if query.pre is None else query.evaluate(query.pre, lambda t: _value(model, t)),
         f"{query.operation}({_args_text(model, query.args)})",
-        map_state(query.post, lambda t: _value(model, t)),
-        obligation.bounds,
+        query.evaluate(query.post, lambda t: _value(model, t)),
+        describe_state,
     )
     return Result(obligation, Verdict.REFUTED, seconds, counterexample)
 

@@ -99,6 +99,16 @@ def _rename_pod(pod: Pod, renaming: Renaming) -> Pod:
     return replace(pod, uid=uid, name=name, node_name=renaming.nodes.get(pod.node_name, pod.node_name))
 
 
+def rename_pod(pod: Pod, renaming: Renaming) -> Pod:
+    """``pod`` with its UID, name and node name renamed."""
+    return _rename_pod(pod, renaming)
+
+
+def rename_node(node: Node, renaming: Renaming) -> Node:
+    """``node`` with its name renamed."""
+    return _rename_node(node, renaming)
+
+
 @lru_cache(maxsize=4096)
 def _rename_node(node: Node, renaming: Renaming) -> Node:
     return replace(node, name=renaming.nodes.get(node.name, node.name))

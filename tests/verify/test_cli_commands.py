@@ -9,6 +9,9 @@ import pytest
 
 from conformance import proof_commands
 from conformance.cli import CHECKS, Status, main, pytest_command, run_check
+from spec.verify.dispatcher_obligations import dispatcher_obligations
+from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState
+from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
 from spec.verify.obligations import cache_obligations
 from spec.verify.symbolic import AbstractState, Bounds
 from spec.verify.transitions import TRANSITIONS, Args, Step
@@ -21,12 +24,14 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_prove_discharges_every_obligation(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["prove", "--pods", "1", "--nodes", "1"]) == 0
+    assert main(["prove", "--pods", "1", "--nodes", "1", "--uids", "2", "--call-types", "2"]) == 0
     out = capsys.readouterr().out
-    assert "78/78 obligations proved" in out
+    assert "98/98 obligations proved" in out
     assert "step/AddPod/inv_pod_on_at_most_one_node" in out and "proved" in out
-    assert "dispatcher resolution rules" in out and "not yet" in out
-    assert "P=1 pods, N=1 node names" in out
+    assert "relevance/AddCall/trans_add_keeps_the_more_relevant_call" in out
+    assert "step/FinishCall/inv_one_call_per_uid" in out and "total/PopCall" in out
+    assert "not yet" not in out
+    assert "P=1 pods, N=1 node names" in out and "U=2 UIDs, T=2 call types" in out
 
 
 def test_prove_only_selects_obligations(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,7 +49,7 @@ def test_prove_prints_a_counterexample_and_fails(
         return replace(step, post=replace(step.post, requested=s.requested))
 
     broken = {**TRANSITIONS, "AssumePod": replace(TRANSITIONS["AssumePod"], apply=assume_without_charging)}
-    monkeypatch.setattr(proof_commands, "all_obligations", lambda bounds: cache_obligations(bounds, broken))
+    monkeypatch.setattr(proof_commands, "all_obligations", lambda bounds, _: cache_obligations(bounds, broken))
     assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "AssumePod/inv_requested"]) == 1
     out = capsys.readouterr().out
     assert "refuted" in out and "0/1 obligations proved" in out
@@ -76,9 +81,35 @@ def test_check_stopped_by_its_time_limit_fails(capsys: pytest.CaptureFixture[str
     assert "not complete" in capsys.readouterr().out
 
 
+def test_check_dispatcher_and_cycle(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--uids", "1", "--adds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ksspec check: dispatcher" in out and "AddCall binding" in out and "no violation in every reachable" in out
+    assert main(["check", "--system", "cycle", "--pods", "1", "--ttl", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "ksspec check: cycle" in out and "schedule_pod" in out and "no violation in every reachable" in out
+
+
+def test_check_known_violations_of_the_dispatcher_and_the_cycle(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--uids", "1", "--adds", "1", "--known-violations"]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATION" in out and "liveness_every_caller_told after 2 step(s)" in out
+    assert main(["check", "--system", "cycle", "--ttl", "1", "--known-violations"]) == 1
+    out = capsys.readouterr().out
+    assert "inv_no_node_overcommitted after 9 step(s)" in out and "confirm_binding" in out
+
+
+def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "dispatcher", "--call-variants", "9"]) == 2
+    assert "invalid universe" in capsys.readouterr().out
+    assert main(["check", "--system", "cycle", "--profile", "v1.37", "--ttl", "1"]) == 2
+    assert "has no expiry" in capsys.readouterr().out
+
+
 def test_verify_runs_prove_and_check_as_commands() -> None:
     commands = [check.command for check in CHECKS if check.command]
     assert ("prove",) in commands and ("check",) in commands
+    assert ("check", "--system", "dispatcher") in commands and ("check", "--system", "cycle") in commands
     assert any(command[:3] == ("check", "--mode", "adversarial") for command in commands)
     prove = next(check for check in CHECKS if check.command == ("prove",))
     assert pytest_command(prove)[-2:] == ["conformance.cli", "prove"]
@@ -91,3 +122,21 @@ def test_command_check_is_not_run_without_spec_verify(tmp_path: Path) -> None:
 
 def test_default_bounds_are_reported() -> None:
     assert Bounds().describe().startswith("P=4 pods, N=3 node names")
+    assert DispatcherBounds().describe().startswith("U=4 UIDs, T=3 call types")
+
+
+def test_prove_prints_a_dispatcher_counterexample_and_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = QUEUE_TRANSITIONS["PopCall"].apply
+
+    def pop_leaving_the_fifo(s: QueueState, a: QueueArgs) -> QueueStep:
+        step = real(s, a)
+        return replace(step, post=replace(step.post, queued=s.queued))
+
+    broken = {**QUEUE_TRANSITIONS, "PopCall": replace(QUEUE_TRANSITIONS["PopCall"], apply=pop_leaving_the_fifo)}
+    monkeypatch.setattr(proof_commands, "all_obligations", lambda _, bounds: dispatcher_obligations(bounds, broken))
+    assert main(["prove", "--uids", "2", "--call-types", "2", "--only", "PopCall/inv_one", "--no-crosshair"]) == 1
+    out = capsys.readouterr().out
+    assert "refuted" in out and "0/1 obligations proved" in out
+    assert "pre-state:" in out and "operation: PopCall(uid=" in out and "in flight call" in out

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from spec.verify.dispatcher_obligations import dispatcher_obligations
+from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, DispatcherBounds
+from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
 from spec.verify.obligations import PENDING, Verdict, all_obligations, cache_obligations, discharge
 from spec.verify.symbolic import INVARIANTS, Bounds
 from spec.verify.transitions import TRANSITIONS
@@ -26,13 +29,39 @@ def test_obligations_cover_every_invariant_and_transition() -> None:
     }
 
 
-def test_dispatcher_obligations_are_listed_as_pending() -> None:
-    assert [name for name, _ in PENDING] == ["dispatcher resolution rules"]
+def test_no_obligation_group_is_pending() -> None:
+    assert PENDING == ()
+
+
+def test_dispatcher_obligations_cover_every_invariant_and_transition() -> None:
+    obligations = dispatcher_obligations(DispatcherBounds(2, 2))
+    names = {ob.name for ob in obligations}
+    for inv in QUEUE_INVARIANTS:
+        assert f"base/{inv.name}" in names
+        for transition in QUEUE_TRANSITIONS:
+            assert f"step/{transition}/{inv.name}" in names
+    for transition in QUEUE_TRANSITIONS:
+        assert f"relevance/{transition}/trans_more_relevant_call_never_dropped" in names
+    assert "relevance/AddCall/trans_add_keeps_the_more_relevant_call" in names
+    assert {"total/PopCall", "total/FinishCall"} <= names
+    assert len(obligations) == len(QUEUE_INVARIANTS) * (1 + len(QUEUE_TRANSITIONS)) + len(QUEUE_TRANSITIONS) + 3
+    assert {ob.group for ob in all_obligations(Bounds(1, 1), DispatcherBounds(1, 1))} == {"cache", "dispatcher"}
+
+
+@pytest.mark.parametrize(
+    "bounds", [DispatcherBounds(1, 1), DispatcherBounds(2, 2), DispatcherBounds(4, 3), DispatcherBounds(6, 4)], ids=str
+)
+def test_every_dispatcher_obligation_is_proved(bounds: DispatcherBounds) -> None:
+    for obligation in dispatcher_obligations(bounds):
+        result = discharge(obligation)
+        assert result.verdict is Verdict.PROVED, (
+            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
+        )
 
 
 @pytest.mark.parametrize("bounds", [Bounds(1, 1), Bounds(2, 2), Bounds(3, 2)], ids=str)
 def test_every_obligation_is_proved(bounds: Bounds) -> None:
-    for obligation in all_obligations(bounds):
+    for obligation in all_obligations(bounds, DispatcherBounds(bounds.pods, 2)):
         result = discharge(obligation)
         assert result.verdict is Verdict.PROVED, (
             result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
