@@ -284,6 +284,8 @@ class NodeInfo:
         the snapshot's lists hold), and a container that was empty there and is empty here is left as it is: every
         NodeInfo records which of its containers are empty (:attr:`empty_containers`), so refreshing a snapshot
         entry neither reads nor replaces them, here or there. In a large cluster they are cold in the CPU cache.
+        ``image_version`` (the cache's image-state version) lets an unchanged image map be reused unread (see
+        :meth:`_frozen_image_states`). Never fails.
         """
         images = self._frozen_image_states(image_version)
         if into is None:
