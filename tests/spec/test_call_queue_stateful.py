@@ -17,6 +17,12 @@ from spec.call_queue_invariants import (
 )
 from spec.call_queue_operations import AddCall, CallQueueOperation, apply_call_queue
 from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
+
+# The universe is re-exported: the verify tests drive this machine and name its UIDs.
+from tests.support.call_queue_rules import CONDITIONS as CONDITIONS
+from tests.support.call_queue_rules import NOMINATIONS as NOMINATIONS
+from tests.support.call_queue_rules import STATUSES as STATUSES
+from tests.support.call_queue_rules import UIDS as UIDS
 from tests.support.call_queue_rules import CallQueueRules
 from tests.support.machines import configured_test_case, machine_settings
 

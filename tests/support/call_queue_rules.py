@@ -30,17 +30,17 @@ ALREADY_UNSCHEDULABLE = PodStatus(FrozenMap({"PodScheduled": UNSCHEDULABLE}))
 NOMINATED_N2 = PodStatus(nominated_node_name="n2")
 OVERRIDE_N2 = NominatingInfo(NominatingMode.OVERRIDE, "n2")
 
-UIDS = ("u1", "u1", "u2", "u3")  # u1 twice: calls for one object collide more often
+UIDS = ("u1", "u2", "u3")
+uids = st.sampled_from(("u1", *UIDS))
+"""u1 is drawn twice as often: calls for one object collide more often."""
 CONDITIONS = (None, UNSCHEDULABLE, PodCondition("PodScheduled", "False", "SchedulerError"))
 NOMINATIONS = (None, NominatingInfo(NominatingMode.NOOP), OVERRIDE_N2)
 STATUSES = (EMPTY, ALREADY_UNSCHEDULABLE, NOMINATED_N2)
 
 statuses = st.sampled_from(STATUSES)
 calls: st.SearchStrategy[APICall] = st.one_of(
-    st.builds(PodBindingCall, st.sampled_from(UIDS), st.sampled_from(("n1", "n2"))),
-    st.builds(
-        PodStatusPatchCall, st.sampled_from(UIDS), statuses, st.sampled_from(CONDITIONS), st.sampled_from(NOMINATIONS)
-    ),
+    st.builds(PodBindingCall, uids, st.sampled_from(("n1", "n2"))),
+    st.builds(PodStatusPatchCall, uids, statuses, st.sampled_from(CONDITIONS), st.sampled_from(NOMINATIONS)),
 )
 
 
@@ -72,7 +72,7 @@ class CallQueueRules(RuleBasedStateMachine):
         uid = data.draw(st.sampled_from(sorted(self.current().in_flight)))
         self.step(FinishCall(uid, error))
 
-    @rule(uid=st.sampled_from(UIDS), status=statuses)
+    @rule(uid=uids, status=statuses)
     def sync(self, uid: str, status: PodStatus) -> None:
         self.step(SyncObject(uid, status))
 
