@@ -91,6 +91,7 @@ class PortsNotReleased(Cache):
         if stored is not None and item is not None:
             for ip, protocol, port in PodInfo(stored.pod).host_ports:
                 item.info.used_ports.add(ip, protocol, port)
+            item.info.refresh_empty_containers()
 
 
 class GhostDropped(Cache):
@@ -148,6 +149,7 @@ class PvcNotDecremented(Cache):
         if stored is not None and item is not None:
             for key in PodInfo(stored.pod).pvc_keys:
                 item.info.pvc_ref_counts[key] = item.info.pvc_ref_counts.get(key, 0) + 1
+            item.info.refresh_empty_containers()
 
 
 class AffinityNotPruned(Cache):
@@ -157,6 +159,7 @@ class AffinityNotPruned(Cache):
         super()._remove_pod(pod)
         if item is not None and self._nodes.get(pod.node_name) is item:
             item.info.pods_with_affinity[:] = kept
+            item.info.refresh_empty_containers()
 
 
 class FlatNodeTree(NodeTree):
