@@ -10,10 +10,12 @@ clock-driven run, observers, counts). Invariant checking is an observer outside 
 
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
 from refimpl.simulator.informer import EventType, Informer, InformerHandlers, Kind, WatchEvent, pod_key
+from refimpl.simulator.simulation import Action, Observer, Simulation, SimulationConfig, Stats
 from refimpl.simulator.workload import Churn, make_node, make_pod
 from refimpl.simulator.world import Faults, InstantSleeper, World
 
 __all__ = [
+    "Action",
     "Churn",
     "EventType",
     "Faults",
@@ -22,6 +24,10 @@ __all__ = [
     "InformerHandlers",
     "InstantSleeper",
     "Kind",
+    "Observer",
+    "Simulation",
+    "SimulationConfig",
+    "Stats",
     "SteppedDispatcher",
     "WatchEvent",
     "World",
