@@ -2,10 +2,10 @@
 
 This is ``backoffQueue.calculateBackoffDuration`` / ``getBackoffTime`` / ``alignToWindow`` and the queue's
 defaults (pkg/scheduler/backend/queue/backoff_queue.go and scheduling_queue.go, v1.35; digest
-``k8s-dispatcher-cycle.md`` §F.2). Since PR #128748 the count is not ``Attempts`` (the number of pops) but the
-number of failures: ``ConsecutiveErrorsCount`` when the last failures were errors, else ``UnschedulableCount``.
-For a pod that only ever failed as unschedulable the two agree (each pop is followed by one failure), so the
-older Attempts-based releases give the same durations.
+``k8s-dispatcher-cycle.md`` §F.2). Since PR #128748 (merged May 2025, so from v1.34 on) the count is not
+``Attempts`` (the number of pops) but the number of failures: ``ConsecutiveErrorsCount`` when the last failures
+were errors, else ``UnschedulableCount``. For a pod that only ever failed as unschedulable the two agree (each pop
+is followed by one failure), so the older Attempts-based releases give the same durations.
 
 All times and durations are integer nanoseconds. The functions are pure and state PEP 316 contracts that
 ``ksspec prove`` checks with CrossHair.

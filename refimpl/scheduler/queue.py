@@ -27,6 +27,7 @@ scheduling gates, metrics, and ``AssignedPodAdded``'s affinity-term matching (ap
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -393,19 +394,28 @@ class SchedulingQueue:
         """``Pop`` without blocking: the head of activeQ; when activeQ is empty and PopFromBackoffQ is on, the
         head of podBackoffQ even if it is still backing off (never a pod of podErrorBackoffQ). None when there is
         nothing to pop or the queue is closed. Counts an attempt and a scheduling cycle, marks the pod in flight
-        (QueueingHints on) and clears its rejector plugins for the new attempt."""
+        (QueueingHints on) and clears its rejector plugins for the new attempt.
+
+        Clearing at Pop is the v1.35 code; v1.36 moved it into the failure handler (``ClearRejectorPlugins``), which
+        then sets them again from the FitError. Either way the pod handed back carries exactly the plugins of its
+        latest attempt, so the queue needs no version profile for it."""
         with self._lock:
             return self._pop_locked()
 
     def pop_blocking(self, timeout: float | None = None) -> QueuedPodInfo | None:
         """``Pop`` for threaded use: wait up to ``timeout`` seconds of real time (None: forever) for a pod.
         None on timeout or when the queue is closed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
-            self._cond.wait_for(
-                lambda: self._closed or len(self._active) > 0 or (self.pop_from_backoff_q and len(self._backoff) > 0),
-                timeout,
-            )
-            return self._pop_locked()
+            while True:
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                self._cond.wait_for(self._poppable, remaining)
+                pinfo = self._pop_locked()
+                if pinfo is not None or self._closed or (remaining is not None and remaining <= 0.0):
+                    return pinfo
+
+    def _poppable(self) -> bool:
+        return self._closed or len(self._active) > 0 or (self.pop_from_backoff_q and len(self._backoff) > 0)
 
     def _done_locked(self, uid: str) -> None:
         marker = self._in_flight_pods.pop(uid, None)
