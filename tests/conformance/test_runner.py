@@ -70,7 +70,8 @@ def test_expected_failures_and_unexpected_passes(vectors: list[Vector]) -> None:
                           select(vectors, ["cache.ports", "cache.pvc.ref_counts.v1_37"]))
     outcomes = {r.id: r.outcome for r in results}
     assert outcomes == {"cache.ports.not_reference_counted": Outcome.FAIL, "cache.pvc.ref_counts.v1_37": Outcome.PASS}
-    expected = read_expected_failures("cache.ports.not_reference_counted  # known\n# comment\ncache.pvc.ref_counts.v1_37\n")
+    listed = "cache.ports.not_reference_counted  # known\n# comment\ncache.pvc.ref_counts.v1_37\n"
+    expected = read_expected_failures(listed)
     apply_expected_failures(results, expected)
     assert [r.outcome for r in results] == [Outcome.XFAIL, Outcome.XPASS]
     assert exit_code(results) == EXIT_DIVERGENCE  # a stale expected-failures entry fails the run
