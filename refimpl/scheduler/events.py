@@ -247,44 +247,86 @@ QueueingHintMap = Mapping[ClusterEvent, Sequence[QueueingHintFunction]]
 QueueingHintMapPerProfile = Mapping[str, QueueingHintMap]
 """``QueueingHintMapPerProfile``: keyed by profile (scheduler) name."""
 
-_NODE_ADD_LABEL_TAINT: Final = ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+
+@dataclass(frozen=True)
+class ClusterEventWithHint:
+    """``fwk.ClusterEventWithHint``: one entry of a plugin's ``EventsToRegister``; ``fn`` None means always
+    ``QUEUE``."""
+
+    event: ClusterEvent
+    fn: QueueingHintFn | None = None
+
+
+_POD = EventResource.POD
+_NODE = EventResource.NODE
+_PRE_CHECK_EXTRA: Final = ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
+"""Without QueueingHints every plugin registering Node/Add also registers these (issue #109437: a Node/Add
+filtered out by preCheck must not be missed)."""
 
 DEFAULT_PLUGIN_EVENTS: Final[Mapping[str, tuple[ClusterEvent, ...]]] = {
-    # NodeResourcesFit: node add / allocatable or taint change, pod delete or scale-down.
     "NodeResourcesFit": (
-        ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
-        ClusterEvent(
-            EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE | ActionType.UPDATE_NODE_TAINT
-        ),
+        ClusterEvent(_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
+        ClusterEvent(_NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
     ),
-    "NodePorts": (
-        ClusterEvent(EventResource.POD, ActionType.DELETE),
-        ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE),
+    "NodePorts": (ClusterEvent(_POD, ActionType.DELETE), ClusterEvent(_NODE, ActionType.ADD)),
+    "NodeName": (ClusterEvent(_NODE, ActionType.ADD),),
+    "NodeUnschedulable": (
+        ClusterEvent(_NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+        ClusterEvent(_POD, ActionType.UPDATE_POD_TOLERATION),
     ),
-    "NodeName": (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE),),
-    "NodeUnschedulable": (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),),
     "TaintToleration": (
-        ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-        ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+        ClusterEvent(_NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+        ClusterEvent(_POD, ActionType.UPDATE_POD_TOLERATION),
     ),
-    "NodeAffinity": (ClusterEvent(EventResource.NODE, _NODE_ADD_LABEL_TAINT),),
+    "NodeAffinity": (ClusterEvent(_NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),),
 }
-"""The events each default plugin of this model registers (``EventsToRegister``, v1.35), coarsened to what
-:mod:`spec.objects` models. ImageLocality is a score plugin and never rejects a pod, so it registers nothing."""
+"""``EventsToRegister`` of the default filter plugins with QueueingHints on (v1.35; noderesources/fit.go,
+nodeports, nodename, nodeunschedulable, tainttoleration, nodeaffinity). ImageLocality only scores, so it never
+rejects a pod and registers nothing."""
+
+
+def default_plugin_events(name: str, queueing_hints_enabled: bool = True) -> tuple[ClusterEvent, ...]:
+    """A default plugin's registrations; with QueueingHints off each Node/Add registration also covers taint and
+    label updates (and Pod updates are not registered: the queue's ``Update`` re-activates changed pods itself).
+    Fails with ``ValueError`` naming an unknown plugin."""
+    if name not in DEFAULT_PLUGIN_EVENTS:
+        raise ValueError(
+            f"no default event registrations for plugin {name!r}; known: {', '.join(DEFAULT_PLUGIN_EVENTS)}"
+        )
+    events = DEFAULT_PLUGIN_EVENTS[name]
+    if queueing_hints_enabled:
+        return events
+    widened = []
+    for event in events:
+        if event.resource is _NODE and event.action_type & ActionType.ADD:
+            widened.append(ClusterEvent(_NODE, event.action_type | _PRE_CHECK_EXTRA))
+        elif not (event.resource is _POD and event.action_type == ActionType.UPDATE_POD_TOLERATION):
+            widened.append(event)
+    return tuple(widened)
 
 
 def default_queueing_hint_map(
-    plugin_names: Iterable[str] | None = None,
+    plugin_names: Iterable[str] | None = None, queueing_hints_enabled: bool = True
 ) -> dict[ClusterEvent, list[QueueingHintFunction]]:
     """A hint map in which the named default plugins (all of :data:`DEFAULT_PLUGIN_EVENTS` when None) queue a pod
-    on every event they registered. Fails with ``ValueError`` naming an unknown plugin."""
+    on every event they registered, as the framework does for registrations without a hint function (and for all
+    of them when QueueingHints are off). Fails with ``ValueError`` naming an unknown plugin."""
     names = list(DEFAULT_PLUGIN_EVENTS) if plugin_names is None else list(plugin_names)
     result: dict[ClusterEvent, list[QueueingHintFunction]] = {}
     for name in names:
-        if name not in DEFAULT_PLUGIN_EVENTS:
-            raise ValueError(
-                f"no default event registrations for plugin {name!r}; known: {', '.join(DEFAULT_PLUGIN_EVENTS)}"
-            )
-        for event in DEFAULT_PLUGIN_EVENTS[name]:
+        for event in default_plugin_events(name, queueing_hints_enabled):
             result.setdefault(event, []).append(QueueingHintFunction(name))
+    return result
+
+
+def build_queueing_hint_map(
+    registrations: Mapping[str, Iterable[ClusterEventWithHint]], queueing_hints_enabled: bool = True
+) -> dict[ClusterEvent, list[QueueingHintFunction]]:
+    """The queue's hint map from each plugin's ``EventsToRegister`` (plugin name -> registrations), as the
+    framework builds it; with QueueingHints off every hint is replaced by always ``QUEUE``."""
+    result: dict[ClusterEvent, list[QueueingHintFunction]] = {}
+    for name, events in registrations.items():
+        for registration in events:
+            fn = registration.fn if queueing_hints_enabled else None
+            result.setdefault(registration.event, []).append(QueueingHintFunction(name, fn))
     return result

@@ -182,7 +182,7 @@ class SchedulingQueue:
         self.queueing_hints_enabled = queueing_hints_enabled
         self.pop_from_backoff_q = pop_from_backoff_q
         if queueing_hints is None:
-            queueing_hints = {name: default_queueing_hint_map() for name in scheduler_names}
+            queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
         self._hints = queueing_hints
         self._less = less
         self._lock = threading.Lock()
