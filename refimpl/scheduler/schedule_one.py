@@ -346,11 +346,11 @@ class Scheduler:
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % count] for i in range(to_find)]
         feasible: list[NodeInfo] = []
-        run_filters = fwk.run_filter_plugins
+        run_filters = fwk.filter_runner(state, pod)
         statuses = diagnosis.node_to_status
         for i in range(count):
             info = nodes[(start + i) % count]
-            status = run_filters(state, pod, info)
+            status = run_filters(info)
             if status is None:
                 feasible.append(info)
                 if len(feasible) >= to_find:
@@ -373,11 +373,11 @@ class Scheduler:
         if not is_success(status):
             assert status is not None
             raise SchedulingError(status)
-        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        totals, status = fwk.run_score_plugins_totals(state, pod, nodes, names)
         if not is_success(status):
             assert status is not None
             raise SchedulingError(status)
-        return names, [(s.total_score, s.randomizer) for s in scores]
+        return names, [(total, 0) for total in totals]  # Randomizer: set only from extender scores
 
     # ========================================================================================
     # Binding cycles

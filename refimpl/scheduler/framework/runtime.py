@@ -14,7 +14,7 @@ scheduler has no preemption, so no pod is ever nominated.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from refimpl.cache import NodeInfo
@@ -196,6 +196,25 @@ class Framework:
                 return status.with_plugin(plugin.name)
         return None
 
+    def filter_runner(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
+        """:meth:`run_filter_plugins` for one cycle's pod, as a function of the node: the plugins skipped at
+        PreFilter, and those that pass the pod everywhere, are left out once rather than per node."""
+        skip = state.skip_filter_plugins
+        plugins = [p for p in self.filter_plugins
+                   if p.name not in skip and not p.passes_every_node(state, pod)]
+        checks = [(p.filter, p.name) for p in plugins]
+
+        def run(node_info: NodeInfo) -> Status | None:
+            for check, name in checks:
+                status = check(state, pod, node_info)
+                if status is not None and status.code is not Code.SUCCESS:
+                    if not status.is_rejected():
+                        return _wrapped("running Filter plugin", name, status)
+                    return status.with_plugin(name)
+            return None
+
+        return run
+
     def run_post_filter_plugins(
         self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
     ) -> tuple[str | None, Status]:
@@ -237,33 +256,41 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status | None]:
         """``RunScorePlugins``: each plugin scores each node, normalizes, is range-checked and weighted; the
-        totals are summed per node."""
+        totals are summed per node. (The per-plugin breakdown, which only metrics read, is not kept.)"""
+        names = [info.name for info in nodes]
+        totals, status = self.run_score_plugins_totals(state, pod, nodes, names)
+        return [NodePluginScores(name, [], total) for name, total in zip(names, totals, strict=True)], status
+
+    def run_score_plugins_totals(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], names: Sequence[str]
+    ) -> tuple[list[int], Status | None]:
+        """:meth:`run_score_plugins` returning only each node's total score, in the order of ``nodes``."""
         skip = state.skip_score_plugins
-        plugins = [p for p in self.score_plugins if p.name not in skip]
-        results = [NodePluginScores(info.name, [], 0) for info in nodes]
-        for plugin in plugins:
-            scores: list[NodeScore] = []
-            for info in nodes:
-                value, status = plugin.score(state, pod, info)
-                if not is_success(status):
-                    assert status is not None
-                    return [], _plugin_failed(plugin.name, status)
-                scores.append(NodeScore(info.name, value))
+        totals = [0] * len(nodes)
+        for plugin in self.score_plugins:
+            if plugin.name in skip:
+                continue
+            values, status = plugin.score_nodes(state, pod, nodes)
+            if status is not None and status.code is not Code.SUCCESS:
+                return [], _plugin_failed(plugin.name, status)
             if plugin.has_normalize:
-                status = plugin.normalize_score(state, pod, scores)
+                node_scores = [NodeScore(name, value) for name, value in zip(names, values, strict=True)]
+                status = plugin.normalize_score(state, pod, node_scores)
                 if not is_success(status):
                     assert status is not None
                     return [], _plugin_failed(plugin.name, status)
+                values = [s.score for s in node_scores]
+            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                return [], as_status(RuntimeError(
+                    f"plugin {go_quote(plugin.name)} returns an invalid score {bad}, it should in the range of "
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"))
             weight = self.score_weights[plugin.name]
-            for result, node_score in zip(results, scores, strict=True):
-                if not MIN_NODE_SCORE <= node_score.score <= MAX_NODE_SCORE:
-                    return [], as_status(RuntimeError(
-                        f"plugin {go_quote(plugin.name)} returns an invalid score {node_score.score}, it should in "
-                        f"the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"))
-                weighted = node_score.score * weight
-                result.scores.append(PluginScore(plugin.name, weighted))
-                result.total_score += weighted
-        return results, None
+            if weight == 1:
+                totals = [total + value for total, value in zip(totals, values, strict=True)]
+            else:
+                totals = [total + value * weight for total, value in zip(totals, values, strict=True)]
+        return totals, None
 
     # -- Reserve, Permit -------------------------------------------------------------------
 

@@ -28,6 +28,9 @@ class NodeName(FilterPlugin, SignPlugin):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
         return None
 
+    def passes_every_node(self, state: CycleState, pod: Pod) -> bool:
+        return not pod.node_name
+
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         return [(SIGNATURE_KEY, json.dumps(pod.node_name))], None
 

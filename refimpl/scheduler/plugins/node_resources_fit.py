@@ -124,7 +124,10 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter``: Unschedulable listing every lacking resource; UnschedulableAndUnresolvable if the pod asks
         for more of some resource than the node has allocatable at all."""
-        lacking = insufficient_resources(self._resource(state, pod), node_info)
+        resource = state.get(_PRE_FILTER_KEY)
+        if not isinstance(resource, PodResource):
+            resource = self._resource(state, pod)
+        lacking = insufficient_resources(resource, node_info)
         if not lacking:
             return None
         unresolvable = any(flag for _, flag in lacking)
@@ -144,6 +147,15 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             resource = self._resource(state, pod)
             requests = (resource.non0_cpu, resource.non0_mem)
         return least_allocated_score(requests[0], requests[1], node_info), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
+        """:meth:`score` for every node, in one loop."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if not isinstance(requests, tuple):
+            resource = self._resource(state, pod)
+            requests = (resource.non0_cpu, resource.non0_mem)
+        cpu, memory = requests
+        return [least_allocated_score(cpu, memory, info) for info in nodes], None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         value = json.dumps([
