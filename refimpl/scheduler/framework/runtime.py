@@ -259,7 +259,9 @@ class Framework:
         totals are summed per node. (The per-plugin breakdown, which only metrics read, is not kept.)"""
         names = [info.name for info in nodes]
         totals, status = self.run_score_plugins_totals(state, pod, nodes, names)
-        return [NodePluginScores(name, [], total) for name, total in zip(names, totals, strict=True)], status
+        if status is not None:
+            return [], status
+        return [NodePluginScores(name, [], total) for name, total in zip(names, totals, strict=True)], None
 
     def run_score_plugins_totals(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], names: Sequence[str]
