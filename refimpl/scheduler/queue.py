@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
@@ -44,6 +44,7 @@ from refimpl.scheduler.events import (
     ClusterEvent,
     EventResource,
     QueueingHint,
+    QueueingHintFunction,
     QueueingHintMapPerProfile,
     default_queueing_hint_map,
     match_cluster_events,
@@ -184,6 +185,7 @@ class SchedulingQueue:
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
         self._hints = queueing_hints
+        self._hint_cache: dict[tuple[str, ClusterEvent], list[QueueingHintFunction] | None] = {}
         self._less = less
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)  # notified when activeQ (or, gate on, podBackoffQ) grows
@@ -192,10 +194,16 @@ class SchedulingQueue:
         self._backoff: Heap[QueuedPodInfo] = Heap(_uid, backoff_less)  # pods with rejector plugins
         self._error_backoff: Heap[QueuedPodInfo] = Heap(_uid, self._less_backoff)  # pods that failed with errors
         self._unschedulable: dict[str, QueuedPodInfo] = {}
-        self._in_flight_pods: dict[str, int] = {}  # uid -> its marker's sequence number in _in_flight_events
+        # ``inFlightEvents``, Kubernetes' one list of pod markers and events, kept as an event log: a pod's marker
+        # is the number of events recorded before its pop, so its events are a suffix of the log. Events before
+        # the oldest in-flight pod's marker are dropped, as Kubernetes prunes the list's head.
+        self._in_flight_pods: dict[str, int] = {}  # uid -> its marker
         self._in_flight_infos: dict[str, Pod] = {}  # uid -> the popped pod object
-        self._in_flight_events: OrderedDict[int, str | _RecordedEvent] = OrderedDict()  # pod markers and events
-        self._next_seq = 0
+        self._in_flight_order: deque[tuple[int, str]] = deque()  # (marker, uid) in pop order; stale entries skipped
+        self._events: list[_RecordedEvent] = []  # the log from event number _events_base on
+        self._events_base = 0
+        self._events_live = 0  # number of the first event some in-flight pod still needs
+        self._events_total = 0  # number of the next event
         self._sched_cycle = 0
         self._move_request_cycle = -1
         self._closed = False
@@ -216,7 +224,9 @@ class SchedulingQueue:
         return pinfo.backoff_expiration
 
     def _sort_time(self, pinfo: QueuedPodInfo) -> int:
-        expiration = self._backoff_time(pinfo)
+        expiration = pinfo.backoff_expiration  # cached while the pod sits in backoffQ; compute on a miss
+        if expiration is None:
+            expiration = self._backoff_time(pinfo)
         return _NO_BACKOFF if expiration is None else expiration
 
     def _less_backoff(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
@@ -297,31 +307,41 @@ class SchedulingQueue:
             if new is not None and (not isinstance(new, Pod) or new.uid != pinfo.uid):
                 return QueueingStrategy.QUEUE_SKIP
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        hint_map = self._hints.get(pinfo.pod.scheduler_name)
-        if hint_map is None:
+        functions = self._matching_hints(pinfo.pod.scheduler_name, event)
+        if functions is None:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF  # "No QueueingHintMap is registered for this profile"
         strategy = QueueingStrategy.QUEUE_SKIP
-        for registered, functions in hint_map.items():
-            if not match_cluster_events(registered, event):
+        for function in functions:
+            if function.plugin_name not in rejectors:
                 continue
-            for function in functions:
-                if function.plugin_name not in rejectors:
-                    continue
-                if function.hint(pinfo.pod, old, new) is QueueingHint.QUEUE_SKIP:
-                    continue
-                if function.plugin_name in pinfo.pending_plugins:
-                    return QueueingStrategy.QUEUE_IMMEDIATELY
-                if not pinfo.pending_plugins:
-                    return QueueingStrategy.QUEUE_AFTER_BACKOFF
-                strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
+            if function.hint(pinfo.pod, old, new) is QueueingHint.QUEUE_SKIP:
+                continue
+            if function.plugin_name in pinfo.pending_plugins:
+                return QueueingStrategy.QUEUE_IMMEDIATELY
+            if not pinfo.pending_plugins:
+                return QueueingStrategy.QUEUE_AFTER_BACKOFF
+            strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
         return strategy
+
+    def _matching_hints(self, profile: str, event: ClusterEvent) -> list[QueueingHintFunction] | None:
+        """The hint functions of ``profile``'s map registered for events matching ``event``, in map order (the
+        loop of ``isPodWorthRequeuing``), memoised: the maps do not change after construction."""
+        key = (profile, event)
+        cached = self._hint_cache.get(key)
+        if cached is None and key not in self._hint_cache:
+            hint_map = self._hints.get(profile)
+            if hint_map is not None:
+                matching = (fs for registered, fs in hint_map.items() if match_cluster_events(registered, event))
+                cached = [f for fs in matching for f in fs]
+            self._hint_cache[key] = cached
+        return cached
 
     def _events_for_in_flight_pod(self, uid: str) -> list[_RecordedEvent] | None:
         """``clusterEventsForPod``: the events recorded after the pod was popped; None if it is not in flight."""
         marker = self._in_flight_pods.get(uid)
         if marker is None:
             return None
-        return [e for seq, e in self._in_flight_events.items() if seq > marker and isinstance(e, _RecordedEvent)]
+        return self._events[marker - self._events_base :]
 
     def _hint_for_in_flight_pod(self, pinfo: QueuedPodInfo) -> QueueingStrategy:
         """``determineSchedulingHintForInFlightPod``."""
@@ -343,11 +363,9 @@ class SchedulingQueue:
                         return strategy
         return strategy
 
-    def _record(self, item: str | _RecordedEvent) -> int:
-        seq = self._next_seq
-        self._next_seq += 1
-        self._in_flight_events[seq] = item
-        return seq
+    def _record(self, item: _RecordedEvent) -> None:
+        self._events.append(item)
+        self._events_total += 1
 
     def _add_event_if_any_in_flight(self, event: ClusterEvent, old: object | None, new: object | None) -> None:
         if self._in_flight_pods:
@@ -383,7 +401,8 @@ class SchedulingQueue:
                 if pinfo.uid in self._in_flight_pods:
                     # "the same pod is tracked in multiple places in the scheduler, and just discard it"
                     continue
-                self._in_flight_pods[pinfo.uid] = self._record(pinfo.uid)
+                self._in_flight_pods[pinfo.uid] = self._events_total
+                self._in_flight_order.append((self._events_total, pinfo.uid))
                 self._in_flight_infos[pinfo.uid] = pinfo.pod
             self._sched_cycle += 1
             pinfo.unschedulable_plugins.clear()
@@ -422,13 +441,19 @@ class SchedulingQueue:
         if marker is None:
             return
         del self._in_flight_infos[uid]
-        del self._in_flight_events[marker]
+        order = self._in_flight_order
+        while order and self._in_flight_pods.get(order[0][1]) != order[0][0]:
+            order.popleft()
+        if not order:
+            self._events.clear()
+            self._events_base = self._events_live = self._events_total
+            return
         # Events before the oldest remaining in-flight pod are no longer needed by anyone.
-        while self._in_flight_events:
-            seq, first = next(iter(self._in_flight_events.items()))
-            if isinstance(first, str):
-                break
-            del self._in_flight_events[seq]
+        self._events_live = order[0][0]
+        dead = self._events_live - self._events_base
+        if dead > 64 and 2 * dead > len(self._events):  # compact now and then: amortised O(1) per event
+            del self._events[:dead]
+            self._events_base = self._events_live
 
     def done(self, uid: str) -> None:
         """``Done``: the attempt that popped the pod is over; it is no longer in flight. Idempotent."""
@@ -728,7 +753,7 @@ class SchedulingQueue:
     def in_flight_event_count(self) -> int:
         """How many recorded events and pod markers ``inFlightEvents`` holds (it must not grow without bound)."""
         with self._lock:
-            return len(self._in_flight_events)
+            return self._events_total - self._events_live + len(self._in_flight_pods)
 
     def pending_pods(self) -> tuple[list[Pod], str]:
         """``PendingPods``: every queued pod and the summary "activeQ:a; backoffQ:b; unschedulablePods:u"."""
