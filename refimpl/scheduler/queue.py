@@ -3,9 +3,11 @@ backoff_queue.go; v1.35, digest ``k8s-dispatcher-cycle.md`` §F).
 
 Every pending pod is in exactly one of three places, and a popped pod is *in flight* until ``done``:
 
-- **activeQ**: a heap in the profile's QueueSort order (PrioritySort: priority, then arrival);
-- **backoffQ**: two heaps by backoff expiry, ``podBackoffQ`` (pods rejected by plugins) and ``podErrorBackoffQ``
-  (pods that failed with an error); :mod:`refimpl.scheduler.backoff` computes the expiry;
+- **activeQ** (:mod:`refimpl.scheduler.active_queue`): a heap in the profile's QueueSort order (PrioritySort:
+  priority, then arrival), with the scheduling-cycle counter and the in-flight pods and events;
+- **backoffQ** (:mod:`refimpl.scheduler.backoff_queue`): two heaps by backoff expiry, ``podBackoffQ`` (pods
+  rejected by plugins) and ``podErrorBackoffQ`` (pods that failed with an error); :mod:`refimpl.scheduler.backoff`
+  computes the expiry;
 - **unschedulablePods**: a map of pods waiting for a cluster event that may make them schedulable, or for the
   5-minute leftover flush.
 
@@ -28,13 +30,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from enum import Enum, StrEnum
 
 from refimpl.cache.clock import Clock
 from refimpl.scheduler import backoff
+from refimpl.scheduler.active_queue import ActiveQueue
+from refimpl.scheduler.backoff_queue import BackoffQueue
 from refimpl.scheduler.events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_FORCE_ACTIVATE,
@@ -50,7 +52,7 @@ from refimpl.scheduler.events import (
     match_cluster_events,
     pod_scheduling_properties_change,
 )
-from refimpl.scheduler.heap import Heap
+from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, priority_sort_less
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod, klog_kobj
 
 PreEnqueueCheck = Callable[[Pod], bool]
@@ -78,77 +80,6 @@ class QueueingStrategy(Enum):
     QUEUE_IMMEDIATELY = 2
 
 
-class QueuedPodInfo:
-    """``framework.QueuedPodInfo``: a pod and its scheduling history. Mutable, like Kubernetes' pointer; the
-    scheduler may replace ``pod`` (the failure handler re-reads it from the informer) and sets the rejector
-    plugin sets before handing the pod back with ``add_unschedulable_if_not_present``."""
-
-    __slots__ = (
-        "attempts",
-        "backoff_expiration",
-        "consecutive_errors_count",
-        "initial_attempt_timestamp",
-        "pending_plugins",
-        "pod",
-        "timestamp",
-        "unschedulable_count",
-        "unschedulable_plugins",
-    )
-
-    def __init__(self, pod: Pod, timestamp: int) -> None:
-        self.pod = pod
-        self.timestamp = timestamp
-        """When the pod was added, or last handed back after a failed attempt."""
-        self.initial_attempt_timestamp: int | None = None
-        """When the pod first entered activeQ."""
-        self.attempts = 0
-        """How many times the pod was popped."""
-        self.unschedulable_count = 0
-        """Failed attempts with a rejector plugin (v1.35's backoff count)."""
-        self.consecutive_errors_count = 0
-        """Failed attempts in a row without a rejector plugin (errors)."""
-        self.backoff_expiration: int | None = None
-        """Cached ``getBackoffTime``; None: not computed yet (Go's zero time)."""
-        self.unschedulable_plugins: set[str] = set()
-        self.pending_plugins: set[str] = set()
-
-    @property
-    def uid(self) -> str:
-        """The pod's UID, the queue's key."""
-        return self.pod.uid
-
-    def rejector_plugins(self) -> set[str]:
-        """``UnschedulablePlugins.Union(PendingPlugins)``."""
-        return self.unschedulable_plugins | self.pending_plugins
-
-    def __repr__(self) -> str:
-        return (
-            f"QueuedPodInfo({klog_kobj(self.pod)} uid={self.uid} attempts={self.attempts} "
-            f"unschedulable={self.unschedulable_count} errors={self.consecutive_errors_count})"
-        )
-
-
-def priority_sort_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-    """``PrioritySort.Less``: higher priority first; equal priorities in order of ``timestamp``."""
-    return a.pod.priority > b.pod.priority or (a.pod.priority == b.pod.priority and a.timestamp < b.timestamp)
-
-
-def _uid(pinfo: QueuedPodInfo) -> str:
-    return pinfo.pod.uid
-
-
-@dataclass(frozen=True)
-class _RecordedEvent:
-    """``clusterEvent``: an event recorded while pods were in flight, with its objects."""
-
-    event: ClusterEvent
-    old: object | None
-    new: object | None
-
-
-_NO_BACKOFF = -(1 << 63)  # Go's zero time sorts before every real expiry.
-
-
 class SchedulingQueue:
     """``PriorityQueue``. Thread-safe; see the module docstring."""
 
@@ -163,7 +94,7 @@ class SchedulingQueue:
         pod_max_in_unschedulable_pods_duration: int = backoff.DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
         queueing_hints_enabled: bool = True,
         pop_from_backoff_q: bool = True,
-        less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = priority_sort_less,
+        less: LessFunc = priority_sort_less,
     ) -> None:
         """``NewPriorityQueue``. ``queueing_hints`` maps each profile's scheduler name to its hint map; None gives
         every name in ``scheduler_names`` the default plugins' map. Durations are nanoseconds. The two flags are
@@ -189,22 +120,9 @@ class SchedulingQueue:
         self._less = less
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)  # notified when activeQ (or, gate on, podBackoffQ) grows
-        self._active: Heap[QueuedPodInfo] = Heap(_uid, less)
-        backoff_less = self._less_backoff_with_priority if pop_from_backoff_q else self._less_backoff
-        self._backoff: Heap[QueuedPodInfo] = Heap(_uid, backoff_less)  # pods with rejector plugins
-        self._error_backoff: Heap[QueuedPodInfo] = Heap(_uid, self._less_backoff)  # pods that failed with errors
+        self._active = ActiveQueue(less)  # activeQ, the scheduling cycle and the in-flight pods and events
+        self._backoff = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less, pop_from_backoff_q)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
-        # ``inFlightEvents``, Kubernetes' one list of pod markers and events, kept as an event log: a pod's marker
-        # is the number of events recorded before its pop, so its events are a suffix of the log. Events before
-        # the oldest in-flight pod's marker are dropped, as Kubernetes prunes the list's head.
-        self._in_flight_pods: dict[str, int] = {}  # uid -> its marker
-        self._in_flight_infos: dict[str, Pod] = {}  # uid -> the popped pod object
-        self._in_flight_order: deque[tuple[int, str]] = deque()  # (marker, uid) in pop order; stale entries skipped
-        self._events: list[_RecordedEvent] = []  # the log from event number _events_base on
-        self._events_base = 0
-        self._events_live = 0  # number of the first event some in-flight pod still needs
-        self._events_total = 0  # number of the next event
-        self._sched_cycle = 0
         self._move_request_cycle = -1
         self._closed = False
 
@@ -212,34 +130,8 @@ class SchedulingQueue:
     # Backoff
     # ========================================================================================
 
-    def _backoff_time(self, pinfo: QueuedPodInfo) -> int | None:
-        """``getBackoffTime``: computed once per failure and cached in the pod info."""
-        count = backoff.backoff_count(pinfo.unschedulable_count, pinfo.consecutive_errors_count)
-        if self.pod_max_backoff == 0 or count == 0:
-            return None
-        if pinfo.backoff_expiration is None:
-            pinfo.backoff_expiration = backoff.backoff_expiration(
-                pinfo.timestamp, count, self.pod_initial_backoff, self.pod_max_backoff, self.pop_from_backoff_q
-            )
-        return pinfo.backoff_expiration
-
-    def _sort_time(self, pinfo: QueuedPodInfo) -> int:
-        expiration = pinfo.backoff_expiration  # cached while the pod sits in backoffQ; compute on a miss
-        if expiration is None:
-            expiration = self._backoff_time(pinfo)
-        return _NO_BACKOFF if expiration is None else expiration
-
-    def _less_backoff(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return self._sort_time(a) < self._sort_time(b)
-
-    def _less_backoff_with_priority(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        ta, tb = self._sort_time(a), self._sort_time(b)
-        if ta != tb:
-            return ta < tb
-        return self._less(a, b)
-
     def _is_backing_off(self, pinfo: QueuedPodInfo) -> bool:
-        return backoff.is_backing_off(self._backoff_time(pinfo), self.clock.now(), self.pop_from_backoff_q)
+        return self._backoff.is_backing_off(pinfo)
 
     def is_pod_backing_off(self, pinfo: QueuedPodInfo) -> bool:
         """``isPodBackingoff`` at the clock's current time."""
@@ -255,25 +147,16 @@ class SchedulingQueue:
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
         self._unschedulable.pop(pinfo.uid, None)
-        self._delete_from_backoff(pinfo.uid)
-        self._active.add_or_update(pinfo)
+        self._backoff.delete(pinfo.uid)
+        self._active.add(pinfo)
         self._cond.notify_all()
 
     def _move_to_backoff(self, pinfo: QueuedPodInfo) -> None:
         """``moveToBackoffQ``: into podErrorBackoffQ when the pod has no rejector plugin, else podBackoffQ."""
         self._unschedulable.pop(pinfo.uid, None)
-        self._backoff_time(pinfo)  # cache the expiry before the heaps compare it
-        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
-            self._backoff.delete(pinfo.uid)
-            self._error_backoff.add_or_update(pinfo)
-        else:
-            self._error_backoff.delete(pinfo.uid)
-            self._backoff.add_or_update(pinfo)
-            if self.pop_from_backoff_q:
-                self._cond.notify_all()
-
-    def _delete_from_backoff(self, uid: str) -> bool:
-        return self._backoff.delete(uid) is not None or self._error_backoff.delete(uid) is not None
+        self._backoff.add(pinfo)
+        if self.pop_from_backoff_q and pinfo.rejector_plugins():
+            self._cond.notify_all()  # Pop may take it (PopFromBackoffQ)
 
     def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy) -> QueueName:
         """``requeuePodWithQueueingStrategy``: returns where the pod went."""
@@ -336,18 +219,11 @@ class SchedulingQueue:
             self._hint_cache[key] = cached
         return cached
 
-    def _events_for_in_flight_pod(self, uid: str) -> list[_RecordedEvent] | None:
-        """``clusterEventsForPod``: the events recorded after the pod was popped; None if it is not in flight."""
-        marker = self._in_flight_pods.get(uid)
-        if marker is None:
-            return None
-        return self._events[marker - self._events_base :]
-
     def _hint_for_in_flight_pod(self, pinfo: QueuedPodInfo) -> QueueingStrategy:
         """``determineSchedulingHintForInFlightPod``."""
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        events = self._events_for_in_flight_pod(pinfo.uid)
+        events = self._active.events_for(pinfo.uid)
         if events is None:  # Kubernetes logs "in flight Pod isn't found in the scheduling queue"
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
@@ -363,21 +239,6 @@ class SchedulingQueue:
                         return strategy
         return strategy
 
-    def _record(self, item: _RecordedEvent) -> None:
-        self._events.append(item)
-        self._events_total += 1
-
-    def _add_event_if_any_in_flight(self, event: ClusterEvent, old: object | None, new: object | None) -> None:
-        if self._in_flight_pods:
-            self._record(_RecordedEvent(event, old, new))
-
-    def _add_events_if_pod_in_flight(self, old: Pod | None, new: Pod, events: Iterable[ClusterEvent]) -> bool:
-        if new.uid not in self._in_flight_pods:
-            return False
-        for event in events:
-            self._record(_RecordedEvent(event, old, new))
-        return True
-
     # ========================================================================================
     # Adding, popping and handing back
     # ========================================================================================
@@ -391,20 +252,15 @@ class SchedulingQueue:
         while True:
             if self._closed:
                 return None
-            pinfo = self._active.pop()
+            pinfo = self._active.pop_head()
             if pinfo is None and self.pop_from_backoff_q:
-                pinfo = self._backoff.pop()  # head of podBackoffQ, even if still backing off (PopFromBackoffQ)
+                pinfo = self._backoff.pop_backoff()  # even if still backing off (PopFromBackoffQ)
             if pinfo is None:
                 return None
             pinfo.attempts += 1
-            if self.queueing_hints_enabled:
-                if pinfo.uid in self._in_flight_pods:
-                    # "the same pod is tracked in multiple places in the scheduler, and just discard it"
-                    continue
-                self._in_flight_pods[pinfo.uid] = self._events_total
-                self._in_flight_order.append((self._events_total, pinfo.uid))
-                self._in_flight_infos[pinfo.uid] = pinfo.pod
-            self._sched_cycle += 1
+            if self.queueing_hints_enabled and not self._active.move_to_in_flight(pinfo):
+                continue  # "the same pod is tracked in multiple places in the scheduler, and just discard it"
+            self._active.scheduling_cycle += 1
             pinfo.unschedulable_plugins.clear()
             pinfo.pending_plugins.clear()
             return pinfo
@@ -434,37 +290,18 @@ class SchedulingQueue:
                     return pinfo
 
     def _poppable(self) -> bool:
-        return self._closed or len(self._active) > 0 or (self.pop_from_backoff_q and len(self._backoff) > 0)
-
-    def _done_locked(self, uid: str) -> None:
-        marker = self._in_flight_pods.pop(uid, None)
-        if marker is None:
-            return
-        del self._in_flight_infos[uid]
-        order = self._in_flight_order
-        while order and self._in_flight_pods.get(order[0][1]) != order[0][0]:
-            order.popleft()
-        if not order:
-            self._events.clear()
-            self._events_base = self._events_live = self._events_total
-            return
-        # Events before the oldest remaining in-flight pod are no longer needed by anyone.
-        self._events_live = order[0][0]
-        dead = self._events_live - self._events_base
-        if dead > 64 and 2 * dead > len(self._events):  # compact now and then: amortised O(1) per event
-            del self._events[:dead]
-            self._events_base = self._events_live
+        return self._closed or len(self._active) > 0 or (self.pop_from_backoff_q and self._backoff.len_backoff() > 0)
 
     def done(self, uid: str) -> None:
         """``Done``: the attempt that popped the pod is over; it is no longer in flight. Idempotent."""
         with self._lock:
             if self.queueing_hints_enabled:
-                self._done_locked(uid)
+                self._active.done(uid)
 
     def scheduling_cycle(self) -> int:
         """``SchedulingCycle``: how many pods were popped."""
         with self._lock:
-            return self._sched_cycle
+            return self._active.scheduling_cycle
 
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, pod_scheduling_cycle: int) -> QueueName:
         """``AddUnschedulableIfNotPresent``: hand back a pod whose attempt failed; returns where it went.
@@ -481,7 +318,7 @@ class SchedulingQueue:
                 return self._add_unschedulable_locked(pinfo, pod_scheduling_cycle)
             finally:
                 if self.queueing_hints_enabled:
-                    self._done_locked(pinfo.uid)
+                    self._active.done(pinfo.uid)
 
     def _add_unschedulable_locked(self, pinfo: QueuedPodInfo, pod_scheduling_cycle: int) -> QueueName:
         uid, obj = pinfo.uid, klog_kobj(pinfo.pod)
@@ -489,7 +326,7 @@ class SchedulingQueue:
             raise QueueError(f"Pod {obj} is already present in unschedulable queue")
         if uid in self._active:
             raise QueueError(f"Pod {obj} is already present in the active queue")
-        if uid in self._backoff or uid in self._error_backoff:
+        if uid in self._backoff:
             raise QueueError(f"Pod {obj} is already present in the backoff queue")
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             pinfo.consecutive_errors_count += 1
@@ -515,11 +352,9 @@ class SchedulingQueue:
         from both backoff heaps to activeQ, podBackoffQ first. Returns the UIDs moved, in order."""
         moved: list[str] = []
         with self._lock:
-            for heap in (self._backoff, self._error_backoff):
-                while (head := heap.peek()) is not None and not self._is_backing_off(head):
-                    heap.pop()
-                    self._move_to_active(head)
-                    moved.append(head.uid)
+            for pinfo in self._backoff.pop_all_completed():
+                self._move_to_active(pinfo)
+                moved.append(pinfo.uid)
         return moved
 
     def flush_unschedulable_pods_leftover(self) -> list[str]:
@@ -543,15 +378,7 @@ class SchedulingQueue:
         """The earliest clock time at which a flush would move a pod out of backoffQ (None: backoffQ empty). A
         simulator advances its clock to it instead of ticking every second."""
         with self._lock:
-            times = [self._sort_time(h) for h in (self._backoff.peek(), self._error_backoff.peek()) if h is not None]
-        if not times:
-            return None
-        expiration = min(times)
-        if expiration == _NO_BACKOFF:
-            return self.clock.now()
-        if self.pop_from_backoff_q:  # backing off while expiration >= alignToWindow(now)
-            return backoff.align_to_window(expiration) + backoff.BACKOFF_Q_ORDERING_WINDOW
-        return expiration + 1
+            return self._backoff.next_completion()
 
     # ========================================================================================
     # Cluster events
@@ -571,9 +398,9 @@ class SchedulingQueue:
             del self._unschedulable[pinfo.uid]
             self._requeue(pinfo, strategy)
             moved.append(pinfo.uid)
-        self._move_request_cycle = self._sched_cycle
+        self._move_request_cycle = self._active.scheduling_cycle
         if self.queueing_hints_enabled:
-            self._add_event_if_any_in_flight(event, old, new)
+            self._active.add_event_if_any_in_flight(event, old, new)
         return moved
 
     def move_all_to_active_or_backoff_queue(
@@ -629,14 +456,14 @@ class SchedulingQueue:
             for pod in pods:
                 pinfo = self._unschedulable.get(pod.uid)
                 if pinfo is None:
-                    pinfo = self._backoff.delete(pod.uid) or self._error_backoff.delete(pod.uid)
+                    pinfo = self._backoff.delete(pod.uid)
                 if pinfo is not None:
                     self._move_to_active(pinfo)
                     activated.append(pod.uid)
                     continue
                 if self.queueing_hints_enabled:
-                    self._add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
-                self._move_request_cycle = self._sched_cycle
+                    self._active.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
+                self._move_request_cycle = self._active.scheduling_cycle
         return activated
 
     def update(self, old: Pod | None, new: Pod) -> QueueName:
@@ -652,18 +479,14 @@ class SchedulingQueue:
                 events = [EVENT_UNSCHEDULED_POD_UPDATE]
             else:
                 events = pod_scheduling_properties_change(new, old)
-            if self.queueing_hints_enabled and self._add_events_if_pod_in_flight(old, new, events):
+            if self.queueing_hints_enabled and self._active.add_events_if_pod_in_flight(old, new, events):
                 return QueueName.IN_FLIGHT
             if old is not None:
-                for name, heap in (
-                    (QueueName.ACTIVE, self._active),
-                    (QueueName.BACKOFF, self._backoff),
-                    (QueueName.BACKOFF, self._error_backoff),
-                ):
-                    pinfo = heap.get(old.uid)
+                for name, sub_queue in ((QueueName.ACTIVE, self._active), (QueueName.BACKOFF, self._backoff)):
+                    pinfo = sub_queue.get(old.uid)
                     if pinfo is not None:
                         pinfo.pod = new
-                        heap.fix(old.uid)
+                        sub_queue.fix(old.uid)
                         return name
             pinfo = self._unschedulable.get(new.uid)
             if pinfo is not None:
@@ -690,7 +513,7 @@ class SchedulingQueue:
         with self._lock:
             if self._active.delete(pod.uid) is not None:
                 return
-            if self._delete_from_backoff(pod.uid):
+            if self._backoff.delete(pod.uid) is not None:
                 return
             self._unschedulable.pop(pod.uid, None)
 
@@ -712,33 +535,28 @@ class SchedulingQueue:
     def _where_locked(self, uid: str) -> QueueName | None:
         if uid in self._active:
             return QueueName.ACTIVE
-        if uid in self._backoff or uid in self._error_backoff:
+        if uid in self._backoff:
             return QueueName.BACKOFF
         if uid in self._unschedulable:
             return QueueName.UNSCHEDULABLE
-        if uid in self._in_flight_pods:
+        if self._active.is_in_flight(uid):
             return QueueName.IN_FLIGHT
         return None
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         """``GetPod`` (by UID): the pod's queue entry in any sub-queue, or None."""
         with self._lock:
-            return (
-                self._active.get(uid)
-                or self._backoff.get(uid)
-                or self._error_backoff.get(uid)
-                or self._unschedulable.get(uid)
-            )
+            return self._active.get(uid) or self._backoff.get(uid) or self._unschedulable.get(uid)
 
     def pods_in_active_q(self) -> list[Pod]:
         """``PodsInActiveQ`` (heap order)."""
         with self._lock:
-            return [p.pod for p in self._active]
+            return [p.pod for p in self._active.entries()]
 
     def pods_in_backoff_q(self) -> list[Pod]:
         """``PodsInBackoffQ``: podBackoffQ then podErrorBackoffQ (heap order)."""
         with self._lock:
-            return [p.pod for p in self._backoff] + [p.pod for p in self._error_backoff]
+            return [p.pod for p in self._backoff.entries()]
 
     def unschedulable_pods(self) -> list[Pod]:
         """``UnschedulablePods``."""
@@ -748,18 +566,18 @@ class SchedulingQueue:
     def in_flight_pods(self) -> list[Pod]:
         """``InFlightPods`` (empty when QueueingHints are off: Kubernetes does not track them then)."""
         with self._lock:
-            return list(self._in_flight_infos.values())
+            return self._active.in_flight_pods()
 
     def in_flight_event_count(self) -> int:
         """How many recorded events and pod markers ``inFlightEvents`` holds (it must not grow without bound)."""
         with self._lock:
-            return self._events_total - self._events_live + len(self._in_flight_pods)
+            return self._active.in_flight_event_count()
 
     def pending_pods(self) -> tuple[list[Pod], str]:
         """``PendingPods``: every queued pod and the summary "activeQ:a; backoffQ:b; unschedulablePods:u"."""
         with self._lock:
-            active = [p.pod for p in self._active]
-            backing = [p.pod for p in self._backoff] + [p.pod for p in self._error_backoff]
+            active = [p.pod for p in self._active.entries()]
+            backing = [p.pod for p in self._backoff.entries()]
             unschedulable = [p.pod for p in self._unschedulable.values()]
         summary = f"activeQ:{len(active)}; backoffQ:{len(backing)}; unschedulablePods:{len(unschedulable)}"
         return active + backing + unschedulable, summary
@@ -769,15 +587,15 @@ class SchedulingQueue:
         with self._lock:
             return {
                 QueueName.ACTIVE: len(self._active),
-                QueueName.BACKOFF: len(self._backoff) + len(self._error_backoff),
+                QueueName.BACKOFF: len(self._backoff),
                 QueueName.UNSCHEDULABLE: len(self._unschedulable),
-                QueueName.IN_FLIGHT: len(self._in_flight_pods),
+                QueueName.IN_FLIGHT: len(self._active.in_flight_pods()),
             }
 
     def __len__(self) -> int:
         """Pending pods: activeQ + backoffQ + unschedulablePods."""
         with self._lock:
-            return len(self._active) + len(self._backoff) + len(self._error_backoff) + len(self._unschedulable)
+            return len(self._active) + len(self._backoff) + len(self._unschedulable)
 
     def move_request_cycle(self) -> int:
         """``moveRequestCycle``: the scheduling cycle of the last move request (-1: none yet)."""
