@@ -143,6 +143,19 @@ class ActiveQueue:
         self._events.append(item)
         self._total += 1
 
+    def violations(self) -> list[str]:
+        """What is wrong with activeQ's structures (heap soundness; the event log pruned when nothing is in
+        flight; markers within the log). Empty when sound."""
+        problems = self._heap.violations()
+        if not self._in_flight and self._total != self._live:
+            problems.append(f"{self._total - self._live} in-flight events kept with no pod in flight")
+        for uid, marker in self._in_flight.items():
+            if not self._base <= marker <= self._total or marker < self._live:
+                problems.append(f"in-flight pod {uid}'s marker {marker} is outside the event log")
+        if set(self._in_flight) != set(self._in_flight_pods):
+            problems.append("in-flight markers and in-flight pods disagree")
+        return problems
+
     def in_flight_event_count(self) -> int:
         """What Kubernetes' ``inFlightEvents`` list holds: the live events plus one marker per in-flight pod."""
         return self._total - self._live + len(self._in_flight)

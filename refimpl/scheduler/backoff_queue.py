@@ -119,6 +119,28 @@ class BackoffQueue:
                 completed.append(head)
         return completed
 
+    def violations(self) -> list[str]:
+        """What is wrong with the two heaps: unsound heaps, a pod in both, a pod in the wrong heap, or a cached
+        expiry that differs from a recomputation. Empty when sound."""
+        problems = self._backoff.violations() + self._errors.violations()
+        for pinfo in self._backoff:
+            if pinfo.uid in self._errors:
+                problems.append(f"{pinfo.uid} is in both podBackoffQ and podErrorBackoffQ")
+            if not pinfo.rejector_plugins():
+                problems.append(f"{pinfo.uid} is in podBackoffQ without a rejector plugin")
+        for pinfo in self._errors:
+            if pinfo.rejector_plugins():
+                problems.append(f"{pinfo.uid} is in podErrorBackoffQ with rejector plugins")
+        for pinfo in self.entries():
+            count = backoff.backoff_count(pinfo.unschedulable_count, pinfo.consecutive_errors_count)
+            if self.maximum and count:
+                expected = backoff.backoff_expiration(
+                    pinfo.timestamp, count, self.initial, self.maximum, self.pop_from_backoff_q
+                )
+                if pinfo.backoff_expiration != expected:
+                    problems.append(f"{pinfo.uid}'s cached backoff expiry {pinfo.backoff_expiration} != {expected}")
+        return problems
+
     def __contains__(self, uid: str) -> bool:
         return uid in self._backoff or uid in self._errors
 

@@ -75,6 +75,20 @@ class Heap(Generic[T]):
         if position is not None:
             self._fix(position)
 
+    def violations(self) -> list[str]:
+        """What is wrong with the structure: an index entry not pointing at its item, or a child ordered before its
+        parent. Empty when the heap is sound (for invariant checks; O(n))."""
+        problems = []
+        if len(self._index) != len(self._items):
+            problems.append(f"heap index holds {len(self._index)} keys for {len(self._items)} items")
+        for position, item in enumerate(self._items):
+            key = self._key(item)
+            if self._index.get(key) != position:
+                problems.append(f"heap index of {key} is {self._index.get(key)}, item is at {position}")
+            if position > 0 and self._less(item, self._items[(position - 1) // 2]):
+                problems.append(f"heap item {key} is ordered before its parent")
+        return problems
+
     # Go's container/heap, index bookkeeping included ----------------------------------------------
 
     def _remove(self, position: int) -> T:

@@ -597,6 +597,28 @@ class SchedulingQueue:
         with self._lock:
             return len(self._active) + len(self._backoff) + len(self._unschedulable)
 
+    def invariant_violations(self) -> list[str]:
+        """Check the queue's own invariants under its lock; empty when they hold (O(n), for tests and per-step checks
+        in a simulator). Every queued pod is in exactly one sub-queue; an unschedulable pod has a rejector plugin to
+        wake it (a pod without one always backs off); the heaps and the in-flight log are sound."""
+        with self._lock:
+            problems = self._active.violations() + self._backoff.violations()
+            active = {p.uid for p in self._active.entries()}
+            backing = {p.uid for p in self._backoff.entries()}
+            unschedulable = set(self._unschedulable)
+            for a, b, both in (
+                ("activeQ", "backoffQ", active & backing),
+                ("activeQ", "unschedulablePods", active & unschedulable),
+                ("backoffQ", "unschedulablePods", backing & unschedulable),
+            ):
+                problems += [f"{uid} is in both {a} and {b}" for uid in sorted(both)]
+            problems += [
+                f"{uid} waits in unschedulablePods without a rejector plugin"
+                for uid, pinfo in self._unschedulable.items()
+                if not pinfo.rejector_plugins()
+            ]
+            return problems
+
     def move_request_cycle(self) -> int:
         """``moveRequestCycle``: the scheduling cycle of the last move request (-1: none yet)."""
         with self._lock:

@@ -521,3 +521,19 @@ def test_flush_worker_runs_the_loops_on_the_fake_clock() -> None:
 def test_negative_duration_is_refused_with_its_name() -> None:
     with pytest.raises(ValueError, match="pod_max_backoff must not be negative"):
         SchedulingQueue(FakeClock(), pod_max_backoff=-1)
+
+
+def test_invariant_violations_are_reported() -> None:
+    clock, q = new_queue()
+    add_in_order(clock, q, "a", "b")
+    fail(q, pop(q), FIT)
+    assert q.invariant_violations() == []
+    info = q.get("a")
+    assert info is not None
+    info.unschedulable_plugins.clear()  # corrupt it: nothing could ever wake the pod
+    q._active.add(info)  # and queue it twice
+    problems = q.invariant_violations()
+    assert "a is in both activeQ and unschedulablePods" in problems
+    assert "a waits in unschedulablePods without a rejector plugin" in problems
+    info.timestamp = -1  # its sort key changed behind the heap's back: it now precedes its parent b
+    assert any("ordered before its parent" in p for p in q.invariant_violations())

@@ -203,6 +203,10 @@ class QueueMachine(RuleBasedStateMachine):
             assert info is not None and info.rejector_plugins(), f"{p.uid} waits without a plugin to wake it"
 
     @invariant()
+    def queue_reports_no_violation(self) -> None:
+        assert self.queue.invariant_violations() == []
+
+    @invariant()
     def in_flight_events_do_not_leak(self) -> None:
         if not self.queue.in_flight_pods():
             assert self.queue.in_flight_event_count() == 0
