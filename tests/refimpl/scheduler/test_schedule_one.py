@@ -382,3 +382,24 @@ def test_threaded_mode_binds_every_pod() -> None:
         h.api.close()
     assert all(h.bound_node(p) in ("n1", "n2") for p in pods)
     assert not [r for r in h.server.log() if r.request.verb == VERB_PATCH_STATUS]
+
+
+def chosen_nodes(profile: VersionProfile, seeds: range) -> set[str]:
+    """The node an empty four-node cluster gives one pod, over schedulers seeded differently."""
+    chosen: set[str] = set()
+    for seed in seeds:
+        h = Harness(profile)
+        h.scheduler.rng.seed(seed)
+        h.add_nodes(*(make_node(f"n{i}") for i in range(4)))
+        h.create(make_pod("u1"))
+        result = h.schedule()
+        assert result.node is not None
+        chosen.add(result.node)
+    return chosen
+
+
+def test_ties_break_by_heap_order_in_v135_and_at_random_in_v134() -> None:
+    # Four identical empty nodes score the same. v1.35 pops the top of the score heap whatever the random
+    # source; v1.34 samples the reservoir with it, so different seeds pick different nodes.
+    assert len(chosen_nodes(V1_35, range(12))) == 1
+    assert len(chosen_nodes(V1_34, range(12))) > 1
