@@ -20,6 +20,16 @@ from typing import Final
 from refimpl.cache import NodeInfo
 from refimpl.cache.clock import Clock
 from refimpl.cache.node_tree import go_quote
+from refimpl.scheduler.events import (
+    DEFAULT_PLUGIN_EVENTS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHintMap,
+    build_queueing_hint_map,
+    default_plugin_events,
+)
 from refimpl.scheduler.framework.cycle_state import CycleState
 from refimpl.scheduler.framework.handle import Handle
 from refimpl.scheduler.framework.interfaces import (
@@ -387,6 +397,33 @@ class Framework:
         """``RunPostBindPlugins``."""
         for plugin in self.post_bind_plugins:
             plugin.post_bind(state, pod, node_name)
+
+    # -- Events that may make a rejected pod schedulable ------------------------------------
+
+    def queueing_hint_map(self, queueing_hints_enabled: bool = True) -> QueueingHintMap:
+        """``EnqueueExtensions`` turned into the queue's hint map (``buildQueueingHintMap``): every plugin that can
+        reject a pod (PreFilter, Filter, Reserve, Permit, PreBind) registers its events: a default plugin its
+        v1.35 ``EventsToRegister``, a plugin with an ``events_to_register()`` method those, and any other plugin
+        every Pod and Node event (``defaultEnqueueExtension``: "we don't know which events the plugin is
+        interested in")."""
+        registrations: dict[str, list[ClusterEventWithHint]] = {}
+        rejectors: list[Sequence[Plugin]] = [self.pre_filter_plugins, self.filter_plugins, self.reserve_plugins,
+                                             self.permit_plugins, self.pre_bind_plugins]
+        for point in rejectors:
+            for plugin in point:
+                if plugin.name in registrations:
+                    continue
+                if plugin.name in DEFAULT_PLUGIN_EVENTS:
+                    events = default_plugin_events(plugin.name, queueing_hints_enabled)
+                    registrations[plugin.name] = [ClusterEventWithHint(event) for event in events]
+                    continue
+                custom = getattr(plugin, "events_to_register", None)
+                if callable(custom):
+                    registrations[plugin.name] = list(custom())
+                else:
+                    registrations[plugin.name] = [ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL))
+                                                  for resource in (EventResource.POD, EventResource.NODE)]
+        return build_queueing_hint_map(registrations, queueing_hints_enabled)
 
     # -- Signatures (KEP-5598) -------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import threading
+from dataclasses import replace
 
 import pytest
 
@@ -17,12 +18,14 @@ from refimpl.dispatcher import APIDispatcher, FakeAPIServer
 from refimpl.dispatcher.fake_api_server import VERB_BIND, VERB_PATCH_STATUS, internal_error, not_found
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
+from refimpl.scheduler.events import node_scheduling_properties_change
 from refimpl.scheduler.framework.runtime import new_default_framework
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.manual_dispatch import ManualDispatcher
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
+from spec.frozenmap import FrozenMap
 from spec.objects import Container, Node, Pod
 from spec.quantities import SECOND, resource_list
 from spec.versions import V1_34, V1_35, V1_36, VersionProfile
@@ -42,12 +45,13 @@ class Harness:
     def __init__(self, profile: VersionProfile = V1_35, *, dispatcher: bool = True, **scheduler_args: object) -> None:
         self.clock = FakeClock()
         self.cache = Cache(profile=profile, clock=self.clock)
-        self.queue = SchedulingQueue(self.clock)
         self.server = FakeAPIServer()
         self.api = APIDispatcher(self.server, profile) if dispatcher else None
         self.pump = ManualDispatcher(self.api, self.server) if self.api is not None else None
         self.injector = FaultInjector()
         self.framework = new_default_framework(profile=profile, extra_plugins=(self.injector,))
+        hints = {"default-scheduler": self.framework.queueing_hint_map()}
+        self.queue = SchedulingQueue(self.clock, queueing_hints=hints)
         self.informer: dict[tuple[str, str], Pod] = {}
         self.scheduler = Scheduler(
             self.cache, self.queue, self.framework, client=self.server, dispatcher=self.api,
@@ -403,3 +407,23 @@ def test_ties_break_by_heap_order_in_v135_and_at_random_in_v134() -> None:
     # source; v1.34 samples the reservoir with it, so different seeds pick different nodes.
     assert len(chosen_nodes(V1_35, range(12))) == 1
     assert len(chosen_nodes(V1_34, range(12))) > 1
+
+
+def test_a_pod_rejected_by_a_plugin_without_registered_events_moves_on_any_node_event() -> None:
+    # FaultInjector implements no EventsToRegister: Kubernetes registers it for every event
+    # (defaultEnqueueExtension), so a node event requeues the pod it rejected; NodeResourcesFit's rejection
+    # is not moved by a node label change, only by the events it registered.
+    h = Harness()
+    h.add_nodes(make_node("n1"))
+    h.create(make_pod("u1"), make_pod("big", cpu=5000))
+    h.injector.fail_next(FaultPoint.RESERVE, "u1")
+    h.schedule()
+    h.schedule()
+    assert h.queue.where("u1") is QueueName.UNSCHEDULABLE and h.queue.where("big") is QueueName.UNSCHEDULABLE
+    old = make_node("n1")
+    new = replace(old, labels=FrozenMap({"disk": "ssd"}))
+    h.cache.update_node(old, new)
+    for event in node_scheduling_properties_change(new, old):
+        h.queue.move_all_to_active_or_backoff_queue(event, old, new)
+    assert h.queue.where("u1") in (QueueName.ACTIVE, QueueName.BACKOFF)
+    assert h.queue.where("big") is QueueName.UNSCHEDULABLE
