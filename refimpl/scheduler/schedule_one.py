@@ -455,7 +455,10 @@ class Scheduler:
             pinfo.pending_plugins = set(error.diagnosis.pending_plugins)
         elif not isinstance(error, NoNodesAvailable):
             LOGGER.info("Error scheduling pod %s; retrying: %s", klog_kobj(pod), status.message())
-        current = self.pod_lister(pod.namespace, pod.name) if self.pod_lister is not None else pod
+        if self.pod_lister is not None:
+            current = self.pod_lister(pod.namespace, pod.name)
+        else:  # no informer view: the pod as it was before this cycle assumed it
+            current = with_node_name(pod, "")
         requeued = False
         if current is None:
             LOGGER.info("Pod %s doesn't exist in informer cache", klog_kobj(pod))

@@ -427,3 +427,19 @@ def test_a_pod_rejected_by_a_plugin_without_registered_events_moves_on_any_node_
         h.queue.move_all_to_active_or_backoff_queue(event, old, new)
     assert h.queue.where("u1") in (QueueName.ACTIVE, QueueName.BACKOFF)
     assert h.queue.where("big") is QueueName.UNSCHEDULABLE
+
+
+def test_without_an_informer_view_a_rejected_pod_is_requeued_unassumed() -> None:
+    clock = FakeClock()
+    cache = Cache(clock=clock)
+    cache.add_node(make_node("n1"))
+    queue = SchedulingQueue(clock)
+    injector = FaultInjector()
+    injector.fail_next(FaultPoint.PERMIT)
+    sched = Scheduler(cache, queue, new_default_framework(extra_plugins=(injector,)), client=FakeAPIServer(),
+                      clock=clock)
+    queue.add(make_pod("u1"))
+    result = sched.schedule_one()
+    assert result is not None and result.outcome is Outcome.UNSCHEDULABLE
+    pinfo = queue.get("u1")
+    assert pinfo is not None and pinfo.pod.node_name == "" and queue.where("u1") is QueueName.UNSCHEDULABLE
