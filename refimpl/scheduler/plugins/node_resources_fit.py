@@ -127,6 +127,17 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         resource = state.get(_PRE_FILTER_KEY)
         if not isinstance(resource, PodResource):
             resource = self._resource(state, pod)
+        wanted = resource.resource
+        allocatable = node_info.allocatable
+        requested = node_info.requested
+        if (  # the common case, decided without building the list of reasons
+            len(node_info.pods) < allocatable.allowed_pod_number
+            and wanted.milli_cpu <= allocatable.milli_cpu - requested.milli_cpu
+            and wanted.memory <= allocatable.memory - requested.memory
+            and wanted.ephemeral_storage <= allocatable.ephemeral_storage - requested.ephemeral_storage
+            and not wanted.scalar_resources
+        ):
+            return None
         lacking = insufficient_resources(resource, node_info)
         if not lacking:
             return None
