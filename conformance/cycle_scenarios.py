@@ -193,7 +193,7 @@ NODES: Final = (node("n1"), node("n2", taints=(DEDICATED,)))
 CORDONED: Final = node("n1", unschedulable=True)
 PODS: Final = (pod("a", 600), pod("b", 500, tolerations=(TOLERATES_DEDICATED,)))
 EXPLORATION_DEPTH: Final = 7
-EXPLORATION_BUDGET: Final = 1500
+EXPLORATION_BUDGET: Final = 800
 """At most this many states are expanded per exploration (breadth-first, so traces are shortest)."""
 RANDOM_SEEDS: Final = (1, 2, 3, 4)
 RANDOM_LENGTH: Final = 30

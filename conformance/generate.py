@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,7 +29,7 @@ from conformance.format import VECTORS_DIR, Vector, render_files
 from conformance.operations import UpdateMetrics
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
-from spec.cache import CacheSizeMetrics, CacheState, new_cache
+from spec.cache import CacheState, new_cache
 from spec.call_queue import CallQueue, new_call_queue
 from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, SyncObject, apply_call_queue, is_enabled
 from spec.contract import follows_informer_contract
@@ -54,7 +53,6 @@ from spec.versions import PROFILES
 EXPLORATION_DEPTH: Final = 5
 EXPLORATION_BUDGET: Final = 1000
 """At most this many states are expanded per exploration; the search is breadth-first, so traces are shortest."""
-NO_METRICS: Final = CacheSizeMetrics()
 RANDOM_SEEDS: Final = (1, 2, 3, 4)
 RANDOM_LENGTH: Final = 40
 
@@ -118,7 +116,7 @@ def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation | Upd
     ops = universe.cache_operations(with_expiry=ttl != 0)
     start = World(new_cache(PROFILES[profile_name], ttl))
     found: dict[str, list[Operation | UpdateMetrics]] = {}
-    seen = {_world_key(start)}
+    seen = {start}
     frontier: deque[tuple[World, list[Operation | UpdateMetrics]]] = deque([(start, [])])
     expanded = 0
     while frontier and expanded < EXPLORATION_BUDGET:
@@ -126,20 +124,15 @@ def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation | Upd
         expanded += 1
         for op in ops:
             target = cache_target(world.cache, op)
-            after, outcome, _ = apply_cache_step(world, op)
+            after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
             key = f"{operation_name(type(op))}.{(outcome.kind or 'ok').lower()}.{target}"
             if key not in found:
                 found[key] = [*path, op]
-            if outcome.status is Status.FATAL or len(path) + 1 >= EXPLORATION_DEPTH or _world_key(after) in seen:
+            if outcome.status is Status.FATAL or len(path) + 1 >= EXPLORATION_DEPTH or after in seen:
                 continue
-            seen.add(_world_key(after))
+            seen.add(after)
             frontier.append((after, [*path, op]))
     return found
-
-
-def _world_key(world: World) -> Any:
-    """The gauge is write-only: states that differ only in it behave the same from here on."""
-    return World(replace(world.cache, metrics=NO_METRICS), world.snapshot)
 
 
 def explore_dispatcher(profile_name: str) -> dict[str, list[CallQueueOperation]]:
@@ -202,14 +195,14 @@ def exploration_scenarios() -> list[Scenario]:
 def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation | UpdateMetrics]:
     """A trace of :data:`RANDOM_LENGTH` operations; fatal ones are never chosen, so the trace runs its length."""
     rng = random.Random(seed)
-    ops = universe.cache_operations(with_expiry=ttl != 0)
+    ops = universe.cache_operations(with_expiry=ttl != 0, with_metrics=True)
     world = World(new_cache(PROFILES["v1.35" if ttl else "v1.36"], ttl))
     trace: list[Operation | UpdateMetrics] = []
     while len(trace) < RANDOM_LENGTH:
         op = rng.choice(ops)
         if contract and not isinstance(op, UpdateMetrics) and not follows_informer_contract(world.cache, op):
             continue
-        after, outcome, _ = apply_cache_step(world, op)
+        after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
         if outcome.status is Status.FATAL:
             continue
         world = after

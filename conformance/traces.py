@@ -60,13 +60,16 @@ def observe_dispatcher(queue: Any, sends_before: int) -> Any:
 INITIAL_DISPATCHER = {**INITIAL_DISPATCHER_OBSERVATION, "can_pop": False}
 
 
-def apply_cache_step(world: World, op: Operation | UpdateMetrics) -> tuple[World, Outcome, Any]:
-    """:func:`spec.operations.apply`, also for :class:`UpdateMetrics`, with what the call returned (JSON)."""
+def apply_cache_step(
+    world: World, op: Operation | UpdateMetrics, observe_returned: bool = True
+) -> tuple[World, Outcome, Any]:
+    """:func:`spec.operations.apply`, also for :class:`UpdateMetrics`, with what the call returned (JSON; not
+    computed without ``observe_returned``)."""
     if isinstance(op, UpdateMetrics):
         return World(apply_update_metrics(world.cache), world.snapshot), OK, NOTHING_RETURNED
     after, outcome = apply(world, op)
     returned: Any = NOTHING_RETURNED
-    if isinstance(op, AddNode | UpdateNode) and outcome.status is Status.OK:
+    if observe_returned and isinstance(op, AddNode | UpdateNode) and outcome.status is Status.OK:
         name = op.node.name if isinstance(op, AddNode) else op.new.name
         if after.cache.profile.node_operations_return_node_info:
             returned = node_info_json(clone_node_info(after.cache, name))

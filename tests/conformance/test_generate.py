@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from conformance import generate
+from conformance.codec import OPERATIONS
 from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
 from conformance.scenarios import curated
@@ -103,3 +104,7 @@ def test_schedule_pod_verdicts_name_the_first_failing_filter(generated: list[Vec
     taint = next(v for v in generated if v.id == "cycle.filter.taint")
     verdicts = [(s.expect.status, s.expect.kind) for s in taint.steps if s.op == "schedule_pod"]
     assert verdicts == [("error", "Unschedulable"), ("ok", None), ("ok", None)]
+
+
+def test_every_operation_is_exercised(generated: list[Vector]) -> None:
+    assert {step.op for v in generated for step in v.steps} == set(OPERATIONS)

@@ -444,3 +444,24 @@ GALLERY: dict[str, type[RefimplAdapter]] = {
 
 for _name, _adapter_type in GALLERY.items():
     globals()[f"GALLERY_{_name}"] = _adapter_type  # importable by name: tests.conformance.gallery.faulty:GALLERY_x
+
+
+def area_of(adapter: type[RefimplAdapter]) -> str:
+    """The area a variant's bug lives in, from the hook it overrides."""
+    for hook, area in (("new_cycle", "cycle"), ("new_queue", "dispatcher"), ("update_snapshot", "snapshot")):
+        if hook in vars(adapter):
+            return area
+    return "cache"
+
+
+def gallery_markdown() -> str:
+    """The table of variants docs/conformance.md holds (``python -m tests.conformance.gallery.faulty`` prints it)."""
+    lines = ["| variant | area | bug |", "|---|---|---|"]
+    for name, adapter in sorted(GALLERY.items(), key=lambda item: (area_of(item[1]), item[0])):
+        doc = " ".join((adapter.__doc__ or "").split())
+        lines.append(f"| `{name}` | {area_of(adapter)} | {doc} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(gallery_markdown(), end="")
