@@ -348,6 +348,7 @@ class Scheduler:
         feasible: list[NodeInfo] = []
         run_filters = fwk.filter_runner(state, pod)
         statuses = diagnosis.node_to_status
+        pending, unschedulable = diagnosis.pending_plugins, diagnosis.unschedulable_plugins
         for i in range(count):
             info = nodes[(start + i) % count]
             status = run_filters(info)
@@ -358,8 +359,9 @@ class Scheduler:
             elif status.code is Code.ERROR:
                 raise SchedulingError(status)
             else:
-                statuses.set(info.name, status)
-                diagnosis.add_plugin_status(status)
+                statuses.node_to_status[info.name] = status
+                if status.plugin:  # Diagnosis.AddPluginStatus, inlined
+                    (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
         return feasible
 
     def _prioritize_nodes(

@@ -220,7 +220,7 @@ class Framework:
                 if status is not None and status.code is not Code.SUCCESS:
                     if not status.is_rejected():
                         return _wrapped("running Filter plugin", name, status)
-                    return status.with_plugin(name)
+                    return status if status.plugin == name else status.with_plugin(name)
             return None
 
         return run

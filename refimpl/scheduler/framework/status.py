@@ -7,7 +7,6 @@ written ``None`` (a nil ``*Status``): plugins on hot paths return None for succe
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
@@ -185,9 +184,10 @@ class FitError(Exception):
         if diagnosis.pre_filter_msg:
             message += f" {diagnosis.pre_filter_msg}."
         else:
-            counts: Counter[str] = Counter()
+            counts: dict[str, int] = {}
             for status in diagnosis.node_to_status.node_to_status.values():
-                counts.update(status.reasons)
+                for reason in status.reasons:
+                    counts[reason] = counts.get(reason, 0) + 1
             histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
             if histogram:
                 message += f" {', '.join(histogram)}."

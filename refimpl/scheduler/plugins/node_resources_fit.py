@@ -107,6 +107,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     def __init__(self, pod_level_resources: bool = True) -> None:
         self.pod_level_resources = pod_level_resources
+        self._statuses: dict[tuple[tuple[str, bool], ...], Status] = {}
 
     def _resource(self, state: CycleState, pod: Pod) -> PodResource:
         resource = state.get(_PRE_FILTER_KEY)
@@ -141,9 +142,13 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         lacking = insufficient_resources(resource, node_info)
         if not lacking:
             return None
-        unresolvable = any(flag for _, flag in lacking)
-        code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
-        return Status(code, *(reason for reason, _ in lacking))
+        key = tuple(lacking)
+        status = self._statuses.get(key)
+        if status is None:  # statuses are never changed once made, so one per set of reasons is shared
+            unresolvable = any(flag for _, flag in lacking)
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+            status = self._statuses[key] = Status(code, *(reason for reason, _ in lacking), plugin=NAME)
+        return status
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """``PreScore``: the pod's cpu and memory requests with the non-zero defaults."""
