@@ -11,10 +11,11 @@ import pytest
 
 from conformance import generate
 from conformance.codec import OPERATIONS
+from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
 from conformance.scenarios import curated
-from conformance.traces import expand
+from conformance.traces import Scenario, expand
 
 
 def observed(vector: Vector) -> list[tuple[Step, Any]]:
@@ -37,8 +38,11 @@ def test_committed_vectors_match_the_spec(generated: list[Vector]) -> None:
 
 
 def test_generation_is_deterministic() -> None:
-    once = [v for s in [*curated(), *generate.random_scenarios()] for v in expand(s)]
-    again = [v for s in [*curated(), *generate.random_scenarios()] for v in expand(s)]
+    def scenarios() -> list[Scenario]:
+        return [*curated(), *generate.random_scenarios(), *curated_cycle(), *generated_cycle()]
+
+    once = [v for s in scenarios() for v in expand(s)]
+    again = [v for s in scenarios() for v in expand(s)]
     assert render_files(once) == render_files(again)
 
 
