@@ -81,10 +81,11 @@ def test_reference_implementation_answers_the_recorded_requests_alike() -> None:
             assert answered == recorded
 
 
-def test_docs_show_the_recorded_session_verbatim() -> None:
+@pytest.mark.parametrize("example", [SESSION, EXAMPLES / "github-actions" / "conformance.yml"])
+def test_docs_show_the_example_verbatim(example: Path) -> None:
     text = DOCS.read_text()
-    missing = [line for line in SESSION.read_text().splitlines() if line not in text]
-    assert not missing, f"docs/conformance.md lacks {len(missing)} line(s) of examples/node-adapter/session.txt"
+    missing = [line for line in example.read_text().splitlines() if line not in text]
+    assert not missing, f"docs/conformance.md lacks {len(missing)} line(s) of {example.relative_to(ROOT)}"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
