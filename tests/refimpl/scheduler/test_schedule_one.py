@@ -443,3 +443,24 @@ def test_without_an_informer_view_a_rejected_pod_is_requeued_unassumed() -> None
     assert result is not None and result.outcome is Outcome.UNSCHEDULABLE
     pinfo = queue.get("u1")
     assert pinfo is not None and pinfo.pod.node_name == "" and queue.where("u1") is QueueName.UNSCHEDULABLE
+
+
+def test_events_and_the_synchronous_status_patch_without_a_dispatcher() -> None:
+    events: list[tuple[str, str, str, str]] = []
+    h = Harness(dispatcher=False, event_recorder=lambda pod, kind, reason, message: events.append(
+        (pod.uid, kind, reason, message)))
+    h.add_nodes(make_node("n1"))
+    h.create(make_pod("u1"), make_pod("big", cpu=5000))
+    fits = h.schedule()
+    assert fits.binding_cycle is not None
+    h.settle(fits.binding_cycle)
+    h.schedule()
+    assert events == [
+        ("u1", "Normal", "Scheduled", "Successfully assigned default/pod-u1 to n1"),
+        ("big", "Warning", "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu."),
+    ]
+    stored = h.server.get_pod("default", "pod-big")
+    assert stored is not None
+    condition = stored.status.condition("PodScheduled")
+    assert condition is not None and (condition.status, condition.reason) == ("False", "Unschedulable")
+    assert condition.message == "0/1 nodes are available: 1 Insufficient cpu."
