@@ -179,6 +179,11 @@ def curated_cycle() -> list[Scenario]:
             [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), BindPod("p"), Tick(LATE), CreatePod(q),
              SchedulePod("q", "n1"), BindPod("q"), ConfirmBinding("p"), ConfirmBinding("q")],
             "expiry", "k8s-106361", "overcommit", ttl=TTL),
+        _cy("expiry.confirmed_on_deleted_node", "A pod bound to a node deleted meanwhile expires with its ghost; "
+            "its late confirmation leaves a placeholder, which the node's return makes live again",
+            [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), ClusterRemoveNode("n1"), BindPod("p"),
+             Tick(LATE), ConfirmBinding("p"), CreatePod(q), SchedulePod("q", "n1"), ClusterAddNode(n1),
+             SchedulePod("q", "n1")], "expiry", "ghost", "placeholder", "node-churn", ttl=TTL),
         _cy("expiry.ttl_zero_keeps_room", "With TTL 0 the bound pod keeps its room until confirmed",
             [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), BindPod("p"), Tick(LATE), CreatePod(q),
              SchedulePod("q", "n1"), ConfirmBinding("p")], "expiry", "k8s-106361"),
