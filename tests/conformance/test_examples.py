@@ -20,7 +20,7 @@ from conformance.commands import register
 from conformance.format import Vector
 from conformance.observe import merge_patch
 from conformance.protocol import decode, handle, hello_request
-from conformance.runner import EXIT_OK, judge_step
+from conformance.runner import EXIT_OK, judge_step, read_expected_failures
 from conformance.sessions import SubprocessSession
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,3 +116,11 @@ def test_github_actions_example_runs_a_valid_conform_command() -> None:
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv[1:])  # exits (fails the test) on an option ksspec does not have
     assert args.adapter == "./bin/ksspec-adapter" and args.shard == "1/2" and args.junit and args.json
+
+
+def test_docs_expected_failures_example_names_real_vectors(vectors: list[Vector]) -> None:
+    text = DOCS.read_text()
+    block = text[text.index("# expected-failures.txt"):]
+    block = block[:block.index("```")]
+    listed = read_expected_failures(block)
+    assert listed and listed <= {v.id for v in vectors}
