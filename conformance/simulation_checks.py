@@ -252,12 +252,17 @@ class InvariantChecker:
             raise InvariantViolation(f"{name} violated after {where}")
 
 
-def unbound_pods_that_fit(sim: Simulation) -> list[str]:
-    """UIDs of the API server's unbound pods that some live node of the cache admits (every filter of
-    :func:`spec.filters.is_feasible` passes on the node as the cache holds it)."""
+def unbound_pods_that_fit(sim: Simulation) -> dict[str, list[str]]:
+    """The API server's unbound pods that some live node of the cache admits (every filter of
+    :func:`spec.filters.is_feasible` passes on the node as the cache holds it): UID -> those nodes."""
     state = abstract_cache_state(sim.cache)
     live = [info for info in state.nodes.values() if info.node is not None]
-    return [pod.uid for pod in sim.world.unbound_pods() if any(is_feasible(pod, info) for info in live)]
+    fitting = {}
+    for pod in sim.world.unbound_pods():
+        nodes = [info.node.name for info in live if info.node is not None and is_feasible(pod, info)]
+        if nodes:
+            fitting[pod.uid] = nodes
+    return fitting
 
 
 def check_final_state(sim: Simulation) -> list[str]:
@@ -265,5 +270,8 @@ def check_final_state(sim: Simulation) -> list[str]:
     retried every pod since the last change: assumed pods left behind, and unbound pods that fit a node. [] if
     nothing."""
     problems = [f"pod {uid} is still assumed" for uid in sorted(sim.cache.internals().assumed_pods)]
-    problems += [f"pod {uid} fits a node but is not bound" for uid in unbound_pods_that_fit(sim)]
+    for uid, nodes in unbound_pods_that_fit(sim).items():
+        where = sim.queue.where(uid)
+        problems.append(f"pod {uid} fits node(s) {', '.join(nodes)} but is not bound (scheduling queue: "
+                        f"{where.value if where is not None else 'not queued'})")
     return problems

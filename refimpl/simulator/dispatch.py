@@ -62,9 +62,15 @@ class SteppedDispatcher:
         """Some call is pending or in flight."""
         return bool(self.in_flight) or self.pending() > 0
 
+    def can_pop(self) -> bool:
+        """The loop may start another call: v1.34.0's goroutine limiter has a free slot (v1.35: always)."""
+        limit = self.dispatcher.profile.dispatcher_max_in_flight
+        return limit is None or len(self.in_flight) < limit
+
     def pop(self, now: int) -> InFlight | None:
-        """One turn of the run loop: pop the FIFO's head (None if it is empty) and start executing it."""
-        if self.pending() == 0:
+        """One turn of the run loop: pop the FIFO's head and start executing it; None if the FIFO is empty or the
+        v1.34.0 limiter has no free slot."""
+        if self.pending() == 0 or not self.can_pop():
             return None
         queued = self.dispatcher.queue.pop()  # does not block: the FIFO is not empty
         assert queued is not None
@@ -75,7 +81,8 @@ class SteppedDispatcher:
         return flight
 
     def pop_all(self, now: int) -> int:
-        """Pop until the FIFO is empty (the v1.35 loop starts a goroutine per call without limit); how many."""
+        """Pop until the FIFO is empty or the limiter is full (v1.35 starts a goroutine per call without limit); how
+        many."""
         count = 0
         while self.pop(now) is not None:
             count += 1

@@ -63,6 +63,11 @@ UNSCHEDULABLE_FLUSH_PERIOD: Final = 30 * SECOND
 """``flushUnschedulablePodsLeftover`` runs every 30 seconds."""
 UNSCHEDULABLE_TIMEOUT: Final = 300 * SECOND
 """``podMaxInUnschedulablePodsDuration``: a pod unschedulable this long is retried."""
+IDLE_AFTER: Final = 60 * SECOND
+"""Pods still backing off do not keep the cluster from being quiet once no pod was placed for this long (six
+times the 10 s maximum backoff)."""
+MAX_DRAIN_ROUNDS: Final = 50
+""":meth:`Simulation.drain` gives up after this many rounds that each found a node for some pod."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,8 @@ class Stats:
     """Pods the API server has unbound when the run ended."""
     scheduled: int = 0
     """Scheduling cycles that assumed the pod and started a binding cycle."""
+    nodes_found: int = 0
+    """Scheduling cycles that chose a node (whether or not Reserve and Permit then let the pod through)."""
     unschedulable: int = 0
     """Scheduling cycles that found no node (or were rejected at Reserve/Permit)."""
     scheduling_errors: int = 0
@@ -208,6 +215,7 @@ class Simulation:
         self._next_node = 0
         self._live_cycles: dict[str, BindingCycle] = {}  # binding cycles whose end is not counted yet
         self._attempted: set[str] = set()
+        self._last_placed = 0  # when a scheduling cycle last placed a pod
         self.last_result: ScheduleOneResult | None = None
         """The last scheduling cycle's result (``ScheduleOneResult``), or None."""
 
@@ -232,14 +240,17 @@ class Simulation:
         return {uid: cycle.assumed_pod for uid, cycle in self.scheduler.binding_cycles.items() if not cycle.done}
 
     def quiet(self) -> bool:
-        """Nothing is in motion: no event undelivered, no API call pending or in flight, no binding cycle live,
-        and no pod in the active or backoff queue (pods may wait in the unschedulable pool)."""
+        """Nothing is in motion: no event undelivered, no API call pending or in flight, no binding cycle live, no
+        pod in the active queue, and either none in the backoff queue or no pod placed for :data:`IDLE_AFTER` (pods
+        that keep failing cycle through backoff for ever, as with no nodes at all; the unschedulable pool waits
+        for events)."""
+        counts = self.queue.counts()
         return (
             self.informer.pending() == 0
             and not self.calls.busy()
             and not self.binding_pods()
-            and self.queue.counts().get(QueueName.ACTIVE, 0) == 0
-            and self.queue.counts().get(QueueName.BACKOFF, 0) == 0
+            and counts.get(QueueName.ACTIVE, 0) == 0
+            and (counts.get(QueueName.BACKOFF, 0) == 0 or self.clock.now() - self._last_placed >= IDLE_AFTER)
         )
 
     # ========================================================================================
@@ -257,9 +268,12 @@ class Simulation:
                 self.stats.retries += 1
             self._attempted.add(result.pod.uid)
             outcome = result.outcome
+            if result.node is not None:
+                self.stats.nodes_found += 1
             self.stats.outcomes[outcome.value] = self.stats.outcomes.get(outcome.value, 0) + 1
             if outcome is Outcome.BINDING:
                 assert result.binding_cycle is not None
+                self._last_placed = self.clock.now()
                 self.stats.scheduled += 1
                 self._live_cycles[result.pod.uid] = result.binding_cycle
             elif outcome is Outcome.UNSCHEDULABLE:
@@ -398,21 +412,28 @@ class Simulation:
         return self.stats
 
     def drain(self, progress: Callable[[Simulation], None] | None = None, progress_every: int = 1000) -> Stats:
-        """After :meth:`run`: let time pass beyond the TTL and the unschedulable pods' 5-minute limit, so every
-        waiting pod is retried, and run until quiet again; repeat while that binds more pods. Then the cluster is
-        settled: no assumed pod should be left and every unbound pod should fit nowhere."""
+        """After :meth:`run`, with nothing changing any more: in rounds, let time pass beyond the TTL and the
+        unschedulable pods' 5-minute limit, so that every waiting pod is retried, and run until quiet again; stop
+        after a round in which no scheduling cycle found a node (or after :data:`MAX_DRAIN_ROUNDS`, or if a round
+        hit the time limit).
+        Then the cluster is settled: no assumed pod should be left and every unbound pod should fit nowhere."""
         started = time.perf_counter() - self.stats.wall_seconds
-        while True:
-            bound = self.stats.bound
+        for _ in range(MAX_DRAIN_ROUNDS):
+            found = self.stats.nodes_found
             self.advance(max(self.config.ttl, UNSCHEDULABLE_TIMEOUT) + CLEANUP_PERIOD)
             self.cleanup()
             self.flush_unschedulable()
             self.flush_backoff()
             self._loop(0, progress, progress_every, churn=False)
-            if self.stats.bound == bound or not self.stats.quiet:
+            if self.stats.nodes_found == found or not self.stats.quiet:
                 break
         self._finish(started, progress)
         return self.stats
+
+    def run_for(self, nanoseconds: int) -> None:
+        """Take the steps in clock order for ``nanoseconds`` of virtual time (or until quiet), without arrivals or
+        churn: the clock-driven run, for a driver that otherwise picks the steps itself."""
+        self._loop(0, None, 1, churn=False, until=self.clock.now() + nanoseconds)
 
     def _finish(self, started: float, progress: Callable[[Simulation], None] | None) -> None:
         self.stats.virtual_seconds = self.clock.now() / SECOND
@@ -422,11 +443,13 @@ class Simulation:
             progress(self)
 
     def _loop(self, arrivals_left: int, progress: Callable[[Simulation], None] | None, progress_every: int,
-              *, churn: bool) -> None:
-        """Take the steps in clock order until quiet, with ``arrivals_left`` pods still to arrive, and churn (if
-        ``churn`` and configured) until ``churn_seconds`` after the last arrival."""
+              *, churn: bool, until: int | None = None) -> None:
+        """Take the steps in clock order until quiet (or the clock would pass ``until``), with ``arrivals_left``
+        pods still to arrive, and churn (if ``churn`` and configured) until ``churn_seconds`` after the last
+        arrival."""
         config = self.config
         start = self.clock.now()
+        self._last_placed = start  # the idle timer of quiet() starts now
         next_arrival_at = start
         churn_until: int | None = None
         next_churn = None
@@ -444,8 +467,11 @@ class Simulation:
             if progress is not None and self.stats.steps - last_report >= progress_every:
                 last_report = self.stats.steps
                 progress(self)
-            if self.calls.pending():
+            if self.calls.pending() and self.calls.can_pop():
                 self.pop_calls()
+                continue
+            if any(cycle.ready() for cycle in self.scheduler.binding_cycles.values()):
+                self.step_binding_cycles()  # e.g. a Permit wait that was resolved or timed out
                 continue
             if not scheduler_idle and scheduler_free_at <= now:
                 if self.schedule_one() is None:
@@ -479,6 +505,10 @@ class Simulation:
                            (next_unschedulable_flush, 7, "flush_unschedulable")]
             when, _, what = min(candidates)
             if when > config.max_virtual_time:
+                return
+            if until is not None and when > until:
+                if until > now:
+                    self.clock.set(until)
                 return
             if when > now:
                 self.clock.set(when)
