@@ -180,18 +180,28 @@ def observe_world(world: World, returned: JSON = NOTHING_RETURNED) -> JSON:
             "metrics": metrics_json(world.cache.metrics), "returned": returned}
 
 
-def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, str]] = ()) -> JSON:
-    """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter)."""
+def cluster_json(
+    cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
+    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, str]],
+) -> JSON:
+    """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
+    cluster (``binding`` and ``api_pods`` map UIDs to pod objects with a ``node_name``)."""
     return {
-        **cache_json(cluster.cache),
-        "metrics": metrics_json(cluster.cache.metrics),
-        "pending": sorted(cluster.pending),
-        "binding": {uid: pod.node_name for uid, pod in sorted(cluster.binding.items())},
-        "api_pods": {uid: pod.node_name for uid, pod in sorted(cluster.api_pods.items())},
-        "unconfirmed": sorted(cluster.unconfirmed),
-        "now": cluster.now,
+        **cache,
+        "metrics": metrics,
+        "pending": sorted(pending),
+        "binding": {uid: pod.node_name for uid, pod in sorted(binding.items())},
+        "api_pods": {uid: pod.node_name for uid, pod in sorted(api_pods.items())},
+        "unconfirmed": sorted(unconfirmed),
+        "now": now,
         "filters": dict(sorted(filters)),
     }
+
+
+def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, str]] = ()) -> JSON:
+    """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter)."""
+    return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
+                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, filters)
 
 
 def status_json(status: PodStatus) -> JSON:

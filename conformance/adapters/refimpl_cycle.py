@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from conformance.adapters.refimpl_adapter import cache_json
-from conformance.observe import metrics_json
+from conformance.observe import cluster_json, metrics_json
 from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
     NOT_ENABLED,
@@ -269,13 +269,5 @@ class RefimplCycle:
     # -- observation ------------------------------------------------------------------------------------
 
     def observe(self) -> JSON:
-        return {
-            **cache_json(self.cache),
-            "metrics": metrics_json(self.cache.cache_size),
-            "pending": sorted(self.pending),
-            "binding": {uid: pod.node_name for uid, pod in sorted(self.binding.items())},
-            "api_pods": {uid: pod.node_name for uid, pod in sorted(self.api_pods.items())},
-            "unconfirmed": sorted(self.unconfirmed),
-            "now": self.now,
-            "filters": dict(sorted(self.filters.items())),
-        }
+        return cluster_json(cache_json(self.cache), metrics_json(self.cache.cache_size), self.pending, self.binding,
+                            self.api_pods, self.unconfirmed, self.now, self.filters.items())

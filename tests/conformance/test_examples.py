@@ -22,6 +22,7 @@ from conformance.observe import merge_patch
 from conformance.protocol import decode, handle, hello_request
 from conformance.runner import EXIT_OK, judge_step, read_expected_failures
 from conformance.sessions import SubprocessSession
+from tests.conformance.cli import ksspec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -30,12 +31,6 @@ SESSION = EXAMPLES / "node-adapter" / "session.txt"
 DOCS = ROOT / "docs" / "conformance.md"
 
 
-def ksspec(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="ksspec")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def transcript() -> list[tuple[Any, Any]]:

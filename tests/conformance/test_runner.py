@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -11,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance.commands import register
 from conformance.format import Vector
 from conformance.runner import (
     EXIT_DIVERGENCE,
@@ -27,16 +25,11 @@ from conformance.runner import (
     run_vectors,
     select,
 )
+from tests.conformance.cli import ksspec
 
 STDIO = f"{sys.executable} -m conformance.adapters.stdio_main"
 
 
-def ksspec(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="ksspec")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def test_refimpl_in_process_passes_everything_quickly(vectors: list[Vector]) -> None:
