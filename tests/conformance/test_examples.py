@@ -23,6 +23,7 @@ from conformance.protocol import decode, handle, hello_request
 from conformance.runner import EXIT_OK, judge_step, read_expected_failures
 from conformance.sessions import SubprocessSession
 from tests.conformance.cli import ksspec
+from tests.conformance.docs_tables import counts_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -119,3 +120,7 @@ def test_docs_expected_failures_example_names_real_vectors(vectors: list[Vector]
     block = block[:block.index("```")]
     listed = read_expected_failures(block)
     assert listed and listed <= {v.id for v in vectors}
+
+
+def test_docs_vector_counts_match_the_manifest() -> None:
+    assert counts_markdown() in DOCS.read_text(), "regenerate the table: python -m tests.conformance.docs_tables"
