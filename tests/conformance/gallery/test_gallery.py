@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.format import load_vectors
+from conformance.format import Vector, load_vectors
 from conformance.runner import Outcome, Target, VectorResult, run_vectors
 from tests.conformance.gallery.faulty import GALLERY, gallery_markdown
 
@@ -20,9 +20,14 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "conformance.md"
 
 
 @cache
+def all_vectors() -> tuple[Vector, ...]:
+    return tuple(load_vectors())
+
+
+@cache
 def verdicts(name: str) -> tuple[VectorResult, ...]:
     """Every vector's result against gallery variant ``name`` (computed once per process)."""
-    return tuple(run_vectors(Target(impl=f"tests.conformance.gallery.faulty:GALLERY_{name}"), load_vectors()))
+    return tuple(run_vectors(Target(impl=f"tests.conformance.gallery.faulty:GALLERY_{name}"), all_vectors()))
 
 
 def caught(name: str) -> list[str]:
