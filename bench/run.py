@@ -229,6 +229,13 @@ def bench_conformance() -> dict[str, Any]:
     return {"rows": json.loads(done.stdout.strip().splitlines()[-1])}
 
 
+def bench_scheduler() -> dict[str, Any]:
+    """The scheduling-throughput benchmarks of bench/scheduler.py (issue #5)."""
+    scheduler = importlib.import_module("scheduler")  # bench/ is sys.path[0] when this script runs
+    rows: list[dict[str, Any]] = scheduler.run()
+    return {"rows": rows}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
@@ -236,6 +243,7 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "cleanup": bench_cleanup,
     "dispatcher": bench_dispatcher,
     "conformance": bench_conformance,
+    "scheduler": bench_scheduler,
 }
 
 
@@ -252,6 +260,7 @@ PLAN = [
     Run("cleanup", {}),
     Run("dispatcher", {}),
     Run("conformance", {}),
+    Run("scheduler", {}),
 ]
 
 
@@ -297,7 +306,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance"):
+        elif run.case in ("dispatcher", "conformance", "scheduler"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

@@ -15,6 +15,7 @@ object, so per-object order is kept whatever the delays. A driver delivers an ev
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections import deque
 from dataclasses import dataclass
@@ -105,6 +106,8 @@ class Informer:
         self._max_delay = max_delay
         self._handlers: InformerHandlers | None = None
         self._queues: dict[tuple[Kind, str], deque[WatchEvent]] = {}  # per object, in emission order
+        self._heads: list[tuple[int, int, WatchEvent]] = []  # (due, seq, event) of queue heads; stale entries
+        self._pending = 0  # left behind by deliver() are dropped lazily by next_due()
         self._seq = 0
         self.pods: dict[str, Pod] = {}
         """The pod lister: ``namespace/name`` -> the pod as last delivered."""
@@ -131,13 +134,16 @@ class Informer:
         event = WatchEvent(self._seq, kind, type_, key, old, new, due)
         self._seq += 1
         queue.append(event)
+        self._pending += 1
+        if len(queue) == 1:
+            heapq.heappush(self._heads, (event.due, event.seq, event))
         return event
 
     # -- the scheduler side --------------------------------------------------------------
 
     def pending(self) -> int:
         """How many events wait to be delivered."""
-        return sum(len(q) for q in self._queues.values())
+        return self._pending
 
     def deliverable(self) -> list[WatchEvent]:
         """The events that may be delivered now in some order: the first of each object, in emission order."""
@@ -145,8 +151,14 @@ class Informer:
 
     def next_due(self) -> WatchEvent | None:
         """The deliverable event with the earliest due time (ties: first emitted), or None."""
-        heads = [q[0] for q in self._queues.values()]
-        return min(heads, key=lambda e: (e.due, e.seq)) if heads else None
+        heads = self._heads
+        while heads:
+            event = heads[0][2]
+            queue = self._queues.get((event.kind, event.key))
+            if queue and queue[0] is event:
+                return event
+            heapq.heappop(heads)  # delivered out of due order by deliver()
+        return None
 
     def deliver_next(self) -> WatchEvent | None:
         """Deliver :meth:`next_due` and return it (None if nothing is pending)."""
@@ -162,7 +174,10 @@ class Informer:
         if not queue or queue[0] is not event:
             raise ValueError(f"event {event.describe()} is not the next event of its object")
         queue.popleft()
-        if not queue:
+        self._pending -= 1
+        if queue:
+            heapq.heappush(self._heads, (queue[0].due, queue[0].seq, queue[0]))
+        else:
             del self._queues[(event.kind, event.key)]
         self.delivered += 1
         if event.kind is Kind.POD:

@@ -460,6 +460,7 @@ class Simulation:
         next_unschedulable_flush = start + UNSCHEDULABLE_FLUSH_PERIOD
         scheduler_free_at = start
         scheduler_idle = False
+        time_moved = True
         last_report = self.stats.steps
         self.stats.quiet = False
         while True:
@@ -470,9 +471,11 @@ class Simulation:
             if self.calls.pending() and self.calls.can_pop():
                 self.pop_calls()
                 continue
-            if any(cycle.ready() for cycle in self.scheduler.binding_cycles.values()):
-                self.step_binding_cycles()  # e.g. a Permit wait that was resolved or timed out
-                continue
+            if time_moved:  # a Permit wait may have timed out (completions resume their cycles themselves)
+                time_moved = False
+                if any(cycle.ready() for cycle in self.scheduler.binding_cycles.values()):
+                    self.step_binding_cycles()
+                    continue
             if not scheduler_idle and scheduler_free_at <= now:
                 if self.schedule_one() is None:
                     scheduler_idle = True
@@ -512,6 +515,7 @@ class Simulation:
                 return
             if when > now:
                 self.clock.set(when)
+                time_moved = True
             scheduler_idle = False  # anything may have made a pod poppable
             if what == "complete":
                 assert flight is not None
