@@ -414,21 +414,24 @@ class Simulation:
     def drain(self, progress: Callable[[Simulation], None] | None = None, progress_every: int = 1000) -> Stats:
         """After :meth:`run`, with nothing changing any more: in rounds, let time pass beyond the TTL and the
         unschedulable pods' 5-minute limit, so that every waiting pod is retried, and run until quiet again; stop
-        after a round in which no scheduling cycle found a node (or after :data:`MAX_DRAIN_ROUNDS`, or if a round
-        hit the time limit).
+        after a round in which no scheduling cycle found a node and no binding cycle ended (or after
+        :data:`MAX_DRAIN_ROUNDS`, or if a round hit the time limit).
         Then the cluster is settled: no assumed pod should be left and every unbound pod should fit nowhere."""
         started = time.perf_counter() - self.stats.wall_seconds
         for _ in range(MAX_DRAIN_ROUNDS):
-            found = self.stats.nodes_found
+            progress_before = self._drain_progress()
             self.advance(max(self.config.ttl, UNSCHEDULABLE_TIMEOUT) + CLEANUP_PERIOD)
             self.cleanup()
             self.flush_unschedulable()
             self.flush_backoff()
             self._loop(0, progress, progress_every, churn=False)
-            if self.stats.nodes_found == found or not self.stats.quiet:
+            if self._drain_progress() == progress_before or not self.stats.quiet:
                 break
         self._finish(started, progress)
         return self.stats
+
+    def _drain_progress(self) -> tuple[int, int, int]:
+        return self.stats.nodes_found, self.stats.bound, self.stats.binding_failures
 
     def run_for(self, nanoseconds: int) -> None:
         """Take the steps in clock order for ``nanoseconds`` of virtual time (or until quiet), without arrivals or
