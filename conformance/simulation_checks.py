@@ -14,8 +14,8 @@ on it. The translation is the abstraction function of the pipeline:
 
 Transitions are checked around the steps they are about: ``trans_expiry_only_after_finish_binding`` around each
 cache cleanup, ``trans_failed_scheduling_keeps_the_cache`` around each scheduling cycle that failed.
-``inv_no_node_overcommitted`` is checked only with a TTL of 0: with a non-zero TTL it is a known violation
-(spec/cycle_invariants.py).
+``inv_no_node_overcommitted`` and ``inv_used_ports_are_union_of_pods`` are checked only with a TTL of 0: with a
+non-zero TTL both are known violations (:data:`KNOWN_VIOLATIONS_WITH_TTL`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,12 @@ from spec.cycle_invariants import (
 from spec.filters import is_feasible
 from spec.frozenmap import FrozenMap
 from spec.imagestates import ImageRef, ImageState
-from spec.invariants import STATE_INVARIANTS, inv_requested_is_sum_of_pods, trans_expiry_only_after_finish_binding
+from spec.invariants import (
+    STATE_INVARIANTS,
+    inv_requested_is_sum_of_pods,
+    inv_used_ports_are_union_of_pods,
+    trans_expiry_only_after_finish_binding,
+)
 from spec.nodeinfo import HostPort
 from spec.nodeinfo import NodeInfo as SpecNodeInfo
 from spec.nodetree import NodeTree as SpecNodeTree
@@ -154,6 +159,12 @@ class InvariantViolation(AssertionError):
     """An invariant failed on a simulation step (raised by a strict checker)."""
 
 
+KNOWN_VIOLATIONS_WITH_TTL = frozenset({inv_no_node_overcommitted.__name__, inv_used_ports_are_union_of_pods.__name__})
+"""Not checked when the TTL is not 0. An assumed pod whose binding finished expires when its informer event is later
+than the TTL; its node's resources and host ports then go to another pod, and the late event adds the first pod back:
+the node is double-booked (spec/cycle_invariants.py). Host ports are a set per node (``HostPortInfo``), so when
+one of two pods holding the same port leaves, the port leaves the set although the other pod still holds it
+(tests/refimpl/simulator/test_known_violations.py shows it)."""
 ACCOUNTING_MEMO_LIMIT = 100_000
 """How many NodeInfo values :class:`InvariantChecker` remembers the accounting verdict of."""
 FAILED_OUTCOMES = frozenset({Outcome.UNSCHEDULABLE, Outcome.ERROR})
@@ -204,7 +215,10 @@ class InvariantChecker:
             return
         where = f"step {self._steps} ({action.kind} {action.detail})".rstrip()
         state = abstract_cache_state(sim.cache)
+        ttl_exempt = KNOWN_VIOLATIONS_WITH_TTL if sim.config.ttl != 0 else frozenset()
         for inv in STATE_INVARIANTS:
+            if inv.name in ttl_exempt:
+                continue
             if inv.predicate is inv_requested_is_sum_of_pods:
                 self._record(inv.name, self._requested_is_sum_of_pods(state), where)
             else:
@@ -212,7 +226,7 @@ class InvariantChecker:
         cluster = abstract_cluster(sim, state)
         for predicate in CYCLE_INVARIANTS:
             self._record(predicate.__name__, predicate(cluster), where)
-        if sim.config.ttl == 0:
+        if inv_no_node_overcommitted.__name__ not in ttl_exempt:
             self._record(inv_no_node_overcommitted.__name__, inv_no_node_overcommitted(cluster), where)
         before, self._before = self._before, None
         if before is None:

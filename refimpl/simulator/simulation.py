@@ -108,6 +108,12 @@ class SimulationConfig:
             raise ValueError("the TTL and cycle cost must not be negative, and the time limit must be positive")
         if self.arrival_rate < 0 or self.churn_seconds < 0:
             raise ValueError("the arrival rate and churn duration must not be negative")
+        if not 0 <= self.min_latency <= self.max_latency:
+            raise ValueError(f"latency bounds must satisfy 0 <= min <= max, got {self.min_latency}.."
+                             f"{self.max_latency} ns")
+        if not 0 <= self.min_informer_delay <= self.max_informer_delay:
+            raise ValueError(f"informer delay bounds must satisfy 0 <= min <= max, got {self.min_informer_delay}.."
+                             f"{self.max_informer_delay} ns")
 
 
 @dataclass(frozen=True)
