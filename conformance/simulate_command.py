@@ -282,7 +282,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="cluster changes per virtual second while pods arrive and 10 s after: pod deletions, "
                              "node updates, additions and deletions (default 0)")
     parser.add_argument("--identical-pods", action="store_true",
-                        help="identical pods on identical nodes (where opportunistic batching applies)")
+                        help="identical pods, each filling most of a node, on identical nodes: the workload "
+                             "opportunistic batching serves")
     parser.add_argument("--no-batching", action="store_true", help="turn opportunistic batching off")
     parser.add_argument("--check-every", type=check_every, default=None, metavar="K|auto",
                         help="check the invariants after every K-th step (default auto: every step on small "
