@@ -260,12 +260,31 @@ def bench_dispatcher() -> dict[str, Any]:
     return {"rows": rows}
 
 
+def bench_conformance() -> dict[str, Any]:
+    """The conformance-suite benchmarks of bench/conformance.py (issue #7), in their own interpreter: that file
+    shares its name with the package it measures, so it must not be imported with bench/ on the path."""
+    command = [sys.executable, str(Path(__file__).resolve().parent / "conformance.py"), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/conformance.py failed:\n{done.stderr}")
+    return {"rows": json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def bench_scheduler() -> dict[str, Any]:
+    """The scheduling-throughput benchmarks of bench/scheduler.py (issue #5)."""
+    scheduler = importlib.import_module("scheduler")  # bench/ is sys.path[0] when this script runs
+    rows: list[dict[str, Any]] = scheduler.run()
+    return {"rows": rows}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
     "cycle": bench_cycle,
     "cleanup": bench_cleanup,
     "dispatcher": bench_dispatcher,
+    "conformance": bench_conformance,
+    "scheduler": bench_scheduler,
 }
 
 
@@ -281,6 +300,8 @@ PLAN = [
     Run("cycle", {}),
     Run("cleanup", {}),
     Run("dispatcher", {}),
+    Run("conformance", {}),
+    Run("scheduler", {}),
 ]
 
 
@@ -336,7 +357,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case == "dispatcher":
+        elif run.case in ("dispatcher", "conformance", "scheduler"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":
