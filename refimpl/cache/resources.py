@@ -10,6 +10,7 @@ millicores, everything else in ``Value()`` units), as in :mod:`spec.quantities`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Final
 
 from spec.objects import RESTART_POLICY_ALWAYS, ContainerPort, Pod
@@ -22,16 +23,13 @@ DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
 
 _NON_ZERO_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
 
-_scalar_names: dict[str, bool] = {}
-"""Memo of ``IsScalarResourceName``: a cluster uses a handful of resource names, and the check runs a regex."""
 
-
+@cache
 def is_scalar(name: str) -> bool:
-    """``schedutil.IsScalarResourceName``, memoised per name."""
-    known = _scalar_names.get(name)
-    if known is None:
-        known = _scalar_names[name] = is_scalar_resource_name(name)
-    return known
+    """``schedutil.IsScalarResourceName``, memoised per name: a cluster uses a handful of resource names, and the
+    check runs a regex. (``functools.cache`` rather than a dict: CrossHair bypasses it, so the memo is not
+    observable to the contracts.)"""
+    return is_scalar_resource_name(name)
 
 
 class Resource:
@@ -64,7 +62,13 @@ class Resource:
         return result
 
     def add(self, resources: Mapping[str, int]) -> None:
-        """``Resource.Add``: cpu, memory, pods, ephemeral storage and scalar names; other names are ignored."""
+        """``Resource.Add``: cpu, memory, pods, ephemeral storage and scalar names; other names are ignored.
+
+        pre: all(map(is_scalar_resource_name, _scalars(self)))
+        post[self]: [a - b for a, b in zip(_fixed(self), _fixed(__old__.self))] == [resources.get(n, 0) for n in _FIXED]
+        post: _scalars(self).keys() == _scalars(__old__.self).keys() | set(filter(is_scalar_resource_name, resources))
+        post: all(q == _scalars(__old__.self).get(n, 0) + resources.get(n, 0) for n, q in _scalars(self).items())
+        """
         for name, quantity in resources.items():
             if name == CPU:
                 self.milli_cpu += quantity
@@ -104,6 +108,20 @@ class Resource:
         )
 
 
+_FIXED: Final = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+"""The resource names with a field of their own in ``Resource`` (for the contracts)."""
+
+
+def _fixed(resource: Resource) -> tuple[int, int, int, int]:
+    """The fields of the :data:`_FIXED` names, in that order (for the contracts)."""
+    return resource.milli_cpu, resource.memory, resource.ephemeral_storage, resource.allowed_pod_number
+
+
+def _scalars(resource: Resource) -> dict[str, int]:
+    """The scalar resources, {} for a nil map (for the contracts)."""
+    return resource.scalar_resources or {}
+
+
 class PodResource:
     """``fwk.PodResource``: a pod's requests and the cpu and memory it counts as when it requests none."""
 
@@ -124,13 +142,23 @@ class PodResource:
 
 
 def _add_into(total: dict[str, int], delta: Mapping[str, int]) -> None:
-    """``addResourceList``: add ``delta`` to ``total`` over the union of names."""
+    """``addResourceList``: add ``delta`` to ``total`` over the union of names.
+
+    post[total]: set(total) == set(__old__.total) | set(delta)
+    post: all(total[n] == __old__.total.get(n, 0) + delta.get(n, 0) for n in total)
+    """
     for name, quantity in delta.items():
         total[name] = total.get(name, 0) + quantity
 
 
 def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
-    """``maxResourceList``: raise each entry of ``total`` to ``other``'s, adding the names it lacks."""
+    """``maxResourceList``: raise each entry of ``total`` to ``other``'s, adding the names it lacks.
+
+    A name only one side has keeps that side's quantity (even a negative one: a missing name is not 0).
+
+    post[total]: set(total) == set(__old__.total) | set(other)
+    post: all(total[n] == max(q for q in (__old__.total.get(n), other.get(n)) if q is not None) for n in total)
+    """
     for name, quantity in other.items():
         current = total.get(name)
         if current is None or quantity > current:
@@ -138,7 +166,11 @@ def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
 
 
 def _with_defaults(requests: Mapping[str, int], non_missing: Mapping[str, int] | None) -> Mapping[str, int]:
-    """``applyNonMissing``: fill in the names a container does not request; an explicit 0 stays 0."""
+    """``applyNonMissing``: fill in the names a container does not request; an explicit 0 stays 0.
+
+    post[]: set(__return__) == set(requests) | set(non_missing or {})
+    post: all(__return__[n] == (requests[n] if n in requests else (non_missing or {})[n]) for n in __return__)
+    """
     if not non_missing:
         return requests
     filled = dict(requests)
