@@ -15,11 +15,14 @@ pod-level classes cpu, memory and hugepages-*), at most three containers of each
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, NamedTuple
 
 from refimpl.cache.generation import GenerationCounter
 from refimpl.cache.node_info import DEFAULT_BIND_ALL_HOST_IP, HostPortInfo, NodeInfo
+from refimpl.cache.node_tree import NodeTree
 from refimpl.cache.resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -28,14 +31,29 @@ from refimpl.cache.resources import (
     pod_requests,
 )
 from spec.frozenmap import FrozenMap
-from spec.objects import PROTOCOL_TCP, RESTART_POLICY_ALWAYS, Container, Pod
+from spec.objects import LABEL_TOPOLOGY_ZONE, PROTOCOL_TCP, RESTART_POLICY_ALWAYS, Container, Node, Pod
 from spec.quantities import CPU, MEMORY
 
 NAMES: Final = (CPU, MEMORY, "hugepages-2Mi", "example.com/gpu")
 """The resource names the contracts draw from: both defaulted names, a pod-level one, and one pod level ignores."""
-MAX_CONTAINERS: Final = 3
+MAX_CONTAINERS: Final = 2
+EMPTY: Final[Mapping[str, int]] = MappingProxyType({})
 
-Requests = dict[str, int]
+
+class Requests(NamedTuple):
+    """A container's (or the overhead's, or the pod-level) requests of the :data:`NAMES`, None where it states
+    none. Fields rather than a dict: CrossHair finds two symbolic dicts sharing a string key only by luck."""
+
+    cpu: int | None = None
+    memory: int | None = None
+    hugepages: int | None = None
+    gpu: int | None = None
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: quantity for name, quantity in zip(NAMES, self, strict=True) if quantity is not None}
+
+    def is_valid(self) -> bool:
+        return all(quantity is None or quantity >= 0 for quantity in self)
 
 
 @dataclass(frozen=True)
@@ -43,71 +61,72 @@ class PodShape:
     """The resource-relevant part of a pod: each container's requests, each init container's requests and whether
     it is a sidecar (restartPolicy Always), the overhead and the pod-level requests."""
 
-    containers: list[Requests] = field(default_factory=list)
-    init_containers: list[tuple[Requests, bool]] = field(default_factory=list)
-    overhead: Requests = field(default_factory=dict)
-    pod_level: Requests = field(default_factory=dict)
+    containers: list[Requests]
+    init_containers: list[tuple[Requests, bool]]
+    overhead: Requests
+    pod_level: Requests
 
     def is_valid(self) -> bool:
-        """At least one container, at most :data:`MAX_CONTAINERS` of each kind, names from :data:`NAMES`,
-        quantities >= 0."""
+        """One or two containers, at most two init containers, quantities >= 0."""
         if not (1 <= len(self.containers) <= MAX_CONTAINERS and len(self.init_containers) <= MAX_CONTAINERS):
             return False  # lengths first: CrossHair then explores only short lists
-        lists = [*self.containers, *(r for r, _ in self.init_containers), self.overhead, self.pod_level]
-        return all(name in NAMES and quantity >= 0 for r in lists for name, quantity in r.items())
+        requests = [*self.containers, *(r for r, _ in self.init_containers), self.overhead, self.pod_level]
+        return all(r.is_valid() for r in requests)
 
     def pod(self) -> Pod:
         """The pod of this shape."""
         return Pod(
             uid="contract",
-            containers=tuple(Container(f"c{i}", FrozenMap(r)) for i, r in enumerate(self.containers)),
+            containers=tuple(Container(f"c{i}", FrozenMap(r.as_dict())) for i, r in enumerate(self.containers)),
             init_containers=tuple(
-                Container(f"i{i}", FrozenMap(r), restart_policy=RESTART_POLICY_ALWAYS if sidecar else None)
+                Container(f"i{i}", FrozenMap(r.as_dict()), restart_policy=RESTART_POLICY_ALWAYS if sidecar else None)
                 for i, (r, sidecar) in enumerate(self.init_containers)
             ),
-            overhead=FrozenMap(self.overhead),
-            pod_level_requests=FrozenMap(self.pod_level),
+            overhead=FrozenMap(self.overhead.as_dict()),
+            pod_level_requests=FrozenMap(self.pod_level.as_dict()),
         )
 
     # -- the rule -------------------------------------------------------------------------------
 
-    def peak(self, name: str) -> int:
+    def _lists(self) -> tuple[list[dict[str, int]], list[tuple[dict[str, int], bool]]]:
+        return [r.as_dict() for r in self.containers], [(r.as_dict(), s) for r, s in self.init_containers]
+
+    def peak(self, name: str, defaults: Mapping[str, int]) -> int:
         """The most of ``name`` the pod's containers use at once: the largest of every init container's own
-        request plus the sidecars started before it, and the app containers' requests plus every sidecar's."""
-        sidecars_before = [sum(r.get(name, 0) for r, s in self.init_containers[:i] if s)
-                           for i in range(len(self.init_containers) + 1)]
-        phases = [r.get(name, 0) + sidecars_before[i] for i, (r, _) in enumerate(self.init_containers)]
-        running = sum(r.get(name, 0) for r in self.containers) + sidecars_before[-1]
+        request plus the sidecars started before it, and the app containers' requests plus every sidecar's.
+        A container that states no request for a name in ``defaults`` requests the default."""
+        containers, inits = self._lists()
+        containers = [{**defaults, **r} for r in containers]
+        inits = [({**defaults, **r}, s) for r, s in inits]
+        sidecars_before = [sum(r.get(name, 0) for r, s in inits[:i] if s) for i in range(len(inits) + 1)]
+        phases = [r.get(name, 0) + sidecars_before[i] for i, (r, _) in enumerate(inits)]
+        running = sum(r.get(name, 0) for r in containers) + sidecars_before[-1]
         return max([running, *phases])
 
     def overridden(self, pod_level_resources: bool) -> set[str]:
-        """The names pod-level requests replace: cpu, memory and hugepages-* ones, if the gate is on and the pod
-        requests at least one of those at pod level."""
-        supported = {n for n in self.pod_level if n in (CPU, MEMORY) or n.startswith("hugepages-")}
+        """The names pod-level requests replace: cpu, memory and hugepages-* ones, if the gate is on (and so only
+        when the pod requests one of those at pod level)."""
+        supported = {n for n in self.pod_level.as_dict() if n in (CPU, MEMORY) or n.startswith("hugepages-")}
         return supported if pod_level_resources else set()
 
     def names(self, pod_level_resources: bool) -> set[str]:
         """Every name requested by a container, the overhead or (when it applies) at pod level."""
-        named = {n for r in self.containers for n in r} | {n for r, _ in self.init_containers for n in r}
-        return named | set(self.overhead) | self.overridden(pod_level_resources)
+        containers, inits = self._lists()
+        named = {n for r in containers for n in r} | {n for r, _ in inits for n in r}
+        return named | set(self.overhead.as_dict()) | self.overridden(pod_level_resources)
 
-    def expected(self, name: str, pod_level_resources: bool) -> int:
+    def expected(self, name: str, pod_level_resources: bool, defaults: Mapping[str, int] = EMPTY) -> int:
         """``name``'s request by the rule: the pod-level value or the containers' peak, plus the overhead."""
-        own = self.pod_level[name] if name in self.overridden(pod_level_resources) else self.peak(name)
-        return own + self.overhead.get(name, 0)
-
-    def with_defaults(self, defaults: Requests) -> PodShape:
-        """The shape with each container's (and init container's) missing names in ``defaults`` filled in."""
-        return PodShape(
-            [{**defaults, **r} for r in self.containers],
-            [({**defaults, **r}, s) for r, s in self.init_containers],
-            self.overhead,
-            self.pod_level,
-        )
+        if name in self.overridden(pod_level_resources):
+            own = self.pod_level.as_dict()[name]
+        else:
+            own = self.peak(name, defaults)
+        return own + self.overhead.as_dict().get(name, 0)
 
     def states_everywhere(self, name: str) -> bool:
         """Every container and init container states a request for ``name`` (0 counts)."""
-        return all(name in r for r in self.containers) and all(name in r for r, _ in self.init_containers)
+        containers, inits = self._lists()
+        return all(name in r for r in containers) and all(name in r for r, _ in inits)
 
 
 def pod_requests_of(shape: PodShape, pod_level_resources: bool) -> dict[str, int]:
@@ -144,38 +163,38 @@ def _expected_non_zero(shape: PodShape, pod_level_resources: bool, name: str) ->
     if shape.overridden(pod_level_resources):
         requested = shape.names(pod_level_resources)
         defaults = {n: q for n, q in defaults.items() if n not in requested}
-    filled = shape.with_defaults(defaults)
-    if name not in filled.names(pod_level_resources):
+    if name not in shape.names(pod_level_resources) and name not in defaults:
         return 0
-    return filled.expected(name, pod_level_resources)
+    return shape.expected(name, pod_level_resources, defaults)
 
 
-def charge_and_release(first: PodShape, second: PodShape) -> tuple[Resource, Resource, Resource, Resource]:
-    """A NodeInfo's Requested and NonZeroRequested with ``first`` and ``second`` added, then after removing
-    ``first``, against a NodeInfo holding only ``second``.
+def charge_and_release(first: Requests, second: Requests) -> tuple[Resource, Resource, Resource]:
+    """A NodeInfo's Requested with two one-container pods requesting ``first`` and ``second`` added; then its
+    Requested and NonZeroRequested after removing the first pod, and those of a NodeInfo holding only the second.
+    (The pods' own requests are :func:`pod_requests_of`'s subject: one container each is enough here.)
 
     ``NodeInfo.update`` charges a pod's cached figures on add and subtracts exactly them on remove: Requested is the
     sum of the pods' requests, and removing a pod leaves what the others were charged (scalar entries that return
     to 0 stay, so compare non-zero entries).
 
     pre: first.is_valid() and second.is_valid()
-    post: _sum_of(__return__[0], first, second)
-    post: _same(__return__[2], __return__[3])
+    post: _sum_of(__return__[0], _one_container(first), _one_container(second))
+    post: _same(__return__[1], __return__[2])
     """
     both = NodeInfo(GenerationCounter())
-    first_pod, second_pod = first.pod(), _renamed(second.pod())
+    first_pod = Pod(uid="first", containers=(Container("c", FrozenMap(first.as_dict())),))
+    second_pod = Pod(uid="second", containers=(Container("c", FrozenMap(second.as_dict())),))
     both.add_pod(first_pod)
     both.add_pod(second_pod)
     charged = both.requested.clone()
     both.remove_pod(first_pod)
     alone = NodeInfo(GenerationCounter())
     alone.add_pod(second_pod)
-    return charged, both.non_zero_requested, _pair(both), _pair(alone)
+    return charged, _pair(both), _pair(alone)
 
 
-def _renamed(pod: Pod) -> Pod:
-    return Pod(uid="second", containers=pod.containers, init_containers=pod.init_containers, overhead=pod.overhead,
-               pod_level_requests=pod.pod_level_requests)
+def _one_container(requests: Requests) -> PodShape:
+    return PodShape([requests], [], Requests(), Requests())
 
 
 def _pair(info: NodeInfo) -> Resource:
@@ -205,6 +224,50 @@ def _same(left: Resource, right: Resource) -> bool:
     return (left.milli_cpu, left.memory, left.ephemeral_storage, non_zero(left)) == (
         right.milli_cpu, right.memory, right.ephemeral_storage, non_zero(right)
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Node tree
+# --------------------------------------------------------------------------------------------
+
+
+def node_tree_order(zone_sizes: list[int]) -> tuple[list[str], list[list[str]]]:
+    """:meth:`NodeTree.list_nodes` after adding ``zone_sizes[z]`` nodes in zone ``z``, zone by zone; and the zones'
+    names in the order added.
+
+    Every node is listed once, in (round, zone) order, where a node's round is its index in its zone: the first
+    node of every zone (zones in the order they were first seen), then the second, and so on. That is fair: no
+    prefix of the list has taken two nodes more from one zone than from a zone with nodes left.
+
+    pre: len(zone_sizes) <= 4 and all(1 <= size <= 4 for size in zone_sizes)
+    post: sorted(__return__[0]) == sorted(name for zone in __return__[1] for name in zone)
+    post: [_round_and_zone(__return__[1])[n] for n in __return__[0]] == sorted(_round_and_zone(__return__[1]).values())
+    post: _prefixes_are_fair(*__return__)
+    """
+    tree = NodeTree()
+    zones = [[f"n{z}-{i}" for i in range(size)] for z, size in enumerate(zone_sizes)]
+    for z, zone in enumerate(zones):
+        for name in zone:
+            tree.add_node(Node(name, labels=FrozenMap({LABEL_TOPOLOGY_ZONE: f"zone-{z}"})))
+    return tree.list_nodes(), zones
+
+
+def _round_and_zone(zones: list[list[str]]) -> dict[str, tuple[int, int]]:
+    """Each name's (index in its zone, index of its zone): its round and its turn in that round (for the contract)."""
+    return {name: (index, z) for z, zone in enumerate(zones) for index, name in enumerate(zone)}
+
+
+def _prefixes_are_fair(listed: list[str], zones: list[list[str]]) -> bool:
+    """In every prefix of ``listed``, each zone has given at most one name more than any zone not yet exhausted (for
+    the contract)."""
+    zone_of = {name: z for z, zone in enumerate(zones) for name in zone}
+    taken = [0] * len(zones)
+    for name in listed:
+        taken[zone_of[name]] += 1
+        open_zones = [count for z, count in enumerate(taken) if count < len(zones[z])]
+        if open_zones and max(taken) > min(open_zones) + 1:
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------

@@ -66,38 +66,12 @@ def round_robin(zones: Sequence[Collection[str]]) -> list[str]:
     """``nodeTree.list``'s order: the first name of every zone (in zone order), then the second of every zone,
     and so on, skipping the zones already exhausted.
 
-    The contracts say that every name is listed once, that the list is ordered by (round, zone) where a name's
-    round is its index in its zone, and that this is fair: no prefix of the list has taken two names more from one
-    zone than from a zone with names left.
-
-    pre: all(len(set(zone)) == len(zone) for zone in zones)
-    pre: len({name for zone in zones for name in zone}) == sum(map(len, zones))
-    post: sorted(__return__) == sorted(name for zone in zones for name in zone)
-    post: [_round_and_zone(zones)[n] for n in __return__] == sorted(_round_and_zone(zones)[n] for n in __return__)
-    post: _prefixes_are_fair(__return__, zones)
+    Its contracts are on :func:`refimpl.cache.contracts.node_tree_order`.
     """
     if len(zones) == 1:
         return list(zones[0])
     rows = zip_longest(*zones)
     return [name for name in chain.from_iterable(rows) if name is not None]
-
-
-def _round_and_zone(zones: Sequence[Collection[str]]) -> dict[str, tuple[int, int]]:
-    """Each name's (index in its zone, index of its zone): its round and its turn in that round (for the contract)."""
-    return {name: (index, z) for z, zone in enumerate(zones) for index, name in enumerate(zone)}
-
-
-def _prefixes_are_fair(listed: Sequence[str], zones: Sequence[Collection[str]]) -> bool:
-    """In every prefix of ``listed``, each zone has given at most one name more than any zone not yet exhausted (for
-    the contract)."""
-    zone_of = {name: z for z, zone in enumerate(zones) for name in zone}
-    taken = [0] * len(zones)
-    for name in listed:
-        taken[zone_of[name]] += 1
-        open_zones = [count for z, count in enumerate(taken) if count < len(zones[z])]
-        if open_zones and max(taken) > min(open_zones) + 1:
-            return False
-    return True
 
 
 class NodeTree:

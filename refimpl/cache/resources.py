@@ -9,7 +9,7 @@ millicores, everything else in ``Value()`` units), as in :mod:`spec.quantities`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Final
 
@@ -64,6 +64,7 @@ class Resource:
     def add(self, resources: Mapping[str, int]) -> None:
         """``Resource.Add``: cpu, memory, pods, ephemeral storage and scalar names; other names are ignored.
 
+        pre: _named(resources) and _named(_scalars(self))
         pre: all(map(is_scalar_resource_name, _scalars(self)))
         post[self]: [a - b for a, b in zip(_fixed(self), _fixed(__old__.self))] == [resources.get(n, 0) for n in _FIXED]
         post: _scalars(self).keys() == _scalars(__old__.self).keys() | set(filter(is_scalar_resource_name, resources))
@@ -108,8 +109,16 @@ class Resource:
         )
 
 
+_NAMES: Final = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS, "hugepages-2Mi", "example.com/gpu", "example")
+"""Resource names the contracts draw from, one of each kind ``Resource.add`` tells apart: CrossHair finds two
+symbolic dicts sharing a string key only by luck, and these functions only compare names."""
 _FIXED: Final = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 """The resource names with a field of their own in ``Resource`` (for the contracts)."""
+
+
+def _named(resources: Iterable[str]) -> bool:
+    """Every name is one of :data:`_NAMES` (for the contracts)."""
+    return all(name in _NAMES for name in resources)
 
 
 def _fixed(resource: Resource) -> tuple[int, int, int, int]:
@@ -144,6 +153,7 @@ class PodResource:
 def _add_into(total: dict[str, int], delta: Mapping[str, int]) -> None:
     """``addResourceList``: add ``delta`` to ``total`` over the union of names.
 
+    pre: _named(total) and _named(delta)
     post[total]: set(total) == set(__old__.total) | set(delta)
     post: all(total[n] == __old__.total.get(n, 0) + delta.get(n, 0) for n in total)
     """
@@ -156,6 +166,7 @@ def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
 
     A name only one side has keeps that side's quantity (even a negative one: a missing name is not 0).
 
+    pre: _named(total) and _named(other)
     post[total]: set(total) == set(__old__.total) | set(other)
     post: all(total[n] == max(q for q in (__old__.total.get(n), other.get(n)) if q is not None) for n in total)
     """
@@ -168,6 +179,7 @@ def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
 def _with_defaults(requests: Mapping[str, int], non_missing: Mapping[str, int] | None) -> Mapping[str, int]:
     """``applyNonMissing``: fill in the names a container does not request; an explicit 0 stays 0.
 
+    pre: _named(requests) and _named(non_missing or ())
     post[]: set(__return__) == set(requests) | set(non_missing or {})
     post: all(__return__[n] == (requests[n] if n in requests else (non_missing or {})[n]) for n in __return__)
     """

@@ -44,7 +44,7 @@ def test_every_function_with_contracts_is_a_target_with_its_conditions() -> None
     assert source[target.line - 1].startswith("def max_into(")
     refimpl = {(t.path.relative_to(ROOT).as_posix(), t.qualname) for t in find_targets(ROOT)}
     assert ("refimpl/cache/resources.py", "Resource.add") in refimpl  # methods are found, by Class.method
-    assert ("refimpl/cache/node_tree.py", "round_robin") in refimpl
+    assert ("refimpl/cache/contracts.py", "node_tree_order") in refimpl
 
 
 def test_conditions_are_counted_as_crosshair_parses_them() -> None:
