@@ -123,6 +123,10 @@ class PodShape:
             own = self.peak(name, defaults)
         return own + self.overhead.as_dict().get(name, 0)
 
+    def requests(self, pod_level_resources: bool) -> dict[str, int]:
+        """The pod's requests by the rule: every name it requests, at :meth:`expected`."""
+        return {name: self.expected(name, pod_level_resources) for name in self.names(pod_level_resources)}
+
     def states_everywhere(self, name: str) -> bool:
         """Every container and init container states a request for ``name`` (0 counts)."""
         containers, inits = self._lists()
@@ -133,8 +137,7 @@ def pod_requests_of(shape: PodShape, pod_level_resources: bool) -> dict[str, int
     """:func:`~refimpl.cache.resources.pod_requests` of the shape's pod.
 
     pre: shape.is_valid()
-    post: set(__return__) == shape.names(pod_level_resources)
-    post: all(__return__[n] == shape.expected(n, pod_level_resources) for n in __return__)
+    post: __return__ == shape.requests(pod_level_resources)
     """
     return pod_requests(shape.pod(), pod_level_resources=pod_level_resources)
 
@@ -149,23 +152,26 @@ def non_zero_of(shape: PodShape, pod_level_resources: bool) -> tuple[int, int, i
 
     pre: shape.is_valid()
     post: __return__[2] >= __return__[0] and __return__[3] >= __return__[1]
-    post: __return__[2] == _expected_non_zero(shape, pod_level_resources, CPU)
-    post: __return__[3] == _expected_non_zero(shape, pod_level_resources, MEMORY)
+    post: __return__[2:] == _expected_non_zero(shape, pod_level_resources)
     post: not shape.states_everywhere(CPU) or __return__[2] == __return__[0]
     """
     resource = compute_pod_resource(shape.pod(), pod_level_resources=pod_level_resources)
     return resource.resource.milli_cpu, resource.resource.memory, resource.non0_cpu, resource.non0_mem
 
 
-def _expected_non_zero(shape: PodShape, pod_level_resources: bool, name: str) -> int:
-    """``name``'s non-zero request by the rule (for the contract)."""
+def _expected_non_zero(shape: PodShape, pod_level_resources: bool) -> tuple[int, int]:
+    """The non-zero cpu and memory requests by the rule (for the contract)."""
     defaults = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+    requested = shape.names(pod_level_resources)
     if shape.overridden(pod_level_resources):
-        requested = shape.names(pod_level_resources)
         defaults = {n: q for n, q in defaults.items() if n not in requested}
-    if name not in shape.names(pod_level_resources) and name not in defaults:
-        return 0
-    return shape.expected(name, pod_level_resources, defaults)
+
+    def non_zero(name: str) -> int:
+        if name not in requested and name not in defaults:
+            return 0
+        return shape.expected(name, pod_level_resources, defaults)
+
+    return non_zero(CPU), non_zero(MEMORY)
 
 
 def charge_and_release(first: Requests, second: Requests) -> tuple[Resource, Resource, Resource]:

@@ -77,7 +77,7 @@ MUTANTS = (
         "                _add_into(requests, own)\n                _add_into(sidecars, own)",
         "                _add_into(sidecars, own)",
         "refimpl/cache/contracts.py::pod_requests_of",
-        "shape.expected(n, pod_level_resources)",
+        "shape.requests(pod_level_resources)",
     ),
     Mutant(
         "init containers' requests add up instead of peaking",
@@ -85,7 +85,7 @@ MUTANTS = (
         "                _add_into(use, sidecars)\n                _max_into(init_peak, use)",
         "                _add_into(use, sidecars)\n                _add_into(init_peak, use)",
         "refimpl/cache/contracts.py::pod_requests_of",
-        "shape.expected(n, pod_level_resources)",
+        "shape.requests(pod_level_resources)",
     ),
     Mutant(
         "pod-level requests add to the containers' instead of replacing them",
@@ -93,7 +93,7 @@ MUTANTS = (
         "                requests[name] = quantity",
         "                requests[name] = requests.get(name, 0) + quantity",
         "refimpl/cache/contracts.py::pod_requests_of",
-        "shape.expected(n, pod_level_resources)",
+        "shape.requests(pod_level_resources)",
     ),
     Mutant(
         "with pod-level requests, non-zero defaults also fill a resource the pod requests",
@@ -101,7 +101,7 @@ MUTANTS = (
         "non_missing = {name: value for name, value in _NON_ZERO_DEFAULTS.items() if name not in requests}",
         "non_missing = _NON_ZERO_DEFAULTS",
         "refimpl/cache/contracts.py::non_zero_of",
-        "_expected_non_zero(shape, pod_level_resources, CPU)",
+        "_expected_non_zero(shape, pod_level_resources)",
     ),
     Mutant(
         "removing a pod does not release its scalar resources",
