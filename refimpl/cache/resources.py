@@ -5,6 +5,9 @@ This is refimpl's own implementation of ``PodInfo.CalculateResource`` (pkg/sched
 ``framework.Resource`` and of ``schedutil.GetHostPorts``. It deliberately shares no code with ``spec.resources``:
 the spec is the oracle this module is tested against. Quantities are integers in the scheduler's units (cpu in
 millicores, everything else in ``Value()`` units), as in :mod:`spec.quantities`.
+
+The ``pre:``/``post:`` lines in docstrings are contracts that ``ksspec prove`` checks with CrossHair; those of the
+functions that take a Pod are in :mod:`refimpl.cache.contracts`.
 """
 
 from __future__ import annotations
