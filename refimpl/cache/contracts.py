@@ -1,7 +1,7 @@
 """CrossHair contracts for the cache's functions that take API objects.
 
 CrossHair cannot generate a ``spec.objects.Pod`` (its proxy maker fails on ``FrozenMap.__init__``'s union
-annotation), so each function here builds the objects from plain dicts, lists and tuples, calls the reference
+annotation), so each function here builds the objects from plain values (ints, lists, tuples), calls the reference
 implementation, and states the Kubernetes rule as ``post:`` conditions. :class:`PodShape` holds a pod's requests
 and states the rule of ``PodRequests`` (component-helpers resource/helpers.go, v0.35.0) in closed form: a resource
 is requested at the peak of the pod's phases (the init containers one by one, each with the sidecars started
@@ -10,7 +10,9 @@ The implementation computes it incrementally, so the two are independent stateme
 
 Preconditions keep the search where the rule lives: non-negative quantities (the API server rejects negative ones;
 a missing name counts as 0 only then), names from :data:`NAMES` (the rule treats names as opaque except for the
-pod-level classes cpu, memory and hugepages-*), at most three containers of each kind.
+pod-level classes cpu, memory and hugepages-*), one or two containers and at most two init containers.
+:func:`node_tree_order` covers ``nodeTree.list`` and the host-port functions ``HostPortInfo.CheckConflict`` and
+``Remove``.
 """
 
 from __future__ import annotations
