@@ -106,7 +106,7 @@ def test_prove_fails_on_a_crosshair_counterexample(capsys: pytest.CaptureFixture
     assert "1/1 obligations proved" in out
     assert "counterexample" in out and "broken_arithmetic.py" in out and "max_into" in out
     assert "0/1 functions without counterexample" in out
-    assert "3s CPU per condition, 2 conditions, 2 at a time, budget 120s" in out
+    assert "3s CPU per condition, 2 conditions, 2 at a time, budget 100s" in out
 
 
 def test_prove_without_contracts_reports_none(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
