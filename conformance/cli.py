@@ -55,7 +55,7 @@ CHECKS: tuple[Check, ...] = (
           ("conform", "--impl", "refimpl", "--no-progress")),
     Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",
           ("conform", "--adapter", STDIO_REFIMPL_ADAPTER, "--no-progress")),
-    Check("Z3 obligations (ksspec prove)", "spec/verify", ("prove",)),
+    Check("Z3 obligations and CrossHair contracts (ksspec prove)", "spec/verify", ("prove",)),
     Check("model checker, default universe (ksspec check)", "spec/verify", ("check",)),
     Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK),
     Check("model checker, dispatcher (ksspec check --system dispatcher)", "spec/verify", DISPATCHER_CHECK),

@@ -7,7 +7,9 @@ or when the exploration finished (within its depth limit) without a violation.
 from __future__ import annotations
 
 import argparse
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance import crosshair_runner
-from conformance.crosshair_runner import DEFAULT_PER_CONDITION_TIMEOUT, DEFAULT_ROOTS, CrosshairVerdict
+from conformance.crosshair_runner import (
+    DEFAULT_BUDGET,
+    DEFAULT_JOBS,
+    DEFAULT_PER_CONDITION_TIMEOUT,
+    DEFAULT_ROOTS,
+    CrosshairVerdict,
+    TargetResult,
+)
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
@@ -37,8 +46,10 @@ from spec.verify.universe import DEFAULT_DEPTH, DEFAULT_UNIVERSE, Mode, Universe
 from spec.versions import PROFILES, get_profile
 
 CROSSHAIR_STYLE = {
-    CrosshairVerdict.NO_COUNTEREXAMPLE: "bold green",
+    CrosshairVerdict.CONFIRMED: "bold green",
+    CrosshairVerdict.NO_COUNTEREXAMPLE: "green",
     CrosshairVerdict.COUNTEREXAMPLE: "bold red",
+    CrosshairVerdict.UNMET_PRECONDITION: "bold red",
     CrosshairVerdict.ERROR: "bold red",
 }
 VERDICT_STYLE = {Verdict.PROVED: "bold green", Verdict.REFUTED: "bold red", Verdict.UNKNOWN: "yellow"}
@@ -84,31 +95,59 @@ def prove(args: argparse.Namespace, console: Console) -> int:
 
 
 def run_crosshair_checks(args: argparse.Namespace, console: Console) -> bool:
-    """Run CrossHair on every module with ``post:`` contracts; True if none has a counterexample or error."""
+    """Run CrossHair on every function with ``pre:``/``post:`` contracts, within the budget; print a table of
+    them with their verdicts and times. True if each is confirmed or has no counterexample."""
     roots = tuple(args.crosshair_root)
-    modules = crosshair_runner.modules_with_contracts(args.root, roots)
-    table = Table(title=f"CrossHair contracts ({', '.join(roots)}; {args.crosshair_timeout:g}s per condition)")
-    for column in ("Module", "Verdict"):
+    targets = crosshair_runner.find_targets(args.root, roots)
+    budget_plan = crosshair_runner.plan(targets, args.crosshair_timeout, args.crosshair_budget, args.crosshair_jobs)
+    console.print(f"CrossHair budget: {escape(budget_plan.describe())}", highlight=False, soft_wrap=True)
+    table = Table(title=f"CrossHair contracts ({', '.join(roots)})")
+    for column in ("Module", "Function"):
         table.add_column(column)
+    table.add_column("Conditions", justify="right")
+    table.add_column("Verdict")
+    table.add_column("CPU", justify="right")
     table.add_column("Time", justify="right")
-    if not modules:
-        table.add_row(f"no module under {', '.join(roots)} states pre:/post: contracts yet", "[yellow]none[/]", "-")
+    if not targets:
+        table.add_row(f"no module under {', '.join(roots)} states pre:/post: contracts yet", "", "", "[yellow]none[/]",
+                      "-", "-")
         console.print(table)
         return True
-    results = []
+    done: list[TargetResult] = []
+    started = time.perf_counter()
     with console.status("running CrossHair ...") as status:
-        for path in modules:
-            status.update(f"CrossHair: {escape(str(path))}")
-            results.append(crosshair_runner.run_crosshair(path, args.root, args.crosshair_timeout))
+
+        def progress(result: TargetResult) -> None:
+            done.append(result)  # list.append is atomic; the pool's threads share this list
+            status.update(f"CrossHair: {len(done)}/{len(targets)} functions checked")
+
+        results = crosshair_runner.check_targets(targets, args.root, budget_plan, progress)
+    elapsed = time.perf_counter() - started
     for r in results:
         style = CROSSHAIR_STYLE[r.verdict]
-        table.add_row(escape(_relative(r.path, args.root)), f"[{style}]{r.verdict.value}[/]", f"{r.seconds:.1f}s")
+        table.add_row(
+            escape(_relative(r.target.path, args.root)),
+            escape(r.target.qualname),
+            str(r.target.conditions),
+            f"[{style}]{r.verdict.value}[/]",
+            "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.1f}s",
+            f"{r.seconds:.1f}s",
+        )
+    ok = sum(r.verdict.ok for r in results)
+    cpu = sum(r.cpu_seconds or 0.0 for r in results)
+    table.caption = (
+        f"{ok}/{len(results)} functions without counterexample in {elapsed:.1f}s wall-clock, {cpu:.1f}s CPU "
+        f"(search alone: at most {budget_plan.predicted_seconds * budget_plan.jobs:.0f}s CPU); confirmed = every "
+        "path explored, no counterexample = none found within the timeout; CPU = the process's CPU time, Time = "
+        "wall-clock"
+    )
     console.print(table)
     for r in results:
-        if r.verdict is not CrosshairVerdict.NO_COUNTEREXAMPLE:
-            console.rule(f"[bold red]{r.verdict.value.upper()}[/] {escape(_relative(r.path, args.root))}")
+        if not r.verdict.ok:
+            name = f"{_relative(r.target.path, args.root)}:{r.target.qualname}"
+            console.rule(f"[bold red]{r.verdict.value.upper()}[/] {escape(name)}")
             console.out("\n".join(r.findings) or r.output, highlight=False)
-    return all(r.verdict is CrosshairVerdict.NO_COUNTEREXAMPLE for r in results)
+    return ok == len(results)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -290,6 +329,21 @@ def coverage_table(coverage: Counter[str]) -> Table:
 # ============================================================================================
 
 
+def _positive(kind: type[float] | type[int]) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` greater than 0."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {kind.__name__}, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        return value
+
+    return parse
+
+
 def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pods", type=int, default=DEFAULT_PODS, help=f"pod bound P (default {DEFAULT_PODS})")
     parser.add_argument(
@@ -323,9 +377,22 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--crosshair-timeout",
-        type=float,
+        type=_positive(float),
         default=DEFAULT_PER_CONDITION_TIMEOUT,
-        help=f"CrossHair's per-condition timeout in seconds (default {DEFAULT_PER_CONDITION_TIMEOUT:g})",
+        help=f"CPU seconds CrossHair searches each condition (default {DEFAULT_PER_CONDITION_TIMEOUT:g}); lowered "
+        "when all conditions would not fit in --crosshair-budget",
+    )
+    parser.add_argument(
+        "--crosshair-budget",
+        type=_positive(float),
+        default=DEFAULT_BUDGET,
+        help=f"seconds all CrossHair checks may take together (default {DEFAULT_BUDGET:g})",
+    )
+    parser.add_argument(
+        "--crosshair-jobs",
+        type=_positive(int),
+        default=DEFAULT_JOBS,
+        help=f"CrossHair processes run at once (default {DEFAULT_JOBS})",
     )
     parser.add_argument(
         "--root", type=Path, default=Path.cwd(), help="project checkout the CrossHair roots are relative to"

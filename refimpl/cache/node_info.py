@@ -61,6 +61,17 @@ class HostPortInfo(dict[str, set[ProtocolPort]]):
             if not used:
                 del self[ip]
 
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        """``CheckConflict``: the (protocol, port) is in use on ``ip``, or on any IP when ``ip`` is 0.0.0.0, or on
+        0.0.0.0 (ports <= 0 never conflict)."""
+        if port <= 0:
+            return False
+        ip, protocol = self.sanitize(ip, protocol)
+        wanted = (protocol, port)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(wanted in used for used in self.values())
+        return any(wanted in self.get(key, ()) for key in (DEFAULT_BIND_ALL_HOST_IP, ip))
+
     def clone(self) -> HostPortInfo:
         """A deep copy (``SnapshotConcrete`` copies every inner set)."""
         return HostPortInfo({ip: set(ports) for ip, ports in self.items()})

@@ -8,6 +8,7 @@ Not thread-safe: the cache lock guards it.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from contextlib import suppress
 from itertools import chain, zip_longest
 
@@ -59,6 +60,18 @@ def get_zone_key(node: Node) -> str:
     if region == "" and zone == "":
         return ""
     return region + ZONE_SEPARATOR + zone
+
+
+def round_robin(zones: Sequence[Collection[str]]) -> list[str]:
+    """``nodeTree.list``'s order: the first name of every zone (in zone order), then the second of every zone,
+    and so on, skipping the zones already exhausted.
+
+    Its contracts are on :func:`refimpl.cache.contracts.node_tree_order`.
+    """
+    if len(zones) == 1:
+        return list(zones[0])
+    rows = zip_longest(*zones)
+    return [name for name in chain.from_iterable(rows) if name is not None]
 
 
 class NodeTree:
@@ -125,10 +138,7 @@ class NodeTree:
         Kubernetes' "all zones exhausted" error needs ``num_nodes`` to exceed the names stored, which the
         operations above never allow.
         """
-        if len(self.zones) == 1:
-            return list(self.tree[self.zones[0]])
-        rows = zip_longest(*(self.tree[zone] for zone in self.zones))
-        return [name for name in chain.from_iterable(rows) if name is not None]
+        return round_robin([self.tree[zone] for zone in self.zones])
 
     def zones_view(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The zones and their names, in order (for tests and debugging)."""

@@ -5,11 +5,15 @@ This is refimpl's own implementation of ``PodInfo.CalculateResource`` (pkg/sched
 ``framework.Resource`` and of ``schedutil.GetHostPorts``. It deliberately shares no code with ``spec.resources``:
 the spec is the oracle this module is tested against. Quantities are integers in the scheduler's units (cpu in
 millicores, everything else in ``Value()`` units), as in :mod:`spec.quantities`.
+
+The ``pre:``/``post:`` lines in docstrings are contracts that ``ksspec prove`` checks with CrossHair; those of the
+functions that take a Pod are in :mod:`refimpl.cache.contracts`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Final
 
 from spec.objects import RESTART_POLICY_ALWAYS, ContainerPort, Pod
@@ -22,16 +26,13 @@ DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
 
 _NON_ZERO_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
 
-_scalar_names: dict[str, bool] = {}
-"""Memo of ``IsScalarResourceName``: a cluster uses a handful of resource names, and the check runs a regex."""
 
-
+@cache
 def is_scalar(name: str) -> bool:
-    """``schedutil.IsScalarResourceName``, memoised per name."""
-    known = _scalar_names.get(name)
-    if known is None:
-        known = _scalar_names[name] = is_scalar_resource_name(name)
-    return known
+    """``schedutil.IsScalarResourceName``, memoised per name: a cluster uses a handful of resource names, and the
+    check runs a regex. (``functools.cache`` rather than a dict: CrossHair bypasses it, so the memo is not
+    observable to the contracts.)"""
+    return is_scalar_resource_name(name)
 
 
 class Resource:
@@ -64,7 +65,14 @@ class Resource:
         return result
 
     def add(self, resources: Mapping[str, int]) -> None:
-        """``Resource.Add``: cpu, memory, pods, ephemeral storage and scalar names; other names are ignored."""
+        """``Resource.Add``: cpu, memory, pods, ephemeral storage and scalar names; other names are ignored.
+
+        pre: _named(resources) and _named(_scalars(self))
+        pre: all(map(is_scalar_resource_name, _scalars(self)))
+        post[self]: [a - b for a, b in zip(_fixed(self), _fixed(__old__.self))] == [resources.get(n, 0) for n in _FIXED]
+        post: _scalars(self).keys() == _scalars(__old__.self).keys() | set(filter(is_scalar_resource_name, resources))
+        post: all(q == _scalars(__old__.self).get(n, 0) + resources.get(n, 0) for n, q in _scalars(self).items())
+        """
         for name, quantity in resources.items():
             if name == CPU:
                 self.milli_cpu += quantity
@@ -104,6 +112,28 @@ class Resource:
         )
 
 
+_NAMES: Final = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS, "hugepages-2Mi", "example.com/gpu", "example")
+"""Resource names the contracts draw from, one of each kind ``Resource.add`` tells apart: CrossHair finds two
+symbolic dicts sharing a string key only by luck, and these functions only compare names."""
+_FIXED: Final = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+"""The resource names with a field of their own in ``Resource`` (for the contracts)."""
+
+
+def _named(resources: Iterable[str]) -> bool:
+    """Every name is one of :data:`_NAMES` (for the contracts)."""
+    return all(name in _NAMES for name in resources)
+
+
+def _fixed(resource: Resource) -> tuple[int, int, int, int]:
+    """The fields of the :data:`_FIXED` names, in that order (for the contracts)."""
+    return resource.milli_cpu, resource.memory, resource.ephemeral_storage, resource.allowed_pod_number
+
+
+def _scalars(resource: Resource) -> dict[str, int]:
+    """The scalar resources, {} for a nil map (for the contracts)."""
+    return resource.scalar_resources or {}
+
+
 class PodResource:
     """``fwk.PodResource``: a pod's requests and the cpu and memory it counts as when it requests none."""
 
@@ -124,13 +154,25 @@ class PodResource:
 
 
 def _add_into(total: dict[str, int], delta: Mapping[str, int]) -> None:
-    """``addResourceList``: add ``delta`` to ``total`` over the union of names."""
+    """``addResourceList``: add ``delta`` to ``total`` over the union of names.
+
+    pre: _named(total) and _named(delta)
+    post[total]: set(total) == set(__old__.total) | set(delta)
+    post: all(total[n] == __old__.total.get(n, 0) + delta.get(n, 0) for n in total)
+    """
     for name, quantity in delta.items():
         total[name] = total.get(name, 0) + quantity
 
 
 def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
-    """``maxResourceList``: raise each entry of ``total`` to ``other``'s, adding the names it lacks."""
+    """``maxResourceList``: raise each entry of ``total`` to ``other``'s, adding the names it lacks.
+
+    A name only one side has keeps that side's quantity (even a negative one: a missing name is not 0).
+
+    pre: _named(total) and _named(other)
+    post[total]: set(total) == set(__old__.total) | set(other)
+    post: all(total[n] == max(q for q in (__old__.total.get(n), other.get(n)) if q is not None) for n in total)
+    """
     for name, quantity in other.items():
         current = total.get(name)
         if current is None or quantity > current:
@@ -138,7 +180,12 @@ def _max_into(total: dict[str, int], other: Mapping[str, int]) -> None:
 
 
 def _with_defaults(requests: Mapping[str, int], non_missing: Mapping[str, int] | None) -> Mapping[str, int]:
-    """``applyNonMissing``: fill in the names a container does not request; an explicit 0 stays 0."""
+    """``applyNonMissing``: fill in the names a container does not request; an explicit 0 stays 0.
+
+    pre: _named(requests) and _named(non_missing or ())
+    post[]: set(__return__) == set(requests) | set(non_missing or {})
+    post: all(__return__[n] == (requests[n] if n in requests else (non_missing or {})[n]) for n in __return__)
+    """
     if not non_missing:
         return requests
     filled = dict(requests)

@@ -15,6 +15,8 @@ from conformance.refimpl_abstraction import abstract_resource
 from refimpl.cache import HostPortInfo, Resource, compute_pod_resource
 from refimpl.cache.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, get_host_ports
 from spec import resources as spec_resources
+from spec.filters import ports_conflict
+from spec.nodeinfo import host_port
 from spec.objects import Container, ContainerPort, Pod
 from spec.quantities import resources_from
 
@@ -82,3 +84,20 @@ def test_resource_scalar_map_is_nil_until_needed_and_cloned_deeply() -> None:
     resource.add(resources_from({"example.com/gpu": 1}))
     clone = resource.clone()
     assert clone == resource and clone.scalar_resources is not resource.scalar_resources
+
+
+host_port_triples = st.tuples(
+    st.sampled_from(("", "0.0.0.0", "127.0.0.1", "10.0.0.1")), st.sampled_from(("", "TCP", "UDP")),
+    st.sampled_from((-1, 0, 80, 8080)),
+)
+
+
+@given(st.lists(host_port_triples, max_size=5), host_port_triples)
+def test_host_port_conflict_matches_the_spec(used: list[tuple[str, str, int]], wanted: tuple[str, str, int]) -> None:
+    """``HostPortInfo.check_conflict`` is the NodePorts filter's ``ports_conflict`` of the spec."""
+    ports = HostPortInfo()
+    for triple in used:
+        ports.add(*triple)
+    in_use = frozenset(host_port(*triple) for triple in used if triple[2] > 0)
+    expected = wanted[2] > 0 and ports_conflict(host_port(*wanted), in_use)
+    assert ports.check_conflict(*wanted) == expected

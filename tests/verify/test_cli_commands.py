@@ -24,7 +24,7 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_prove_discharges_every_obligation(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["prove", "--pods", "1", "--nodes", "1", "--uids", "2", "--call-types", "2"]) == 0
+    assert main(["prove", "--pods", "1", "--nodes", "1", "--uids", "2", "--call-types", "2", "--no-crosshair"]) == 0
     out = capsys.readouterr().out
     assert "98/98 obligations proved" in out
     assert "step/AddPod/inv_pod_on_at_most_one_node" in out and "proved" in out
@@ -35,7 +35,7 @@ def test_prove_discharges_every_obligation(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_prove_only_selects_obligations(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["prove", "--pods", "2", "--nodes", "1", "--only", "expiry/"]) == 0
+    assert main(["prove", "--pods", "2", "--nodes", "1", "--only", "expiry/", "--no-crosshair"]) == 0
     assert "1/1 obligations proved" in capsys.readouterr().out
 
 
@@ -50,7 +50,8 @@ def test_prove_prints_a_counterexample_and_fails(
 
     broken = {**TRANSITIONS, "AssumePod": replace(TRANSITIONS["AssumePod"], apply=assume_without_charging)}
     monkeypatch.setattr(proof_commands, "all_obligations", lambda bounds, _: cache_obligations(bounds, broken))
-    assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "AssumePod/inv_requested"]) == 1
+    argv = ["prove", "--pods", "1", "--nodes", "1", "--only", "AssumePod/inv_requested", "--no-crosshair"]
+    assert main(argv) == 1
     out = capsys.readouterr().out
     assert "refuted" in out and "0/1 obligations proved" in out
     assert "pre-state:" in out and "operation: AssumePod(" in out and "post-state:" in out
