@@ -30,6 +30,11 @@ PODS = {uid: Pod(uid, f"pod-{uid}", containers=(Container("c", resource_list(cpu
 Step = tuple[str, str | None, Callable[[Cluster], Cluster]]
 
 
+def _with(transition: Callable[..., Cluster], *args: object) -> Callable[[Cluster], Cluster]:
+    """``transition`` with its arguments after the cluster fixed now (a lambda in a loop would see the last ones)."""
+    return lambda cluster: transition(cluster, *args)
+
+
 def steps() -> Iterator[Step]:
     """(transition name, the pod it names or None, the step) for every argument in the universe."""
     yield "add_node", None, lambda c: cycle.add_node(c, NODE)
@@ -37,16 +42,16 @@ def steps() -> Iterator[Step]:
     yield "remove_node", None, lambda c: cycle.remove_node(c, "n1")
     yield "tick", None, lambda c: cycle.tick(c, SECOND)
     for uid in UIDS:
-        yield "create_pod", uid, lambda c, u=uid: cycle.create_pod(c, PODS[u])
-        yield "delete_pod", uid, lambda c, u=uid: cycle.delete_pod(c, u)
-        yield "schedule_pod", uid, lambda c, u=uid: cycle.schedule_pod(c, u, "n1")
-        yield "fail_scheduling", uid, lambda c, u=uid: cycle.fail_scheduling(c, u, None, None)
+        yield "create_pod", uid, _with(cycle.create_pod, PODS[uid])
+        yield "delete_pod", uid, _with(cycle.delete_pod, uid)
+        yield "schedule_pod", uid, _with(cycle.schedule_pod, uid, "n1")
+        yield "fail_scheduling", uid, _with(cycle.fail_scheduling, uid, None, None)
         for point in (FailurePoint.RESERVE, FailurePoint.PERMIT):
-            yield "fail_scheduling", uid, lambda c, u=uid, p=point: cycle.fail_scheduling(c, u, "n1", p)
-        yield "bind_pod", uid, lambda c, u=uid: cycle.bind_pod(c, u)
+            yield "fail_scheduling", uid, _with(cycle.fail_scheduling, uid, "n1", point)
+        yield "bind_pod", uid, _with(cycle.bind_pod, uid)
         for point in (FailurePoint.PRE_BIND, FailurePoint.BIND):
-            yield "fail_binding", uid, lambda c, u=uid, p=point: cycle.fail_binding(c, u, p)
-        yield "confirm_binding", uid, lambda c, u=uid: cycle.confirm_binding(c, u)
+            yield "fail_binding", uid, _with(cycle.fail_binding, uid, point)
+        yield "confirm_binding", uid, _with(cycle.confirm_binding, uid)
 
 
 CASES = [(name, ttl) for name, p in sorted(PROFILES.items()) for ttl in ((0, SECOND) if p.assumed_pod_expiry else (0,))]

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from spec import cache as spec_cache
 from spec import call_queue, cycle
 from spec.call_queue import AddError, CallQueue
 from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, apply_call_queue
@@ -170,7 +171,7 @@ def schedule_without_filters(cluster: Cluster, step: CycleStep) -> Cluster:
     assumed = with_node_name(cluster.pending[uid], node)
     return replace(
         cluster,
-        cache=cycle.cache_ops.assume_pod(cluster.cache, assumed),
+        cache=spec_cache.assume_pod(cluster.cache, assumed),
         pending=cluster.pending.remove(uid),
         binding=cluster.binding.set(uid, assumed),
     )

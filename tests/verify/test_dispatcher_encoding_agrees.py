@@ -12,15 +12,15 @@ is compared in every outcome, and a sample of steps is evaluated through Z3 as w
 from __future__ import annotations
 
 import functools
-import os
 import random
 from collections import Counter
 from dataclasses import fields, replace
 from typing import Any
+from unittest import TestCase
 
 import pytest
 import z3
-from hypothesis import event, settings
+from hypothesis import event
 
 from spec.api_calls import APICall, PodBindingCall, PodStatusPatchCall
 from spec.call_queue import CallQueue, QueuedCall, new_call_queue
@@ -48,6 +48,7 @@ from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, QueueState, fresh_
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, added_call, fresh_queue_args
 from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
 from tests.spec.test_call_queue_stateful import CONDITIONS, NOMINATIONS, STATUSES, UIDS, CallQueueMachine
+from tests.support.machines import configured_test_case, machine_settings
 
 NAMING = QueueNaming((*UIDS, "u9"))
 """The stateful test's UIDs and one that never gets a call."""
@@ -130,13 +131,10 @@ class AgreeingCallQueueMachine(CallQueueMachine):
         check_step(before, op, after, error)
 
 
-def _configured(profile: VersionProfile) -> type:
-    name = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    machine = type(f"Agreeing_{profile.name}", (AgreeingCallQueueMachine,), {"profile": profile})
-    test_case: type = machine.TestCase
-    test_case.settings = settings(settings.get_profile(name), max_examples=EXAMPLES.get(name, 40),
-                                  stateful_step_count=30)  # fmt: skip
-    return test_case
+def _configured(profile: VersionProfile) -> type[TestCase]:
+    return configured_test_case(
+        AgreeingCallQueueMachine, f"Agreeing_{profile.name}", {"profile": profile}, machine_settings(EXAMPLES, 30)
+    )
 
 
 TestAgrees_v1_35 = _configured(PROFILES[0])
