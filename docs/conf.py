@@ -19,6 +19,7 @@ extensions = [
     "spec_diagrams",
     "k8s_correspondence",
     "traceability",
+    "proofs",
     "refimpl_api",
 ]
 
