@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance import commands as conformance_commands
-from conformance import proof_commands
+from conformance import proof_commands, simulate_command
 
 
 @dataclass(frozen=True)
@@ -234,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     proof_commands.add_check_arguments(check_parser)
     check_parser.set_defaults(handler=lambda a: proof_commands.check(a, make_console()))
     conformance_commands.register(commands)
+    simulate_command.register(commands)
     return parser
 
 

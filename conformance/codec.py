@@ -18,6 +18,7 @@ import typing
 from enum import Enum
 from typing import Any, Final, Union
 
+from conformance.operations import CYCLE_OPERATIONS, UpdateMetrics
 from spec.api_calls import APICall, PodBindingCall, PodStatusPatchCall
 from spec.call_queue_operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
@@ -39,9 +40,9 @@ from spec.operations import (
 JSON = Any
 """A value ``json.loads`` can return."""
 
-CACHE_OPERATIONS: Final[tuple[type[Operation], ...]] = (
+CACHE_OPERATIONS: Final[tuple[type[Operation] | type[UpdateMetrics], ...]] = (
     AssumePod, FinishBinding, ForgetPod, AddPod, UpdatePod, RemovePod, AddNode, UpdateNode, RemoveNode,
-    CleanupAssumedPods, UpdateSnapshot,
+    CleanupAssumedPods, UpdateSnapshot, UpdateMetrics,
 )
 DISPATCHER_OPERATIONS: Final[tuple[type[CallQueueOperation], ...]] = (
     AddCall, PopCall, FinishCall, SyncObject, CloseDispatcher,
@@ -58,9 +59,12 @@ def operation_name(op_type: type[object]) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", op_type.__name__).lower()
 
 
-OPERATIONS: Final[dict[str, type[Any]]] = {operation_name(t): t for t in (*CACHE_OPERATIONS, *DISPATCHER_OPERATIONS)}
+OPERATIONS: Final[dict[str, type[Any]]] = {
+    operation_name(t): t for t in (*CACHE_OPERATIONS, *DISPATCHER_OPERATIONS, *CYCLE_OPERATIONS)
+}
 """Every operation a vector step may name, by its protocol name."""
 DISPATCHER_OPERATION_NAMES: Final = frozenset(operation_name(t) for t in DISPATCHER_OPERATIONS)
+CYCLE_OPERATION_NAMES: Final = frozenset(operation_name(t) for t in CYCLE_OPERATIONS)
 
 
 # --------------------------------------------------------------------------------------------

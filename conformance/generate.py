@@ -24,9 +24,11 @@ from typing import Any, Final
 
 from conformance import universe
 from conformance.codec import operation_name
+from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.operations import UpdateMetrics
 from conformance.scenarios import curated
-from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, expand
+from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache import CacheState, new_cache
 from spec.call_queue import CallQueue, new_call_queue
 from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, SyncObject, apply_call_queue, is_enabled
@@ -44,7 +46,6 @@ from spec.operations import (
     UpdateNode,
     UpdatePod,
     World,
-    apply,
 )
 from spec.resources import EMPTY_RESOURCE
 from spec.versions import PROFILES
@@ -79,7 +80,7 @@ def _node_class(state: CacheState, name: str) -> str:
     return "placeholder" if info.allocatable == EMPTY_RESOURCE else "ghost"  # a ghost keeps its Allocatable
 
 
-def cache_target(state: CacheState, op: Operation) -> str:
+def cache_target(state: CacheState, op: Operation | UpdateMetrics) -> str:
     match op:
         case AssumePod(pod) | AddPod(pod) | ForgetPod(pod) | RemovePod(pod) | FinishBinding(pod, _):
             return "pod_" + ("nokey" if pod.uid == "" else _pod_class(state, pod.uid))
@@ -110,20 +111,20 @@ def queue_target(queue: CallQueue, op: CallQueueOperation) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation]]:
+def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation | UpdateMetrics]]:
     """Shortest traces to every cache transition class reachable within the depth and budget."""
     ops = universe.cache_operations(with_expiry=ttl != 0)
     start = World(new_cache(PROFILES[profile_name], ttl))
-    found: dict[str, list[Operation]] = {}
+    found: dict[str, list[Operation | UpdateMetrics]] = {}
     seen = {start}
-    frontier: deque[tuple[World, list[Operation]]] = deque([(start, [])])
+    frontier: deque[tuple[World, list[Operation | UpdateMetrics]]] = deque([(start, [])])
     expanded = 0
     while frontier and expanded < EXPLORATION_BUDGET:
         world, path = frontier.popleft()
         expanded += 1
         for op in ops:
             target = cache_target(world.cache, op)
-            after, outcome = apply(world, op)
+            after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
             key = f"{operation_name(type(op))}.{(outcome.kind or 'ok').lower()}.{target}"
             if key not in found:
                 found[key] = [*path, op]
@@ -191,17 +192,17 @@ def exploration_scenarios() -> list[Scenario]:
 # --------------------------------------------------------------------------------------------
 
 
-def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation]:
+def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation | UpdateMetrics]:
     """A trace of :data:`RANDOM_LENGTH` operations; fatal ones are never chosen, so the trace runs its length."""
     rng = random.Random(seed)
-    ops = universe.cache_operations(with_expiry=ttl != 0)
+    ops = universe.cache_operations(with_expiry=ttl != 0, with_metrics=True)
     world = World(new_cache(PROFILES["v1.35" if ttl else "v1.36"], ttl))
-    trace: list[Operation] = []
+    trace: list[Operation | UpdateMetrics] = []
     while len(trace) < RANDOM_LENGTH:
         op = rng.choice(ops)
-        if contract and not follows_informer_contract(world.cache, op):
+        if contract and not isinstance(op, UpdateMetrics) and not follows_informer_contract(world.cache, op):
             continue
-        after, outcome = apply(world, op)
+        after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
         if outcome.status is Status.FATAL:
             continue
         world = after
@@ -248,7 +249,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    vectors = [v for s in (*curated(), *exploration_scenarios(), *random_scenarios()) for v in expand(s)]
+    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+    vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

@@ -11,7 +11,15 @@ Cache and snapshot areas, after every step::
      "snapshot": {"list": [name, ...],    # the snapshot's node list, in its own order
                   "affinity": [...], "anti_affinity": [...],   # HavePodsWith(Required Anti)AffinityList, in order
                   "used_pvcs": [...],     # sorted namespace/claim keys
-                  "nodes": {name: NODE}}} # every entry of the snapshot's NodeInfo map
+                  "nodes": {name: NODE}},  # every entry of the snapshot's NodeInfo map
+     "metrics": {"assumed_pods": n, "pods": n, "nodes": n},  # the scheduler_cache_size gauge as last published
+     "returned": NODE or "none"}          # what this step's call returned (see below)
+
+``returned`` is what the cache call of this step returned besides an error: ``AddNode`` and ``UpdateNode`` return
+a clone of the node's NodeInfo (``n.info.Snapshot()``) up to v1.36 and nothing from v1.37
+(``VersionProfile.node_operations_return_node_info``); every other operation returns nothing (``"none"``). The
+gauge is published by ``cleanup_assumed_pods`` (at its end) and ``update_metrics``; before the first publication
+every value is 0.
 
 Generations are not observed as numbers: Kubernetes' counter is process-global, so its values depend on
 everything else the process did. Their order is what the snapshot algorithm relies on, and it is ``recency``.
@@ -21,6 +29,18 @@ everything else the process did. Their order is what the snapshot algorithm reli
 "memory"}, "allocatable": {"milli_cpu", "memory", "ephemeral_storage", "pods", "scalars"}, "used_ports": [[ip,
 protocol, port], ...] sorted, "pvc_ref_counts": {key: count}, "pods_with_affinity": [uid in order],
 "pods_with_required_anti_affinity": [uid in order], "image_states": {name: {"size", "num_nodes"}}}``.
+
+Cycle area (:mod:`conformance.operations`), after every step::
+
+    {"nodes": {name: NODE}, "assumed": [uid], "recency": [name],   # the cache, as above
+     "metrics": {...},                    # as above (published by the cleanup in ``tick`` where expiry exists)
+     "pending": [uid, ...],               # sorted: the scheduling queue
+     "binding": {uid: node},              # binding cycles in flight, with the node the pod was assumed on
+     "api_pods": {uid: node or ""},       # the API server's pods and the node each is bound to
+     "unconfirmed": [uid, ...],           # sorted: bound pods whose informer event has not reached the cache
+     "now": ns,                           # the cluster's clock
+     "filters": {node: filter}}           # this step's scheduling cycle: each node a filter rejected, and the
+                                          # first filter (default profile order) that did
 
 Dispatcher area, after every step::
 
@@ -41,8 +61,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from spec.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
-from spec.cache import CacheState, clone_node_info
+from spec.cache import CacheSizeMetrics, CacheState, clone_node_info
 from spec.call_queue import CallQueue
+from spec.cycle import Cluster
 from spec.nodeinfo import NodeInfo
 from spec.operations import World
 from spec.resources import Resource
@@ -144,9 +165,43 @@ def cache_json(state: CacheState) -> JSON:
     }
 
 
-def observe_world(world: World) -> JSON:
-    """The full observation of a cache-area step."""
-    return {**cache_json(world.cache), "snapshot": snapshot_json(world.snapshot)}
+def metrics_json(metrics: CacheSizeMetrics | Any) -> JSON:
+    """The ``scheduler_cache_size`` gauge (a spec ``CacheSizeMetrics`` or any object with the same attributes)."""
+    return {"assumed_pods": metrics.assumed_pods, "pods": metrics.pods, "nodes": metrics.nodes}
+
+
+NOTHING_RETURNED: Final = "none"
+"""``returned`` of a step whose call returned nothing besides its error."""
+
+
+def observe_world(world: World, returned: JSON = NOTHING_RETURNED) -> JSON:
+    """The full observation of a cache-area step; ``returned`` is what the step's call returned."""
+    return {**cache_json(world.cache), "snapshot": snapshot_json(world.snapshot),
+            "metrics": metrics_json(world.cache.metrics), "returned": returned}
+
+
+def cluster_json(
+    cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
+    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, str]],
+) -> JSON:
+    """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
+    cluster (``binding`` and ``api_pods`` map UIDs to pod objects with a ``node_name``)."""
+    return {
+        **cache,
+        "metrics": metrics,
+        "pending": sorted(pending),
+        "binding": {uid: pod.node_name for uid, pod in sorted(binding.items())},
+        "api_pods": {uid: pod.node_name for uid, pod in sorted(api_pods.items())},
+        "unconfirmed": sorted(unconfirmed),
+        "now": now,
+        "filters": dict(sorted(filters)),
+    }
+
+
+def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, str]] = ()) -> JSON:
+    """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter)."""
+    return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
+                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, filters)
 
 
 def status_json(status: PodStatus) -> JSON:
@@ -180,9 +235,15 @@ def observe_queue(queue: CallQueue, sends_before: int) -> JSON:
     }
 
 
+INITIAL_METRICS: Final[JSON] = {"assumed_pods": 0, "pods": 0, "nodes": 0}
 INITIAL_CACHE_OBSERVATION: Final[JSON] = {
     "nodes": {}, "assumed": [], "recency": [],
     "snapshot": {"list": [], "affinity": [], "anti_affinity": [], "used_pvcs": [], "nodes": {}},
+    "metrics": INITIAL_METRICS, "returned": NOTHING_RETURNED,
+}
+INITIAL_CYCLE_OBSERVATION: Final[JSON] = {
+    "nodes": {}, "assumed": [], "recency": [], "metrics": INITIAL_METRICS, "pending": [], "binding": {},
+    "api_pods": {}, "unconfirmed": [], "now": 0, "filters": {},
 }
 INITIAL_DISPATCHER_OBSERVATION: Final[JSON] = {"fifo": [], "in_flight": [], "closed": False, "calls": {}, "told": []}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final, TypedDict
 
+from conformance.operations import UpdateMetrics
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.api_calls import NominatingInfo, NominatingMode, PodBindingCall, PodCondition, PodStatus, PodStatusPatchCall
 from spec.call_queue_operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
@@ -161,6 +162,21 @@ def cache_scenarios() -> list[Scenario]:
                  RemoveNode(node("n2", images=(NGINX,))),
                  AddNode(node("n3", images=(ContainerImage(("nginx:1",), 555),)))],
                  behaviours=("images", "ghost")),
+        Scenario("cache.metrics.published_by_update_metrics", "updateMetrics publishes scheduler_cache_size: assumed "
+                 "pods, all pods, and NodeInfos including placeholders and ghosts; nothing else publishes it",
+                 [AddNode(node("n1")), AssumePod(A), AddPod(pod("b", "n2", 200)), UpdateMetrics(),
+                  RemoveNode(node("n1")), AddNode(node("n3")), UpdateMetrics(), ForgetPod(A), UpdateMetrics()],
+                 behaviours=("metrics", "ghost", "placeholder")),
+        Scenario("cache.metrics.published_by_cleanup", "cleanupAssumedPods publishes the gauge after expiring",
+                 [AssumePod(A), AssumePod(pod("b", "n2", 200)), FinishBinding(A, 0), CleanupAssumedPods(20 * SECOND)],
+                 behaviours=("metrics", "expiry"), **EXPIRY),
+        Scenario("cache.node.add_and_update_return_node_info", "AddNode and UpdateNode return a clone of the NodeInfo "
+                 "(pods, requests, image summaries) up to v1.36, nothing from v1.37",
+                 [AddPod(pod("a", "n1", 100, 500, 80)), AddNode(node("n1", "z1", images=(NGINX,))),
+                  AddNode(node("n2", images=(NGINX,))), UpdateNode(node("n1", "z1", images=(NGINX,)),
+                  node("n1", "z1", cpu=3000)), RemoveNode(node("n2", images=(NGINX,))),
+                  UpdateNode(None, node("n2"))],
+                 behaviours=("node", "returned-node-info", "images")),
         Scenario("cache.node.recency", "Generations are global; the most recently updated NodeInfo comes first",
                  [AddNode(node("a")), AddNode(node("b")), AddNode(node("c")), AddPod(pod("p", "a")), S],
                  behaviours=("generation",)),

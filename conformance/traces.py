@@ -16,15 +16,21 @@ from conformance.codec import encode_operation
 from conformance.format import Expect, Step, Tags, Vector
 from conformance.observe import (
     INITIAL_CACHE_OBSERVATION,
+    INITIAL_CYCLE_OBSERVATION,
     INITIAL_DISPATCHER_OBSERVATION,
+    NOTHING_RETURNED,
     diff,
+    node_info_json,
+    observe_cluster,
     observe_queue,
     observe_world,
 )
-from spec.cache import new_cache
+from conformance.operations import CycleOperation, UpdateMetrics, apply_cycle, apply_update_metrics
+from spec.cache import clone_node_info, new_cache
 from spec.call_queue import can_pop, new_call_queue
 from spec.call_queue_operations import CallQueueOperation, apply_call_queue, is_enabled
-from spec.operations import Operation, Status, World, apply
+from spec.cycle import CycleNotEnabled, new_cluster
+from spec.operations import OK, AddNode, Operation, Outcome, Status, UpdateNode, World, apply
 from spec.versions import PROFILES, VersionProfile
 
 ALL_PROFILES = tuple(PROFILES)
@@ -33,7 +39,8 @@ EXPIRY_PROFILES = tuple(name for name, p in PROFILES.items() if p.assumed_pod_ex
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named sequence of operations; ``area`` dispatcher means call-queue operations, else cache ones."""
+    """A named sequence of operations: call-queue operations in the dispatcher area, cycle operations
+    (:mod:`conformance.operations`) in the cycle area, cache operations in the others."""
 
     id: str
     description: str
@@ -53,18 +60,34 @@ def observe_dispatcher(queue: Any, sends_before: int) -> Any:
 INITIAL_DISPATCHER = {**INITIAL_DISPATCHER_OBSERVATION, "can_pop": False}
 
 
-def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation]) -> list[Step]:
+def apply_cache_step(
+    world: World, op: Operation | UpdateMetrics, observe_returned: bool = True
+) -> tuple[World, Outcome, Any]:
+    """:func:`spec.operations.apply`, also for :class:`UpdateMetrics`, with what the call returned (JSON; not
+    computed without ``observe_returned``)."""
+    if isinstance(op, UpdateMetrics):
+        return World(apply_update_metrics(world.cache), world.snapshot), OK, NOTHING_RETURNED
+    after, outcome = apply(world, op)
+    returned: Any = NOTHING_RETURNED
+    if observe_returned and isinstance(op, AddNode | UpdateNode) and outcome.status is Status.OK:
+        name = op.node.name if isinstance(op, AddNode) else op.new.name
+        if after.cache.profile.node_operations_return_node_info:
+            returned = node_info_json(clone_node_info(after.cache, name))
+    return after, outcome, returned
+
+
+def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation | UpdateMetrics]) -> list[Step]:
     """Apply ``ops`` from an empty cache; the steps end at the first fatal outcome."""
     world = World(new_cache(profile, ttl))
     previous = INITIAL_CACHE_OBSERVATION
     steps = []
     for op in ops:
-        world, outcome = apply(world, op)
+        world, outcome, returned = apply_cache_step(world, op)
         name, args = encode_operation(op)
         if outcome.status is Status.FATAL:
             steps.append(Step(name, args, Expect("fatal", outcome.kind, outcome.message)))
             break
-        current = observe_world(world)
+        current = observe_world(world, returned)
         kind = outcome.kind if outcome.status is Status.ERROR else None
         steps.append(Step(name, args, Expect(outcome.status.value, kind, outcome.message, diff(previous, current))))
         previous = current
@@ -92,6 +115,29 @@ def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation])
     return steps
 
 
+def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]) -> list[Step]:
+    """Apply ``ops`` from an empty cluster. Fails with ``ValueError`` naming the first step whose guard is false:
+    a scenario must contain only steps that can happen (a rejected ``schedule_pod`` can)."""
+    cluster = new_cluster(profile, ttl)
+    previous = INITIAL_CYCLE_OBSERVATION
+    steps = []
+    for index, op in enumerate(ops):
+        try:
+            cluster, outcome = apply_cycle(cluster, op)
+        except CycleNotEnabled as error:
+            raise ValueError(f"step {index} ({op!r}) cannot happen under {profile.name}: {error}") from None
+        current = observe_cluster(cluster, outcome.filters)
+        name, args = encode_operation(op)
+        status = "ok" if outcome.kind is None else "error"
+        steps.append(Step(name, args, Expect(status, outcome.kind, outcome.message, diff(previous, current))))
+        previous = current
+    return steps
+
+
+INITIAL_OBSERVATIONS = {"dispatcher": INITIAL_DISPATCHER, "cycle": INITIAL_CYCLE_OBSERVATION}
+"""The initial observation by area (the cache one for the others)."""
+
+
 def _comparable(steps: Sequence[Step]) -> tuple[Any, ...]:
     """What makes two profiles' traces the same expectation (messages are information only)."""
     return tuple((s.op, repr(s.args), s.expect.status, s.expect.kind, repr(s.expect.observation)) for s in steps)
@@ -108,6 +154,13 @@ def expand(scenario: Scenario) -> list[Vector]:
         profile = PROFILES[name]
         if scenario.area == "dispatcher":
             steps = dispatcher_steps(profile, scenario.ops)
+        elif scenario.area == "cycle":
+            try:
+                steps = cycle_steps(profile, scenario.ttl, scenario.ops)
+            except ValueError:
+                if scenario.origin == "curated":
+                    raise
+                continue  # a generated trace found under one profile that cannot happen under this one
         else:
             steps = cache_steps(profile, scenario.ttl, scenario.ops)
         if steps:
@@ -117,7 +170,7 @@ def expand(scenario: Scenario) -> list[Vector]:
     for names, steps in groups.values():
         behaviours = scenario.behaviours + (("version-dependent",) if split else ())
         vector_id = scenario.id + (f".{names[0].replace('.', '_')}" if split else "")
-        initial = INITIAL_DISPATCHER if scenario.area == "dispatcher" else INITIAL_CACHE_OBSERVATION
+        initial = INITIAL_OBSERVATIONS.get(scenario.area, INITIAL_CACHE_OBSERVATION)
         vectors.append(Vector(
             id=vector_id,
             description=scenario.description + (f" (profiles {', '.join(names)})" if split else ""),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from conformance.operations import UpdateMetrics
 from spec.api_calls import (
     NominatingInfo,
     NominatingMode,
@@ -70,9 +71,10 @@ NODES: Final = tuple(
 EMPTY_UID_POD: Final = Pod("", "nameless", node_name="n1")
 
 
-def cache_operations(with_expiry: bool) -> tuple[Operation, ...]:
-    """Every cache operation over the universe, in a fixed order."""
-    ops: list[Operation] = [UpdateSnapshot()]
+def cache_operations(with_expiry: bool, with_metrics: bool = False) -> tuple[Operation | UpdateMetrics, ...]:
+    """Every cache operation over the universe, in a fixed order; ``update_metrics`` only ``with_metrics`` (random
+    traces: it always succeeds and only writes the gauge, so exploration would just double its states)."""
+    ops: list[Operation | UpdateMetrics] = [UpdateSnapshot(), *([UpdateMetrics()] if with_metrics else [])]
     for node in NODES:
         ops += [AddNode(node), RemoveNode(node), UpdateNode(None, node)]
         ops += [UpdateNode(old, node) for old in NODES if old.name == node.name]

@@ -104,14 +104,15 @@ def fits_node_resources(pod: Pod, node: Node, info: NodeInfo) -> bool:
 Filter = Callable[[Pod, Node, NodeInfo], bool]
 
 DEFAULT_FILTERS: Final[tuple[tuple[str, Filter], ...]] = (
-    ("NodeName", fits_node_name),
     ("NodeUnschedulable", fits_node_unschedulable),
+    ("NodeName", fits_node_name),
     ("TaintToleration", fits_taint_toleration),
     ("NodeAffinity", fits_node_affinity),
     ("NodePorts", fits_node_ports),
     ("NodeResourcesFit", fits_node_resources),
 )
-"""The filters of the default profile that the spec models, in the profile's order."""
+"""The filters of the default profile that the spec models, in the profile's order: the MultiPoint list of
+``getDefaultPlugins`` (pkg/scheduler/apis/config/v1/default_plugins.go) puts NodeUnschedulable before NodeName."""
 
 
 def failing_filters(pod: Pod, info: NodeInfo) -> list[str]:

@@ -60,6 +60,14 @@ class VersionProfile:
     dispatcher_waits_behind_in_flight: bool = False
     """A call of another type for a UID whose call is in flight waits behind it, and the in-flight
     call is not told it was overwritten. False through v1.37 (digest §A.4)."""
+    select_host_reservoir_sampling: bool = False
+    """``selectHost`` samples the reservoir among the top-scored nodes (uniformly random, v1.34); from v1.35 (PR
+    #135231) the top of the score heap wins, so ties break by heap order (digest §C.2g)."""
+    opportunistic_batching: bool = True
+    """The ``OpportunisticBatching`` gate (KEP-5598): new in v1.35, beta, on by default (digest §E)."""
+    nominated_node_name_for_expectation: bool = True
+    """The ``NominatedNodeNameForExpectation`` gate: the binding cycle patches NominatedNodeName before PreBind or a
+    Permit wait. Beta and on in v1.35; alpha and off in v1.34 (digest §C.3)."""
 
 
 V1_34: Final = VersionProfile(
@@ -72,6 +80,9 @@ V1_34: Final = VersionProfile(
     pod_level_resources=True,
     forget_assumed_pod_on_delete=False,
     dispatcher_max_in_flight=16,
+    select_host_reservoir_sampling=True,
+    opportunistic_batching=False,
+    nominated_node_name_for_expectation=False,
 )
 
 V1_35: Final = VersionProfile(

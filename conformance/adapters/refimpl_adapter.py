@@ -3,10 +3,12 @@
 Cache, snapshot and node-tree vectors drive a :class:`refimpl.cache.Cache` (with its own generation counter and a
 fake clock) and the cycle's :class:`refimpl.cache.Snapshot`; dispatcher vectors drive a
 :class:`refimpl.dispatcher.call_queue.CallQueue` directly, popping and finalizing as the run loop and its workers
-would. The cycle area is not supported yet.
+would; cycle vectors drive :class:`conformance.adapters.refimpl_cycle.RefimplCycle` (the cache and the scheduler's
+filter plugins in a small cluster). The cycle area is offered only where :mod:`refimpl.scheduler` imports.
 
-Subclasses override :meth:`RefimplAdapter.new_cache`, :meth:`RefimplAdapter.new_queue` or the ``do_*`` methods;
-that is how the faulty-implementation gallery (``tests/conformance/gallery``) introduces one bug each.
+Subclasses override :meth:`RefimplAdapter.new_cache`, :meth:`RefimplAdapter.new_queue`,
+:meth:`RefimplAdapter.new_cycle` or the ``apply_*`` methods; that is how the faulty-implementation gallery
+(``tests/conformance/gallery``) introduces one bug each.
 """
 
 from __future__ import annotations
@@ -15,8 +17,17 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from conformance.codec import DISPATCHER_OPERATION_NAMES, CodecError, decode_operation
-from conformance.observe import allocatable_json, condition_json, nominating_json, ports_json, requested_json
+from conformance.codec import CYCLE_OPERATION_NAMES, DISPATCHER_OPERATION_NAMES, CodecError, decode_operation
+from conformance.observe import (
+    NOTHING_RETURNED,
+    allocatable_json,
+    condition_json,
+    metrics_json,
+    nominating_json,
+    ports_json,
+    requested_json,
+)
+from conformance.operations import UpdateMetrics
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.dispatcher import api_calls as ref
 from refimpl.dispatcher.call_queue import CallQueue, DispatcherClosed, MergeFailed, QueuedCall
@@ -40,7 +51,18 @@ from spec.versions import PROFILES, VersionProfile
 
 JSON = Any
 CACHE_AREAS: Final = ("cache", "snapshot", "node_tree")
-AREAS: Final = (*CACHE_AREAS, "dispatcher")
+
+
+def _cycle_supported() -> bool:
+    """Whether the reference scheduler (its filter plugins) can be imported."""
+    try:
+        importlib.import_module("refimpl.scheduler.plugins")
+    except ImportError:
+        return False
+    return True
+
+
+AREAS: Final = (*CACHE_AREAS, "dispatcher", *(("cycle",) if _cycle_supported() else ()))
 
 
 # --------------------------------------------------------------------------------------------
@@ -63,6 +85,16 @@ def node_info_json(info: NodeInfo) -> JSON:
         "pods_with_required_anti_affinity": [p.pod.uid for p in info.pods_with_required_anti_affinity],
         "image_states": {name: {"size": s.size, "num_nodes": s.num_nodes}
                          for name, s in sorted(info.image_states.items())},
+    }
+
+
+def cache_json(cache: Cache) -> JSON:
+    """``Dump()``: every NodeInfo, the assumed pods, and the NodeInfo names newest generation first."""
+    dump = cache.dump()
+    return {
+        "nodes": {name: node_info_json(info) for name, info in sorted(dump.nodes.items())},
+        "assumed": sorted(dump.assumed_pods),
+        "recency": sorted(dump.nodes, key=lambda name: -dump.nodes[name].generation),
     }
 
 
@@ -152,6 +184,7 @@ class RefimplAdapter:
         self.told: list[list[JSON]] = []
         self.callers = 0
         self.running: dict[str, QueuedCall] = {}
+        self.cycle: Any = None
 
     def hello(self) -> JSON:
         return {"implementation": self.name, "capabilities": {"areas": list(AREAS), "profiles": list(PROFILES)}}
@@ -164,6 +197,12 @@ class RefimplAdapter:
     def new_queue(self, profile: VersionProfile) -> CallQueue:
         return CallQueue(profile)
 
+    def new_cycle(self, profile: VersionProfile, ttl_ns: int) -> Any:
+        """A :class:`~conformance.adapters.refimpl_cycle.RefimplCycle` around a new cache."""
+        from conformance.adapters.refimpl_cycle import RefimplCycle
+
+        return RefimplCycle(profile, self.new_cache(profile, ttl_ns))
+
     def reset(self, area: str, profile: str, ttl_ns: int) -> None:
         if area not in AREAS:
             raise ValueError(f"area {area!r} is not supported; supported: {', '.join(AREAS)}")
@@ -171,8 +210,11 @@ class RefimplAdapter:
             raise ValueError(f"unknown profile {profile!r}")
         self.area, self.profile = area, PROFILES[profile]
         self.told, self.callers, self.running = [], 0, {}
+        self.cycle = None
         if area == "dispatcher":
             self.queue, self.cache = self.new_queue(self.profile), None
+        elif area == "cycle":
+            self.cycle, self.cache, self.queue = self.new_cycle(self.profile, ttl_ns), None, None
         else:
             self.cache, self.snapshot, self.queue = self.new_cache(self.profile, ttl_ns), Snapshot(), None
 
@@ -185,21 +227,33 @@ class RefimplAdapter:
             return {"status": "error", "kind": "BadRequest", "message": str(error)}
         if op in DISPATCHER_OPERATION_NAMES:
             return self.dispatcher_step(operation)
+        if op in CYCLE_OPERATION_NAMES:
+            assert self.cycle is not None, "reset with the cycle area first"
+            result: JSON = self.cycle.step(operation)
+            return result
         return self.cache_step(operation)
 
     def cache_step(self, op: Any) -> JSON:
         assert self.cache is not None, "reset with a cache area first"
         try:
-            self.apply_cache(self.cache, op)
+            returned = self.apply_cache(self.cache, op)
         except CacheError as error:
             return {"status": "error", "kind": str(error.kind), "message": error.message,
-                    "observation": self.observe_cache()}
+                    "observation": self.observe_cache(NOTHING_RETURNED)}
         except SchedulerExit as error:
             return {"status": "fatal", "kind": str(error.kind), "message": error.message}
-        return {"status": "ok", "observation": self.observe_cache()}
+        observed = NOTHING_RETURNED if returned is None else node_info_json(returned)
+        return {"status": "ok", "observation": self.observe_cache(observed)}
 
-    def apply_cache(self, cache: Cache, op: Any) -> None:
+    def apply_cache(self, cache: Cache, op: Any) -> NodeInfo | None:
+        """Apply ``op``; return what the call returned (``AddNode``/``UpdateNode``'s NodeInfo clone, or None)."""
         match op:
+            case AddNode(node):
+                return cache.add_node(node)
+            case UpdateNode(old, new):
+                return cache.update_node(old, new)
+            case UpdateMetrics():
+                cache.update_metrics()
             case AssumePod(pod):
                 cache.assume_pod(pod)
             case FinishBinding(pod, now):
@@ -212,10 +266,6 @@ class RefimplAdapter:
                 cache.update_pod(old, new)
             case RemovePod(pod):
                 cache.remove_pod(pod)
-            case AddNode(node):
-                cache.add_node(node)
-            case UpdateNode(old, new):
-                cache.update_node(old, new)
             case RemoveNode(node):
                 cache.remove_node(node)
             case CleanupAssumedPods(now):
@@ -224,19 +274,15 @@ class RefimplAdapter:
                 self.update_snapshot(cache, self.snapshot)
             case _:
                 raise TypeError(f"not a cache operation: {op!r}")
+        return None
 
     def update_snapshot(self, cache: Cache, snapshot: Snapshot) -> None:
         cache.update_snapshot(snapshot)
 
-    def observe_cache(self) -> JSON:
+    def observe_cache(self, returned: JSON) -> JSON:
         assert self.cache is not None
-        dump = self.cache.dump()
-        return {
-            "nodes": {name: node_info_json(info) for name, info in sorted(dump.nodes.items())},
-            "assumed": sorted(dump.assumed_pods),
-            "recency": sorted(dump.nodes, key=lambda name: -dump.nodes[name].generation),
-            "snapshot": snapshot_json(self.snapshot),
-        }
+        return {**cache_json(self.cache), "snapshot": snapshot_json(self.snapshot),
+                "metrics": metrics_json(self.cache.cache_size), "returned": returned}
 
     # -- dispatcher -------------------------------------------------------------------------------
 

@@ -402,7 +402,7 @@ class Cache:
         """
         with self._lock:
             self._admit("update_snapshot", snapshot)
-            snapshots.update_snapshot(self._nodes, self._node_tree, snapshot)
+            snapshots.update_snapshot(self._nodes, self._node_tree, snapshot, self._image_states.version)
 
     # ========================================================================================
     # Expiry, metrics and the background worker

@@ -52,10 +52,13 @@ class ImageStateSummary:
 class ImageStates:
     """The cache-global ``imageStates`` map. Not thread-safe: the cache lock guards it."""
 
-    __slots__ = ("states",)
+    __slots__ = ("states", "version")
 
     def __init__(self) -> None:
         self.states: dict[str, ImageStateSummary] = {}
+        self.version = 0
+        """Bumped by every :meth:`add_node` and :meth:`remove_node` of a node: while it stays, no summary's node
+        count has changed and no NodeInfo has been given a new pointer map (see ``NodeInfo.snapshot``)."""
 
     def add_node(self, node: Node) -> dict[str, ImageStateSummary]:
         """``addNodeImageStates``: record that ``node`` holds its images; return the NodeInfo's new pointer map.
@@ -63,6 +66,7 @@ class ImageStates:
         A new name gets a summary with this image's size; a known name only gains the node (its size is kept).
         A name listed twice points at the first summary.
         """
+        self.version += 1
         pointers: dict[str, ImageStateSummary] = {}
         states = self.states
         for image in node.images:
@@ -83,6 +87,7 @@ class ImageStates:
         """
         if node is None:
             return
+        self.version += 1
         states = self.states
         for image in node.images:
             for name in image.names:

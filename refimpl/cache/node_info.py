@@ -125,10 +125,9 @@ class NodeInfo:
     host ports; ``pvc_ref_counts`` counts the pods' claim volumes and has no entry <= 0.
     """
 
-    __slots__ = ("_frozen_images", "_generations", "allocatable", "empty_containers", "generation", "image_states",
-                 "node",
-                 "non_zero_requested", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
-                 "pvc_ref_counts", "requested", "used_ports")
+    __slots__ = ("_frozen_images", "_frozen_version", "_generations", "allocatable", "empty_containers", "generation",
+                 "image_states", "node", "non_zero_requested", "pods", "pods_with_affinity",
+                 "pods_with_required_anti_affinity", "pvc_ref_counts", "requested", "used_ports")
 
     def __init__(self, generations: GenerationCounter = DEFAULT_GENERATIONS) -> None:
         """``NewNodeInfo()``: empty, without a node, at a fresh generation."""
@@ -144,8 +143,11 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self._frozen_images: dict[str, ImageStateSummary] | None = None
-        self.empty_containers = 0
-        """In a clone: which of the affinity lists, ports and PVC counts are empty (``EMPTY_*`` bits)."""
+        self._frozen_version: int | None = None
+        """The image version at which :attr:`_frozen_images` was last found current (None: unknown)."""
+        self.empty_containers = ALL_EMPTY
+        """Which of the affinity lists, ports and PVC counts are empty (``EMPTY_*`` bits), kept up to date by
+        every change, so a clone need not read an empty container to learn that it is empty."""
         self.generation = generations.next()
 
     @property
@@ -166,8 +168,10 @@ class NodeInfo:
         self.pods.append(info)
         if info.with_affinity:
             self.pods_with_affinity.append(info)
+            self.empty_containers &= ~EMPTY_AFFINITY
         if info.with_required_anti_affinity:
             self.pods_with_required_anti_affinity.append(info)
+            self.empty_containers &= ~EMPTY_ANTI_AFFINITY
         self._update(info, +1)
 
     def remove_pod(self, pod: Pod) -> None:
@@ -180,8 +184,12 @@ class NodeInfo:
         uid = pod.uid
         if pod_with_affinity(pod):
             remove_from_slice(self.pods_with_affinity, uid)
+            if not self.pods_with_affinity:
+                self.empty_containers |= EMPTY_AFFINITY
         if pod_with_required_anti_affinity(pod):
             remove_from_slice(self.pods_with_required_anti_affinity, uid)
+            if not self.pods_with_required_anti_affinity:
+                self.empty_containers |= EMPTY_ANTI_AFFINITY
         stored = remove_from_slice(self.pods, uid)
         if stored is None:
             if self.node is None:
@@ -215,6 +223,7 @@ class NodeInfo:
             change = self.used_ports.add if sign > 0 else self.used_ports.remove
             for ip, protocol, port in info.host_ports:
                 change(ip, protocol, port)
+            self._mark(EMPTY_PORTS, not self.used_ports)
         if info.pvc_keys:
             counts = self.pvc_ref_counts
             for key in info.pvc_keys:
@@ -223,7 +232,28 @@ class NodeInfo:
                     counts.pop(key, None)
                 else:
                     counts[key] = count
+            self._mark(EMPTY_PVCS, not counts)
         self.generation = self._generations.next()
+
+    def _mark(self, bit: int, empty: bool) -> None:
+        if empty:
+            self.empty_containers |= bit
+        else:
+            self.empty_containers &= ~bit
+
+    def container_emptiness(self) -> int:
+        """The ``EMPTY_*`` bits read from the containers themselves (what :attr:`empty_containers` must equal)."""
+        return (
+            (0 if self.pods_with_affinity else EMPTY_AFFINITY)
+            | (0 if self.pods_with_required_anti_affinity else EMPTY_ANTI_AFFINITY)
+            | (0 if self.used_ports else EMPTY_PORTS)
+            | (0 if self.pvc_ref_counts else EMPTY_PVCS)
+        )
+
+    def refresh_empty_containers(self) -> None:
+        """Recompute :attr:`empty_containers`. NodeInfo's own methods keep it current; code that changes an affinity
+        list, the ports or the PVC counts directly (the conformance gallery's planted faults do) calls this after."""
+        self.empty_containers = self.container_emptiness()
 
     # ----------------------------------------------------------------------------------------
     # Node
@@ -244,72 +274,82 @@ class NodeInfo:
     # Clone
     # ----------------------------------------------------------------------------------------
 
-    def snapshot(self, into: NodeInfo | None = None) -> NodeInfo:
+    def snapshot(self, into: NodeInfo | None = None, image_version: int | None = None) -> NodeInfo:
         """``SnapshotConcrete``: a read-only clone sharing the node and the PodInfos, copying what the cache
         changes in place.
 
         Image summaries are frozen into {size, num_nodes}; the map of them, and Allocatable (which the cache
         replaces on ``set_node``, never changing it in place), are shared rather than copied. With ``into``, the
         clone is written into that object (``*existing = *clone`` in ``UpdateSnapshot``, which keeps the pointer
-        the snapshot's lists hold), and a container that was empty there and is empty here is left as it is: a
-        clone records which of its containers are empty (:attr:`empty_containers`), so refreshing a snapshot entry
-        neither reads nor replaces them. In a large cluster those entries are cold in the CPU cache.
+        the snapshot's lists hold), and a container that was empty there and is empty here is left as it is: every
+        NodeInfo records which of its containers are empty (:attr:`empty_containers`), so refreshing a snapshot
+        entry neither reads nor replaces them, here or there. In a large cluster they are cold in the CPU cache.
+        ``image_version`` (the cache's image-state version) lets an unchanged image map be reused unread (see
+        :meth:`_frozen_image_states`). Never fails.
         """
+        images = self._frozen_image_states(image_version)
         if into is None:
             clone = NodeInfo.__new__(NodeInfo)
             clone._frozen_images = None
+            clone._frozen_version = None
+            clone._generations = self._generations
+            clone.node = self.node
+            clone.allocatable = self.allocatable
+            clone.image_states = images
             kept = 0
         else:
             clone = into
             kept = into.empty_containers
-        empty = 0
-        clone._generations = self._generations
-        clone.node = self.node
+            # Rebinding a field to the object it already holds would still write that object's reference count:
+            # a cold cache line in a large cluster. Identity tests read only the pointers.
+            if clone._generations is not self._generations:
+                clone._generations = self._generations
+            if clone.node is not self.node:
+                clone.node = self.node
+            if clone.allocatable is not self.allocatable:
+                clone.allocatable = self.allocatable
+            if clone.image_states is not images:
+                clone.image_states = images
+        empty = self.empty_containers
         clone.pods = list(self.pods)
-        if self.pods_with_affinity:
+        if not empty & EMPTY_AFFINITY:
             clone.pods_with_affinity = list(self.pods_with_affinity)
-        else:
-            empty |= EMPTY_AFFINITY
-            if not kept & EMPTY_AFFINITY:
-                clone.pods_with_affinity = []
-        if self.pods_with_required_anti_affinity:
+        elif not kept & EMPTY_AFFINITY:
+            clone.pods_with_affinity = []
+        if not empty & EMPTY_ANTI_AFFINITY:
             clone.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
-        else:
-            empty |= EMPTY_ANTI_AFFINITY
-            if not kept & EMPTY_ANTI_AFFINITY:
-                clone.pods_with_required_anti_affinity = []
-        if self.used_ports:
+        elif not kept & EMPTY_ANTI_AFFINITY:
+            clone.pods_with_required_anti_affinity = []
+        if not empty & EMPTY_PORTS:
             clone.used_ports = self.used_ports.clone()
-        else:
-            empty |= EMPTY_PORTS
-            if not kept & EMPTY_PORTS:
-                clone.used_ports = HostPortInfo()
-        if self.pvc_ref_counts:
+        elif not kept & EMPTY_PORTS:
+            clone.used_ports = HostPortInfo()
+        if not empty & EMPTY_PVCS:
             clone.pvc_ref_counts = dict(self.pvc_ref_counts)
-        else:
-            empty |= EMPTY_PVCS
-            if not kept & EMPTY_PVCS:
-                clone.pvc_ref_counts = {}
+        elif not kept & EMPTY_PVCS:
+            clone.pvc_ref_counts = {}
         clone.requested = self.requested.clone()
         clone.non_zero_requested = self.non_zero_requested.clone()
-        clone.allocatable = self.allocatable
-        clone.image_states = self._frozen_image_states()
         clone.generation = self.generation
         clone.empty_containers = empty
         return clone
 
-    def _frozen_image_states(self) -> dict[str, ImageStateSummary]:
+    def _frozen_image_states(self, image_version: int | None) -> dict[str, ImageStateSummary]:
         """The clone's image map: {name: frozen summary}, shared by successive read-only clones until a summary
-        changes (the frozen summaries are cached per node count, so identity says whether anything changed)."""
+        changes (the frozen summaries are cached per node count, so identity says whether anything changed).
+
+        ``image_version`` is the cache's :attr:`~refimpl.cache.image_states.ImageStates.version`: while it is the
+        one the map was last checked at, no summary has changed and the map is returned without reading it.
+        """
         frozen = self._frozen_images
+        if frozen is not None and image_version is not None and self._frozen_version == image_version:
+            return frozen
         states = self.image_states
-        if frozen is not None and len(frozen) == len(states):
-            for name, summary in states.items():
-                if frozen.get(name) is not summary.snapshot():
-                    break
-            else:
-                return frozen
-        frozen = self._frozen_images = {name: summary.snapshot() for name, summary in states.items()}
+        if frozen is None or len(frozen) != len(states) or any(
+            frozen.get(name) is not summary.snapshot() for name, summary in states.items()
+        ):
+            frozen = self._frozen_images = {name: summary.snapshot() for name, summary in states.items()}
+        self._frozen_version = image_version
         return frozen
 
     @classmethod
@@ -329,6 +369,7 @@ class NodeInfo:
         info.pvc_ref_counts = {}
         info.generation = 0
         info._frozen_images = None
+        info._frozen_version = None
         info.empty_containers = ALL_EMPTY
         return info
 

@@ -17,9 +17,11 @@ from refimpl.cache.node_info import NodeInfo
 class NodeInfoListItem:
     """``nodeInfoListItem``: a NodeInfo and its neighbours (``prev`` is nearer the head)."""
 
-    __slots__ = ("info", "next", "prev")
+    __slots__ = ("info", "name", "next", "prev")
 
-    def __init__(self, info: NodeInfo) -> None:
+    def __init__(self, name: str, info: NodeInfo) -> None:
+        self.name = name
+        """The key of the item in the ``nodes`` map: the node's name, once the NodeInfo has a node."""
         self.info = info
         self.next: NodeInfoListItem | None = None
         self.prev: NodeInfoListItem | None = None
@@ -46,7 +48,7 @@ class NodeInfoList:
     def add(self, name: str, info: NodeInfo) -> NodeInfoListItem:
         """``nodes[name] = newNodeInfoListItem(info)``: the item is not linked until it is moved to the head."""
         assert name not in self.items, f"node {name!r} already has an item"
-        item = self.items[name] = NodeInfoListItem(info)
+        item = self.items[name] = NodeInfoListItem(name, info)
         return item
 
     def move_to_head(self, name: str) -> None:
@@ -88,13 +90,16 @@ class NodeInfoList:
             item = item.next
 
     def names_by_recency(self) -> list[str]:
-        """The names from head to tail; checks the links on the way (every ``prev`` mirrors a ``next``)."""
-        by_identity = {id(item): name for name, item in self.items.items()}
+        """The names from head to tail; checks the links on the way (every ``prev`` mirrors a ``next``) and that
+        each item carries its own key, which is its node's name."""
         names: list[str] = []
         previous: NodeInfoListItem | None = None
         for item in self:
             assert item.prev is previous, "list links are not symmetric"
-            names.append(by_identity[id(item)])
+            assert self.items.get(item.name) is item, f"item {item.name!r} is not the map's entry for its name"
+            node = item.info.node
+            assert node is None or node.name == item.name, f"item {item.name!r} holds node {node.name!r}"
+            names.append(item.name)
             previous = item
         assert len(names) == len(self.items), f"list holds {len(names)} items, map {len(self.items)}"
         return names

@@ -65,8 +65,14 @@ class Snapshot:
         return key in self.used_pvc_set
 
 
-def update_snapshot(nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot) -> None:
+def update_snapshot(
+    nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot, image_version: int | None = None
+) -> None:
     """``UpdateSnapshot`` (the caller holds the cache lock): bring ``snapshot`` up to date with the cache.
+
+    ``image_version`` is the cache's image-state version (see ``NodeInfo.snapshot``); None makes every clone check
+    its image summaries. A changed entry is found by its list item's name, which is the node's name (the ``nodes``
+    map is keyed by it), so the Node object itself is not read.
 
     Fails with ``SnapshotInconsistent`` when the node list and the node tree then differ in length; the lists
     have been fully rebuilt by then, for the next cycle.
@@ -79,17 +85,17 @@ def update_snapshot(nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot) -> 
         info = item.info
         if info.generation <= last_seen:
             break  # Every older item was seen by the previous update.
-        node = info.node
-        if node is not None:
-            existing = node_info_map.get(node.name)
+        if info.node is not None:
+            name = item.name
+            existing = node_info_map.get(name)
             if existing is None:
                 update_all = True
-                existing = node_info_map[node.name] = NodeInfo.empty()
+                existing = node_info_map[name] = NodeInfo.empty()
             # Whether the entry had (anti-)affinity pods or claims is read from its empty-container bits, so that
             # its cold containers are not touched when they stay empty.
             was_empty = existing.empty_containers
             old_pvcs = existing.pvc_ref_counts if not was_empty & EMPTY_PVCS else _NO_PVCS
-            info.snapshot(into=existing)  # Keep the object: the ordered lists point at it.
+            info.snapshot(existing, image_version)  # Keep the object: the ordered lists point at it.
             now_empty = existing.empty_containers
             if (was_empty ^ now_empty) & EMPTY_AFFINITY:
                 update_affinity = True

@@ -10,8 +10,10 @@ import pytest
 from conformance.codec import CodecError, decode_operation, encode_operation
 from conformance.format import VectorFormatError, schema_errors, vector_from_json
 from conformance.observe import diff, merge_patch
+from conformance.operations import ClusterRemoveNode, FailBinding, FailScheduling, SchedulePod, Tick, UpdateMetrics
 from conformance.scenarios import curated
 from conformance.traces import expand
+from spec.cycle import FailurePoint
 from spec.objects import AffinityTerms, Container, ContainerPort, Node, Pod
 from spec.operations import AddNode, AssumePod, UpdateNode, UpdatePod
 from spec.quantities import resource_list
@@ -33,7 +35,7 @@ def test_generated_vectors_are_valid(valid: Any) -> None:
         (lambda v: v.pop("steps"), "'steps' is a required property"),
         (lambda v: v.update(id="Not Dotted"), "at $.id: 'Not Dotted' does not match"),
         (lambda v: v["tags"].update(area="scheduler"), "at $.tags.area: 'scheduler' is not one of"),
-        (lambda v: v["steps"][0].update(op="bind_pod"), "at $.steps[0].op: 'bind_pod' is not one of"),
+        (lambda v: v["steps"][0].update(op="bind"), "at $.steps[0].op: 'bind' is not one of"),
         (lambda v: v["steps"][0]["expect"].update(status="maybe"), "at $.steps[0].expect.status"),
         (lambda v: v["steps"][0]["expect"].pop("observation"), "'observation' is a required property"),
         (lambda v: v.update(ttl_ns=-1), "at $.ttl_ns: -1 is less than the minimum of 0"),
@@ -48,9 +50,21 @@ def test_invalid_vectors_are_rejected_with_the_path(valid: Any, change: Any, mes
 
 
 def test_other_major_format_version_is_refused(valid: Any) -> None:
-    newer = {**valid, "format_version": "1.9.0"}
-    assert vector_from_json(newer).format_version == "1.9.0"  # minor versions only add coverage
-    assert schema_errors({**valid, "format_version": "2.0.0"})  # a new major version is another format
+    newer = {**valid, "format_version": "2.9.0"}
+    assert vector_from_json(newer).format_version == "2.9.0"  # minor versions only add coverage
+    assert schema_errors({**valid, "format_version": "3.0.0"})  # a new major version is another format
+    assert schema_errors({**valid, "format_version": "1.0.0"})  # 1.x observations lack returned and metrics
+
+
+def test_codec_round_trips_cycle_operations() -> None:
+    for op in (SchedulePod("a", "n1"), FailScheduling("a"), FailScheduling("a", "n1", FailurePoint.PERMIT),
+               FailBinding("a", FailurePoint.BIND), ClusterRemoveNode("n1"), Tick(5), UpdateMetrics()):
+        name, args = encode_operation(op)
+        assert decode_operation(name, args) == op
+    assert encode_operation(FailScheduling("a", "n1", FailurePoint.RESERVE)) == (
+        "fail_scheduling", {"uid": "a", "node": "n1", "point": "Reserve"})
+    with pytest.raises(CodecError, match="'Commit' is not one of"):
+        decode_operation("fail_binding", {"uid": "a", "point": "Commit"})
 
 
 def test_codec_round_trips_operations() -> None:

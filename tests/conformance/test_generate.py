@@ -5,13 +5,26 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import generate
-from conformance.format import VECTORS_DIR, Vector, load_vectors, render_files
+from conformance.codec import OPERATIONS
+from conformance.cycle_scenarios import curated_cycle, generated_cycle
+from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
+from conformance.observe import merge_patch
 from conformance.scenarios import curated
-from conformance.traces import expand
+from conformance.traces import Scenario, expand
+
+
+def observed(vector: Vector) -> list[tuple[Step, Any]]:
+    """Each step with its full expected observation (the vector stores merge patches)."""
+    full, out = vector.initial_observation, []
+    for step in vector.steps:
+        full = merge_patch(full, step.expect.observation)
+        out.append((step, full))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +38,11 @@ def test_committed_vectors_match_the_spec(generated: list[Vector]) -> None:
 
 
 def test_generation_is_deterministic() -> None:
-    once = [v for s in [*curated(), *generate.random_scenarios()] for v in expand(s)]
-    again = [v for s in [*curated(), *generate.random_scenarios()] for v in expand(s)]
+    def scenarios() -> list[Scenario]:
+        return [*curated(), *generate.random_scenarios(), *curated_cycle(), *generated_cycle()]
+
+    once = [v for s in scenarios() for v in expand(s)]
+    again = [v for s in scenarios() for v in expand(s)]
     assert render_files(once) == render_files(again)
 
 
@@ -54,8 +70,45 @@ def test_version_dependent_behaviour_is_split_and_tagged(generated: list[Vector]
 
 
 def test_every_area_and_origin_is_covered(generated: list[Vector]) -> None:
-    assert {v.tags.area for v in generated} == {"cache", "snapshot", "node_tree", "dispatcher"}
-    assert {v.tags.origin for v in generated} == {"curated", "exploration", "random"}
+    assert {v.tags.area for v in generated} == {"cache", "snapshot", "node_tree", "dispatcher", "cycle"}
+    assert {(v.tags.area, v.tags.origin) for v in generated} >= {
+        ("cycle", origin) for origin in ("curated", "exploration", "random")}
     explored = {v.id for v in generated if v.tags.origin == "exploration"}
     assert "explore.cache.remove_node.nodenotintree.node_ghost" in explored
     assert any(i.startswith("explore.dispatcher.add_call.skipped.") for i in explored)
+    assert "explore.cycle.schedule_pod.unschedulable_tainttoleration.pending.node_live" in explored
+    assert "explore.cycle.confirm_binding.ok.unconfirmed_expired" in explored  # the k8s-106361 path
+
+
+def test_node_operations_return_node_info_up_to_v1_36(generated: list[Vector]) -> None:
+    """AddNode/UpdateNode return the NodeInfo clone (Kubernetes' n.info.Snapshot()) except from v1.37."""
+    by_id = {v.id: v for v in generated if v.id.startswith("cache.node.add_and_update_return_node_info")}
+    assert len(by_id) == 2
+    for vector in by_id.values():
+        returns = "v1.36" in vector.tags.profiles
+        returned = [o["returned"] for s, o in observed(vector) if s.op in ("add_node", "update_node")]
+        assert returned and all((r != "none") is returns for r in returned), vector.id
+        if returns:
+            assert returned[0]["pods"] == ["a"] and returned[0]["node"] == "n1"  # the placeholder's pod is kept
+
+
+def test_metrics_follow_the_spec_gauge(generated: list[Vector]) -> None:
+    vectors = [v for v in generated if v.id.startswith("cache.metrics.published_by_update_metrics")]
+    assert vectors  # split by what add_node returns
+    for vector in vectors:
+        published = [o["metrics"] for s, o in observed(vector) if s.op == "update_metrics"]
+        assert published == [{"assumed_pods": 1, "pods": 2, "nodes": 2}, {"assumed_pods": 1, "pods": 2, "nodes": 3},
+                             {"assumed_pods": 0, "pods": 1, "nodes": 2}]  # forgetting its last pod deletes the ghost
+
+
+def test_schedule_pod_verdicts_name_the_first_failing_filter(generated: list[Vector]) -> None:
+    vector = next(v for v in generated if v.id == "cycle.filter.first_failing_in_order")
+    assert observed(vector)[-1][1]["filters"] == {
+        "w": "NodeAffinity", "x": "NodeUnschedulable", "y": "TaintToleration"}
+    taint = next(v for v in generated if v.id == "cycle.filter.taint")
+    verdicts = [(s.expect.status, s.expect.kind) for s in taint.steps if s.op == "schedule_pod"]
+    assert verdicts == [("error", "Unschedulable"), ("ok", None), ("ok", None)]
+
+
+def test_every_operation_is_exercised(generated: list[Vector]) -> None:
+    assert {step.op for v in generated for step in v.steps} == set(OPERATIONS)

@@ -41,7 +41,14 @@ def abstract_ports(ports: HostPortInfo) -> frozenset[HostPort]:
 
 
 def abstract_node_info(info: NodeInfo) -> SpecNodeInfo:
-    """A refimpl NodeInfo *clone* (its image summaries frozen) as the spec's NodeInfo."""
+    """A refimpl NodeInfo *clone* (its image summaries frozen) as the spec's NodeInfo.
+
+    Fails with ``AssertionError`` if its record of which containers are empty disagrees with the containers.
+    """
+    assert info.empty_containers == info.container_emptiness(), (
+        f"NodeInfo {info.name!r}: empty_containers {info.empty_containers:04b}, containers say "
+        f"{info.container_emptiness():04b}"
+    )
     return SpecNodeInfo(
         node=info.node,
         pods=tuple(p.pod for p in info.pods),

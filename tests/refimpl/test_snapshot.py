@@ -202,9 +202,9 @@ def count_clones(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     cloned: list[str] = []
     original: Callable[..., NodeInfo] = NodeInfo.snapshot
 
-    def counting(self: NodeInfo, into: NodeInfo | None = None) -> NodeInfo:
+    def counting(self: NodeInfo, into: NodeInfo | None = None, image_version: int | None = None) -> NodeInfo:
         cloned.append(self.name)
-        return original(self, into)
+        return original(self, into, image_version)
 
     monkeypatch.setattr(NodeInfo, "snapshot", counting)
     return cloned

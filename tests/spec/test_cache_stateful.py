@@ -7,18 +7,16 @@ the pod state table says, and a successful snapshot update must match the cache.
 
 ``AdversarialCacheMachine`` issues anything. Only the invariants that Kubernetes keeps for every
 input must hold; a process exit ends the run; only the documented errors may change state.
+
+Both draw their operations from :mod:`tests.support.cache_rules`, as the refinement machines do.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
+from hypothesis import event
+from hypothesis.stateful import invariant
 
-from hypothesis import event, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-
-from spec.cache import CacheState, new_cache
+from spec.cache import CacheState
 from spec.contract import follows_informer_contract
 from spec.errors import ErrorKind
 from spec.invariants import (
@@ -28,9 +26,8 @@ from spec.invariants import (
     trans_expiry_only_after_finish_binding,
     trans_generations_only_grow,
 )
-from spec.objects import Node, Pod, with_node_name
+from spec.objects import Pod
 from spec.operations import (
-    AddNode,
     AddPod,
     AssumePod,
     CleanupAssumedPods,
@@ -38,22 +35,21 @@ from spec.operations import (
     ForgetPod,
     Operation,
     Outcome,
-    RemoveNode,
     RemovePod,
     Status,
-    UpdateNode,
     UpdatePod,
     UpdateSnapshot,
-    World,
     apply,
 )
 from spec.podstates import Guard, PodPhase, expected_transition, node_guard, pod_phase
 from spec.quantities import SECOND
-from spec.versions import PROFILES, VersionProfile
-from tests.support.universe import NODE_NAMES, POD_UIDS, make_node, node_names, node_variants, nodes, placed_pods, pods
+from tests.support.cache_rules import AdversarialCacheRules, CacheRules, ContractCacheRules
+from tests.support.machines import add_cache_test_cases, machine_settings
 
 STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000}
 """Examples per machine; the ``ci`` profile runs at least 500 (issue #2)."""
+
+STEPS_PER_EXAMPLE = 40
 
 ERRORS_THAT_MAY_CHANGE_STATE = frozenset(
     {
@@ -77,17 +73,9 @@ def _pod_operation_name(op: Operation) -> str:
     return type(op).__name__
 
 
-class CacheMachineBase(RuleBasedStateMachine):
-    """Shared bookkeeping: the world, a clock, and one checked step."""
-
-    profile: VersionProfile = PROFILES["v1.35"]
-    ttl = 0
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.world = World(new_cache(self.profile, self.ttl))
-        self.now = 0
-        self.exited = False
+class CacheMachineBase(CacheRules):
+    """One checked step: errors that change nothing change nothing, generations only grow, expiry follows
+    FinishBinding."""
 
     def step(self, op: Operation) -> Outcome:
         before = self.world
@@ -104,36 +92,16 @@ class CacheMachineBase(RuleBasedStateMachine):
         event(f"{type(op).__name__}: {outcome.status.value} {outcome.kind or ''}".rstrip())
         return outcome
 
-    @rule(seconds=st.integers(min_value=0, max_value=40))
-    def advance_clock(self, seconds: int) -> None:
-        self.now += seconds * SECOND
-
-    @rule(uid=st.sampled_from(POD_UIDS), delta=st.sampled_from((-1, 0, 1)))
-    def cleanup_at_a_deadline(self, uid: str, delta: int) -> None:
-        """Expiry's boundary: clean up 1 ns before, exactly at, or 1 ns after a pod's deadline."""
-        current = self.world.cache.pod_states.get(uid)
-        if current is None or current.deadline is None or current.deadline + delta < self.now:
-            return
-        self.now = current.deadline + delta
-        self.run(CleanupAssumedPods(self.now))
-
-    def run(self, op: Operation) -> None:
-        raise NotImplementedError
-
-    def cached(self, uid: str) -> Pod | None:
-        current = self.world.cache.pod_states.get(uid)
-        return current.pod if current is not None else None
-
 
 # ============================================================================================
 # Contract-following streams
 # ============================================================================================
 
 
-class ContractCacheMachine(CacheMachineBase):
+class ContractCacheMachine(CacheMachineBase, ContractCacheRules):
     """Informer- and scheduler-shaped operation streams; every invariant must hold."""
 
-    def run(self, op: Operation) -> None:
+    def run(self, op: Operation, *, clock_time: bool = False) -> None:
         state = self.world.cache
         if not follows_informer_contract(state, op):
             event(f"{type(op).__name__}: outside the contract, skipped")
@@ -169,67 +137,10 @@ class ContractCacheMachine(CacheMachineBase):
         assert outcome.status is Status.OK, f"{op} in {source}/{guard}: expected ok, got {outcome}"
         assert pod_phase(self.world.cache, uid) == row.target, f"{op}: expected {row.target}"
 
-    @rule(pod=pods, node=st.sampled_from((*NODE_NAMES, "n9")))
-    def assume_pod(self, pod: Pod, node: str) -> None:
-        self.run(AssumePod(with_node_name(pod, node)))
-
-    @rule(pod=placed_pods)
-    def add_pod(self, pod: Pod) -> None:
-        self.run(AddPod(pod))
-
-    @rule(uid=st.sampled_from(POD_UIDS), offset=st.integers(0, 5))
-    def finish_binding(self, uid: str, offset: int) -> None:
-        pod = self.cached(uid) or make_unknown_pod(uid)
-        self.run(FinishBinding(pod, self.now + offset * SECOND))
-
-    @rule(uid=st.sampled_from(POD_UIDS), other=node_names)
-    def forget_pod(self, uid: str, other: str) -> None:
-        self.run(ForgetPod(self.cached(uid) or make_unknown_pod(uid, other)))
-
-    @rule(uid=st.sampled_from(POD_UIDS), variant=pods)
-    def update_pod(self, uid: str, variant: Pod) -> None:
-        old = self.cached(uid) or make_unknown_pod(uid)
-        new = replace(variant, uid=uid, name=old.name, namespace=old.namespace, node_name=old.node_name)
-        self.run(UpdatePod(old, new))
-
-    @rule(uid=st.sampled_from(POD_UIDS), stale=st.booleans())
-    def remove_pod(self, uid: str, stale: bool) -> None:
-        pod = self.cached(uid) or make_unknown_pod(uid)
-        self.run(RemovePod(replace(pod, node_name="") if stale else pod))
-
-    @rule(node=nodes)
-    def add_node(self, node: Node) -> None:
-        self.run(AddNode(node))
-
-    @rule(data=st.data(), name=node_names)
-    def update_node(self, data: st.DataObject, name: str) -> None:
-        info = self.world.cache.nodes.get(name)
-        if info is None or info.node is None:
-            return
-        self.run(UpdateNode(info.node, data.draw(node_variants(name))))
-
-    @rule(name=node_names)
-    def remove_node(self, name: str) -> None:
-        info = self.world.cache.nodes.get(name)
-        self.run(RemoveNode(info.node if info is not None and info.node is not None else make_node(name, None)))
-
-    @rule()
-    def cleanup_assumed_pods(self) -> None:
-        self.run(CleanupAssumedPods(self.now))
-
-    @rule()
-    def update_snapshot(self) -> None:
-        self.run(UpdateSnapshot())
-
     @invariant()
     def every_invariant_holds(self) -> None:
         for inv in STATE_INVARIANTS:
             assert inv.predicate(self.world.cache), f"{inv.name} violated"
-
-
-def make_unknown_pod(uid: str, node: str = "n1") -> Pod:
-    """The object a scheduler or informer would hold for a pod the cache does not know."""
-    return Pod(uid=uid, name=f"pod-{uid}", node_name=node)
 
 
 def _op_uid(op: Operation) -> str | None:
@@ -250,71 +161,13 @@ def _op_pod(op: Operation) -> Pod | None:
 # Adversarial streams
 # ============================================================================================
 
-any_pod = st.one_of(placed_pods, placed_pods.map(lambda p: replace(p, uid="")), pods)
-
-
-class AdversarialCacheMachine(CacheMachineBase):
+class AdversarialCacheMachine(CacheMachineBase, AdversarialCacheRules):
     """Any operation with any objects; only the ``always`` invariants must hold until an exit."""
 
-    def run(self, op: Operation) -> None:
+    def run(self, op: Operation, *, clock_time: bool = False) -> None:
         outcome = self.step(op)
         if outcome.status is Status.FATAL:
             self.exited = True
-
-    @precondition(lambda self: not self.exited)
-    @rule(pod=any_pod)
-    def assume_pod(self, pod: Pod) -> None:
-        self.run(AssumePod(pod))
-
-    @precondition(lambda self: not self.exited)
-    @rule(pod=any_pod)
-    def add_pod(self, pod: Pod) -> None:
-        self.run(AddPod(pod))
-
-    @precondition(lambda self: not self.exited)
-    @rule(pod=any_pod)
-    def forget_pod(self, pod: Pod) -> None:
-        self.run(ForgetPod(pod))
-
-    @precondition(lambda self: not self.exited)
-    @rule(pod=any_pod, offset=st.integers(0, 5))
-    def finish_binding(self, pod: Pod, offset: int) -> None:
-        self.run(FinishBinding(pod, self.now + offset * SECOND))
-
-    @precondition(lambda self: not self.exited)
-    @rule(old=any_pod, new=any_pod)
-    def update_pod(self, old: Pod, new: Pod) -> None:
-        self.run(UpdatePod(old, new))
-
-    @precondition(lambda self: not self.exited)
-    @rule(pod=any_pod)
-    def remove_pod(self, pod: Pod) -> None:
-        self.run(RemovePod(pod))
-
-    @precondition(lambda self: not self.exited)
-    @rule(node=nodes)
-    def add_node(self, node: Node) -> None:
-        self.run(AddNode(node))
-
-    @precondition(lambda self: not self.exited)
-    @rule(old=st.one_of(st.none(), nodes), new=nodes)
-    def update_node(self, old: Node | None, new: Node) -> None:
-        self.run(UpdateNode(old, new))
-
-    @precondition(lambda self: not self.exited)
-    @rule(node=nodes)
-    def remove_node(self, node: Node) -> None:
-        self.run(RemoveNode(node))
-
-    @precondition(lambda self: not self.exited)
-    @rule()
-    def cleanup_assumed_pods(self) -> None:
-        self.run(CleanupAssumedPods(self.now))
-
-    @precondition(lambda self: not self.exited)
-    @rule()
-    def update_snapshot(self) -> None:
-        self.run(UpdateSnapshot())
 
     @invariant()
     def always_invariants_hold(self) -> None:
@@ -325,22 +178,9 @@ class AdversarialCacheMachine(CacheMachineBase):
                 assert inv.predicate(self.world.cache), f"{inv.name} violated"
 
 
-def _machine_settings() -> settings:
-    profile = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    return settings(
-        settings.get_profile(profile),
-        max_examples=STATEFUL_EXAMPLES.get(profile, 200),
-        stateful_step_count=40,
-    )
-
-
-def _configured(machine: type[CacheMachineBase], profile: str, ttl: int) -> type:
-    configured = type(machine.__name__, (machine,), {"profile": PROFILES[profile], "ttl": ttl})
-    test_case: type = configured.TestCase
-    test_case.settings = _machine_settings()
-    return test_case
-
-
-for _name, _profile, _ttl in CONFIGURATIONS:
-    globals()[f"TestContractCache_{_name}"] = _configured(ContractCacheMachine, _profile, _ttl)
-    globals()[f"TestAdversarialCache_{_name}"] = _configured(AdversarialCacheMachine, _profile, _ttl)
+add_cache_test_cases(
+    globals(),
+    {"TestContractCache": ContractCacheMachine, "TestAdversarialCache": AdversarialCacheMachine},
+    CONFIGURATIONS,
+    machine_settings(STATEFUL_EXAMPLES, STEPS_PER_EXAMPLE),
+)

@@ -1,72 +1,42 @@
 """A Hypothesis state machine over the call queue: adds, pops, finishes, syncs and close, in three
 profiles. Every invariant after every step, and Add's error is always what its caller is sent.
-(The liveness property is a known violation in every profile: see test_call_queue_liveness.py.)"""
+(The liveness property is a known violation in every profile: see test_call_queue_liveness.py.)
+It draws its operations from :mod:`tests.support.call_queue_rules`, as the refinement machine does."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
-from hypothesis import event, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis import event
+from hypothesis.stateful import invariant
 
-from spec.api_calls import (
-    APICall,
-    NominatingInfo,
-    NominatingMode,
-    PodBindingCall,
-    PodCondition,
-    PodStatus,
-    PodStatusPatchCall,
-)
-from spec.call_queue import CallQueue, can_pop, new_call_queue
+from spec.call_queue import CallQueue, new_call_queue
 from spec.call_queue_invariants import (
     CALL_QUEUE_INVARIANTS,
     trans_more_relevant_call_never_dropped,
 )
-from spec.call_queue_operations import (
-    AddCall,
-    CallQueueOperation,
-    CloseDispatcher,
-    FinishCall,
-    PopCall,
-    SyncObject,
-    apply_call_queue,
-)
-from spec.frozenmap import FrozenMap
+from spec.call_queue_operations import AddCall, CallQueueOperation, apply_call_queue
 from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
 
-UIDS = ("u1", "u2")
-CONDITIONS = (
-    None,
-    PodCondition("PodScheduled", "False", "Unschedulable"),
-    PodCondition("PodScheduled", "False", "SchedulerError"),
-)
-NOMINATIONS = (None, NominatingInfo(NominatingMode.NOOP), NominatingInfo(NominatingMode.OVERRIDE, "n2"))
-STATUSES = (
-    PodStatus(),
-    PodStatus(FrozenMap({"PodScheduled": PodCondition("PodScheduled", "False", "Unschedulable")})),
-    PodStatus(nominated_node_name="n2"),
-)
-
-statuses = st.sampled_from(STATUSES)
-calls: st.SearchStrategy[APICall] = st.one_of(
-    st.builds(PodBindingCall, st.sampled_from(UIDS), st.sampled_from(("n1", "n2"))),
-    st.builds(
-        PodStatusPatchCall, st.sampled_from(UIDS), statuses, st.sampled_from(CONDITIONS), st.sampled_from(NOMINATIONS)
-    ),
-)
+# The universe is re-exported: the verify tests drive this machine and name its UIDs.
+from tests.support.call_queue_rules import CONDITIONS as CONDITIONS
+from tests.support.call_queue_rules import NOMINATIONS as NOMINATIONS
+from tests.support.call_queue_rules import STATUSES as STATUSES
+from tests.support.call_queue_rules import UIDS as UIDS
+from tests.support.call_queue_rules import CallQueueRules
+from tests.support.machines import configured_test_case, machine_settings
 
 STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000}
+STEPS_PER_EXAMPLE = 30
 
 
-class CallQueueMachine(RuleBasedStateMachine):
-    profile: VersionProfile = V1_35
-
+class CallQueueMachine(CallQueueRules):
     def __init__(self) -> None:
         super().__init__()
         self.queue: CallQueue = new_call_queue(self.profile)
+
+    def current(self) -> CallQueue:
+        return self.queue
 
     def step(self, op: CallQueueOperation) -> None:
         before = self.queue
@@ -83,48 +53,17 @@ class CallQueueMachine(RuleBasedStateMachine):
             event(type(op).__name__)
         self.queue = after
 
-    @rule(call=calls)
-    def add(self, call: APICall) -> None:
-        self.step(AddCall(call))
-
-    @precondition(lambda self: can_pop(self.queue))
-    @rule()
-    def pop(self) -> None:
-        self.step(PopCall())
-
-    @precondition(lambda self: bool(self.queue.in_flight))
-    @rule(data=st.data(), error=st.sampled_from((None, "conflict", "context canceled")))
-    def finish(self, data: st.DataObject, error: str | None) -> None:
-        uid = data.draw(st.sampled_from(sorted(self.queue.in_flight)))
-        self.step(FinishCall(uid, error))
-
-    @rule(uid=st.sampled_from(UIDS), status=statuses)
-    def sync(self, uid: str, status: PodStatus) -> None:
-        self.step(SyncObject(uid, status))
-
-    @precondition(lambda self: not self.queue.closed)
-    @rule(coin=st.integers(0, 3))
-    def close(self, coin: int) -> None:
-        if coin == 0:  # rarer than the other operations, so runs go on past it less often
-            self.step(CloseDispatcher())
-
     @invariant()
     def invariants_hold(self) -> None:
         for predicate in CALL_QUEUE_INVARIANTS:
             assert predicate(self.queue), predicate.__name__
 
 
-def _settings() -> settings:
-    profile = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    examples = STATEFUL_EXAMPLES.get(profile, 200)
-    return settings(settings.get_profile(profile), max_examples=examples, stateful_step_count=30)
-
-
 def _configured(profile: VersionProfile) -> type:
-    machine = type(f"CallQueueMachine_{profile.name}", (CallQueueMachine,), {"profile": profile})
-    test_case: type = machine.TestCase
-    test_case.settings = _settings()
-    return test_case
+    return configured_test_case(
+        CallQueueMachine, f"CallQueueMachine_{profile.name}", {"profile": profile},
+        machine_settings(STATEFUL_EXAMPLES, STEPS_PER_EXAMPLE),
+    )
 
 
 TestCallQueue_v1_35 = _configured(V1_35)

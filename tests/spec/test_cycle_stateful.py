@@ -9,9 +9,9 @@ When the cluster is quiet (nothing binding, nothing unconfirmed), no pod is assu
 
 from __future__ import annotations
 
-import os
+from unittest import TestCase
 
-from hypothesis import event, settings
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -24,6 +24,7 @@ from spec.objects import LABEL_TOPOLOGY_ZONE, Container, ContainerPort, Node, Po
 from spec.quantities import SECOND, resource_list
 from spec.snapshot import update_snapshot
 from spec.versions import V1_34, V1_35, V1_37, VersionProfile
+from tests.support.machines import configured_test_case, machine_settings
 
 NODE_CPU = {"n1": 1000, "n2": 1500, "n3": 2000}
 
@@ -161,14 +162,11 @@ class PipelineMachine(RuleBasedStateMachine):
 STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000}
 
 
-def _configured(profile: VersionProfile) -> type:
-    machine = type(f"PipelineMachine_{profile.name}", (PipelineMachine,), {"profile": profile})
-    test_case: type = machine.TestCase
-    name = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    test_case.settings = settings(
-        settings.get_profile(name), max_examples=STATEFUL_EXAMPLES.get(name, 200), stateful_step_count=40
+def _configured(profile: VersionProfile) -> type[TestCase]:
+    return configured_test_case(
+        PipelineMachine, f"PipelineMachine_{profile.name}", {"profile": profile},
+        machine_settings(STATEFUL_EXAMPLES, 40),
     )
-    return test_case
 
 
 TestPipeline_v1_35 = _configured(V1_35)

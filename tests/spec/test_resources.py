@@ -120,7 +120,8 @@ def test_scalar_resources() -> None:
     assert is_scalar_resource_name("kubernetes.io/batch-cpu")
     assert not is_scalar_resource_name("foo")  # native name without a domain: ignored by Resource.Add
     assert not is_scalar_resource_name("requests.example.com/gpu")
-    result = compute_pod_resource(pod(c(**{"example.com/gpu": 2, "foo": 7})))
+    requests: dict[str, int] = {"example.com/gpu": 2, "foo": 7}
+    result = compute_pod_resource(pod(Container("c", resource_list(**requests))))
     assert dict(result.resource.scalar_resources) == {"example.com/gpu": 2}
 
 

@@ -14,15 +14,15 @@ cannot drift apart either.
 from __future__ import annotations
 
 import functools
-import os
 import random
 from collections import Counter
 from dataclasses import fields, replace
 from typing import Any
+from unittest import TestCase
 
 import pytest
 import z3
-from hypothesis import event, settings
+from hypothesis import event
 
 from spec.cache import CacheState, PodState
 from spec.objects import AffinityTerms, Container, ContainerPort, Pod, with_node_name
@@ -56,7 +56,8 @@ from spec.verify.abstraction import (
 from spec.verify.symbolic import INVARIANTS, AbstractState, fresh_state, map_state
 from spec.verify.transitions import TRANSITIONS, fresh_args
 from spec.versions import PROFILES
-from tests.spec.test_cache_stateful import AdversarialCacheMachine, ContractCacheMachine
+from tests.spec.test_cache_stateful import AdversarialCacheMachine, CacheMachineBase, ContractCacheMachine
+from tests.support.machines import configured_test_case, machine_settings
 from tests.support.universe import NODE_NAMES, POD_UIDS, make_node
 
 NAMING = Naming(POD_UIDS, (*NODE_NAMES, "n9"))
@@ -146,16 +147,10 @@ class AgreeingAdversarialMachine(AdversarialCacheMachine):
         return outcome
 
 
-def _settings() -> settings:
-    profile = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    return settings(settings.get_profile(profile), max_examples=EXAMPLES.get(profile, 30), stateful_step_count=30)
-
-
-def _configured(machine: type, profile: str, ttl: int) -> type:
-    configured = type(machine.__name__, (machine,), {"profile": PROFILES[profile], "ttl": ttl})
-    test_case: type = configured.TestCase
-    test_case.settings = _settings()
-    return test_case
+def _configured(machine: type[CacheMachineBase], profile: str, ttl: int) -> type[TestCase]:
+    return configured_test_case(
+        machine, machine.__name__, {"profile": PROFILES[profile], "ttl": ttl}, machine_settings(EXAMPLES, 30)
+    )
 
 
 TestContractAgrees_ttl0 = _configured(AgreeingContractMachine, "v1.35", 0)

@@ -21,7 +21,7 @@ import pytest
 from spec.verify import transitions
 from spec.verify.obligations import Obligation, Result, Verdict, cache_obligations, discharge
 from spec.verify.symbolic import AbstractState, Bounds, initial_state, select
-from spec.verify.terms import Bool, Int, and_, not_, pick, put
+from spec.verify.terms import Bool, Int, and_, ite, not_, pick, put
 from spec.verify.transitions import (
     TRANSITIONS,
     Args,
@@ -86,7 +86,7 @@ def remove_node_dropping_the_ghost(s: AbstractState, post: AbstractState, a: Arg
         post,
         has_info=put(post.has_info, n, False),
         on=tuple(put(row, n, False) for row in post.on),
-        requested=tuple(tuple(transitions.ite(n == i, 0, q) for q in row) for i, row in enumerate(post.requested)),
+        requested=tuple(tuple(ite(n == i, 0, q) for q in row) for i, row in enumerate(post.requested)),
     )
 
 

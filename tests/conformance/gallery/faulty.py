@@ -1,8 +1,9 @@
 """Faulty implementations: each class is the reference adapter with one documented, realistic bug.
 
 The cache bugs subclass :class:`refimpl.cache.Cache` (reaching into its internals where the bug lives); the
-dispatcher bugs subclass :class:`refimpl.dispatcher.call_queue.CallQueue`; a few change what the adapter does
-around the implementation (the snapshot update). :data:`GALLERY` lists them all.
+dispatcher bugs subclass :class:`refimpl.dispatcher.call_queue.CallQueue`; the scheduling-pipeline bugs subclass
+:class:`conformance.adapters.refimpl_cycle.RefimplCycle` (the cycle's failure handling, or its filter plugins); a
+few change what the adapter does around the implementation (the snapshot update). :data:`GALLERY` lists them all.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.adapters.refimpl_adapter import RefimplAdapter
+from conformance.adapters.refimpl_cycle import RefimplCycle
 from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
 from refimpl.cache import snapshot as snapshots
 from refimpl.cache.node_info import NodeInfo, PodInfo
 from refimpl.cache.node_tree import NodeTree
 from refimpl.dispatcher.api_calls import APICall
 from refimpl.dispatcher.call_queue import CallQueue, QueuedCall
+from refimpl.scheduler.framework import Framework
 from spec.errors import CacheError, ErrorKind
 from spec.objects import Node, Pod
 from spec.versions import VersionProfile
@@ -91,6 +94,7 @@ class PortsNotReleased(Cache):
         if stored is not None and item is not None:
             for ip, protocol, port in PodInfo(stored.pod).host_ports:
                 item.info.used_ports.add(ip, protocol, port)
+            item.info.refresh_empty_containers()
 
 
 class GhostDropped(Cache):
@@ -148,6 +152,7 @@ class PvcNotDecremented(Cache):
         if stored is not None and item is not None:
             for key in PodInfo(stored.pod).pvc_keys:
                 item.info.pvc_ref_counts[key] = item.info.pvc_ref_counts.get(key, 0) + 1
+            item.info.refresh_empty_containers()
 
 
 class AffinityNotPruned(Cache):
@@ -157,6 +162,7 @@ class AffinityNotPruned(Cache):
         super()._remove_pod(pod)
         if item is not None and self._nodes.get(pod.node_name) is item:
             item.info.pods_with_affinity[:] = kept
+            item.info.refresh_empty_containers()
 
 
 class FlatNodeTree(NodeTree):
@@ -200,6 +206,104 @@ class EmptyGhostKept(Cache):
         super()._remove_pod(pod)
         if item is not None and self._nodes.get(pod.node_name) is None:
             self._nodes.add(pod.node_name, item.info)
+
+
+class UpdateNodeReturnsNothing(Cache):
+    def update_node(self, old: Node | None, new: Node) -> NodeInfo | None:
+        super().update_node(old, new)
+        return None
+
+
+class AddNodeReturnsStaleClone(Cache):
+    def add_node(self, node: Node) -> NodeInfo | None:
+        item = self._nodes.get(node.name)
+        before = item.info.snapshot() if item is not None else None
+        returned = super().add_node(node)
+        return before if before is not None and returned is not None else returned
+
+
+class MetricsSkipGhosts(Cache):
+    def _update_metrics(self) -> None:
+        live = sum(1 for item in self._nodes.items.values() if item.info.node is not None)
+        self.metrics.set(len(self._assumed_pods), len(self._pod_states), live)
+
+
+class MetricsCountAddedPodsOnly(Cache):
+    def _update_metrics(self) -> None:
+        self.metrics.set(len(self._assumed_pods), len(self._pod_states) - len(self._assumed_pods), len(self._nodes))
+
+
+# --------------------------------------------------------------------------------------------
+# Scheduling-pipeline bugs (the cycle area)
+# --------------------------------------------------------------------------------------------
+
+
+def _cycle_adapter(cycle_type: type[RefimplCycle], doc: str) -> type[RefimplAdapter]:
+    class Faulty(RefimplAdapter):
+        def new_cycle(self, profile: VersionProfile, ttl_ns: int) -> Any:
+            return cycle_type(profile, self.new_cache(profile, ttl_ns))
+
+    Faulty.__name__ = Faulty.__qualname__ = cycle_type.__name__ + "Adapter"
+    Faulty.__doc__ = doc
+    return Faulty
+
+
+def _without_filter(name: str) -> type[RefimplCycle]:
+    class WithoutFilter(RefimplCycle):
+        def new_framework(self, profile: VersionProfile) -> Framework:
+            framework = super().new_framework(profile)
+            framework.filter_plugins = [p for p in framework.filter_plugins if p.name != name]
+            return framework
+
+    WithoutFilter.__name__ = WithoutFilter.__qualname__ = f"Without{name}"
+    return WithoutFilter
+
+
+class ResourcesBeforePorts(RefimplCycle):
+    def new_framework(self, profile: VersionProfile) -> Framework:
+        framework = super().new_framework(profile)
+        framework.filter_plugins.sort(key=lambda p: p.name != "NodeResourcesFit")
+        return framework
+
+
+class RejectionLeavesPodAssumed(RefimplCycle):
+    def reject_after_assume(self, assumed: Pod) -> None:
+        self.cache.assume_pod(assumed)
+
+
+class FailedBindingNotForgotten(RefimplCycle):
+    def forget_after_binding_failure(self, assumed: Pod) -> None:
+        pass
+
+
+class FailedBindingNotRequeued(RefimplCycle):
+    def fail_binding(self, uid: str, point: Any) -> None:
+        pending = dict(self.pending)
+        super().fail_binding(uid, point)
+        self.pending = pending
+
+
+class DeleteKeepsAssumedPod(RefimplCycle):
+    def delete_pod(self, uid: str) -> None:
+        pod = self.api_pods.get(uid)
+        if pod is not None and pod.node_name == "" and self.cache.is_assumed_pod(pod):
+            self.api_pods.pop(uid)
+            self.pending.pop(uid, None)
+            self.deleted.add(uid)
+            return
+        super().delete_pod(uid)
+
+
+class BindWithoutFinishBinding(RefimplCycle):
+    def finish_binding(self, assumed: Pod) -> None:
+        pass
+
+
+class SnapshotNotRefreshed(RefimplCycle):
+    def refresh_snapshot(self) -> Snapshot:
+        if not self.snapshot.node_info_list:
+            return super().refresh_snapshot()
+        return self.snapshot
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,8 +414,57 @@ GALLERY: dict[str, type[RefimplAdapter]] = {
                                                 "call's condition."),
     "close_notifies_in_v1_35": _queue_adapter(CloseNotifiesInV135, "Close tells every tracked call, as only PR "
                                               "#141745 does."),
+    "update_node_returns_nothing": _adapter(UpdateNodeReturnsNothing, "UpdateNode returns nothing before v1.37 "
+                                            "(v1.37's signature under older profiles)."),
+    "add_node_returns_stale_clone": _adapter(AddNodeReturnsStaleClone, "AddNode of a known node returns the clone "
+                                             "taken before SetNode (the old node, Allocatable and images)."),
+    "metrics_skip_ghosts": _adapter(MetricsSkipGhosts, "The nodes gauge counts only NodeInfos with a node, not "
+                                    "placeholders and ghosts."),
+    "metrics_count_added_pods_only": _adapter(MetricsCountAddedPodsOnly, "The pods gauge leaves out assumed pods."),
+    "assumes_where_pod_does_not_fit": _cycle_adapter(_without_filter("NodeResourcesFit"), "The scheduling cycle "
+                                                     "does not check resources: it assumes pods onto full nodes."),
+    "ignores_taints": _cycle_adapter(_without_filter("TaintToleration"), "NoSchedule and NoExecute taints do not "
+                                     "filter."),
+    "ignores_cordon": _cycle_adapter(_without_filter("NodeUnschedulable"), "Cordoned nodes take every pod."),
+    "ignores_host_ports": _cycle_adapter(_without_filter("NodePorts"), "Host-port conflicts do not filter."),
+    "ignores_node_selector": _cycle_adapter(_without_filter("NodeAffinity"), "The node selector does not filter."),
+    "filters_resources_first": _cycle_adapter(ResourcesBeforePorts, "NodeResourcesFit runs before the other "
+                                              "filters, so the diagnosis names the wrong plugin."),
+    "failed_scheduling_leaves_pod_assumed": _cycle_adapter(RejectionLeavesPodAssumed, "A Reserve or Permit "
+                                                           "rejection does not forget the assumed pod."),
+    "failed_binding_not_forgotten": _cycle_adapter(FailedBindingNotForgotten, "A failed binding cycle does not "
+                                                   "call ForgetPod: the pod holds its node forever."),
+    "failed_binding_not_requeued": _cycle_adapter(FailedBindingNotRequeued, "A failed binding cycle loses the pod "
+                                                  "instead of requeueing it."),
+    "delete_keeps_assumed_pod": _cycle_adapter(DeleteKeepsAssumedPod, "Deleting an assumed pod does not forget "
+                                               "it (v1.34 behaviour under v1.35, PR #134157)."),
+    "bind_without_finish_binding": _cycle_adapter(BindWithoutFinishBinding, "A successful bind does not call "
+                                                  "FinishBinding, so a bound assumed pod never expires."),
+    "cycle_snapshot_not_refreshed": _cycle_adapter(SnapshotNotRefreshed, "The scheduling cycle filters on the "
+                                                   "first snapshot it took instead of refreshing it."),
 }
 
 
 for _name, _adapter_type in GALLERY.items():
     globals()[f"GALLERY_{_name}"] = _adapter_type  # importable by name: tests.conformance.gallery.faulty:GALLERY_x
+
+
+def area_of(adapter: type[RefimplAdapter]) -> str:
+    """The area a variant's bug lives in, from the hook it overrides."""
+    for hook, area in (("new_cycle", "cycle"), ("new_queue", "dispatcher"), ("update_snapshot", "snapshot")):
+        if hook in vars(adapter):
+            return area
+    return "cache"
+
+
+def gallery_markdown() -> str:
+    """The table of variants docs/conformance.md holds (``python -m tests.conformance.gallery.faulty`` prints it)."""
+    lines = ["| variant | area | bug |", "|---|---|---|"]
+    for name, adapter in sorted(GALLERY.items(), key=lambda item: (area_of(item[1]), item[0])):
+        doc = " ".join((adapter.__doc__ or "").split())
+        lines.append(f"| `{name}` | {area_of(adapter)} | {doc} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(gallery_markdown(), end="")

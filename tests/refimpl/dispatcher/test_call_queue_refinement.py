@@ -3,7 +3,8 @@ sync and close (see :class:`~tests.refimpl.dispatcher.call_queue_harness.Refinem
 
 Two searches, each in three profiles (v1.35, PR #141745, v1.34.0 with its goroutine limit lowered to 1):
 
-- a Hypothesis state machine over a small universe of calls and statuses (at least 500 examples in ``ci``);
+- a Hypothesis state machine over a small universe of calls and statuses (at least 500 examples in ``ci``),
+  drawing its operations from :mod:`tests.support.call_queue_rules` as the spec's own machine does;
 - a bounded exhaustive search: every sequence of up to :data:`DEPTH` operations from a fixed alphabet (up to
   states the spec considers equal), which reaches rare corners random runs can miss, such as a no-op call waiting
   behind an in-flight call of its UID and then synced.
@@ -17,20 +18,10 @@ from dataclasses import replace
 from unittest import TestCase
 
 import pytest
-from hypothesis import event, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from hypothesis import event
 
-from spec.api_calls import (
-    APICall,
-    NominatingInfo,
-    NominatingMode,
-    PodBindingCall,
-    PodCondition,
-    PodStatus,
-    PodStatusPatchCall,
-)
-from spec.call_queue import CallQueue, can_pop, new_call_queue
+from spec.api_calls import PodBindingCall, PodStatusPatchCall
+from spec.call_queue import CallQueue, new_call_queue
 from spec.call_queue_operations import (
     AddCall,
     CallQueueOperation,
@@ -41,15 +32,17 @@ from spec.call_queue_operations import (
     apply_call_queue,
     is_enabled,
 )
-from spec.frozenmap import FrozenMap
 from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
 from tests.refimpl.dispatcher.call_queue_harness import RefinementPair
-
-UNSCHEDULABLE = PodCondition("PodScheduled", "False", "Unschedulable")
-EMPTY = PodStatus()
-ALREADY_UNSCHEDULABLE = PodStatus(FrozenMap({"PodScheduled": UNSCHEDULABLE}))
-NOMINATED_N2 = PodStatus(nominated_node_name="n2")
-OVERRIDE_N2 = NominatingInfo(NominatingMode.OVERRIDE, "n2")
+from tests.support.call_queue_rules import (
+    ALREADY_UNSCHEDULABLE,
+    EMPTY,
+    NOMINATED_N2,
+    OVERRIDE_N2,
+    UNSCHEDULABLE,
+    CallQueueRules,
+)
+from tests.support.machines import configured_test_case, machine_settings
 
 PROFILES = (V1_35, PR_141745, replace(V1_34, dispatcher_max_in_flight=1))
 
@@ -57,25 +50,11 @@ PROFILES = (V1_35, PR_141745, replace(V1_34, dispatcher_max_in_flight=1))
 # Hypothesis
 # ----------------------------------------------------------------------------------------------
 
-UIDS = ("u1", "u1", "u2", "u3")  # u1 twice: calls for one object collide more often
-CONDITIONS = (None, UNSCHEDULABLE, PodCondition("PodScheduled", "False", "SchedulerError"))
-NOMINATIONS = (None, NominatingInfo(NominatingMode.NOOP), OVERRIDE_N2)
-STATUSES = (EMPTY, ALREADY_UNSCHEDULABLE, NOMINATED_N2)
-
-statuses = st.sampled_from(STATUSES)
-calls: st.SearchStrategy[APICall] = st.one_of(
-    st.builds(PodBindingCall, st.sampled_from(UIDS), st.sampled_from(("n1", "n2"))),
-    st.builds(
-        PodStatusPatchCall, st.sampled_from(UIDS), statuses, st.sampled_from(CONDITIONS), st.sampled_from(NOMINATIONS)
-    ),
-)
-
 STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000}
+STEPS_PER_EXAMPLE = 30
 
 
-class CallQueueRefinement(RuleBasedStateMachine):
-    profile: VersionProfile = V1_35
-
+class CallQueueRefinement(CallQueueRules):
     def __init__(self) -> None:
         super().__init__()
         self.pair = RefinementPair(self.profile)
@@ -86,55 +65,15 @@ class CallQueueRefinement(RuleBasedStateMachine):
         for sent in self.pair.spec.sends[told:]:
             event(f"sent: {sent.kind.value}")
 
-    @property
-    def spec(self) -> CallQueue:
+    def current(self) -> CallQueue:
         return self.pair.spec
-
-    @rule(call=calls)
-    def add(self, call: APICall) -> None:
-        self.step(AddCall(call))
-
-    @precondition(lambda self: can_pop(self.spec))
-    @rule()
-    def pop(self) -> None:
-        self.step(PopCall())
-
-    @precondition(lambda self: bool(self.spec.in_flight))
-    @rule(data=st.data(), error=st.sampled_from((None, "conflict", "context canceled")))
-    def finish(self, data: st.DataObject, error: str | None) -> None:
-        uid = data.draw(st.sampled_from(sorted(self.spec.in_flight)))
-        self.step(FinishCall(uid, error))
-
-    @rule(uid=st.sampled_from(UIDS), status=statuses)
-    def sync(self, uid: str, status: PodStatus) -> None:
-        self.step(SyncObject(uid, status))
-
-    @precondition(lambda self: not self.spec.closed)
-    @rule(coin=st.integers(0, 3))
-    def close(self, coin: int) -> None:
-        if coin == 0:  # rarer than the other operations, so runs go on past it less often
-            self.step(CloseDispatcher())
-
-    @precondition(lambda self: self.spec.closed)
-    @rule()
-    def close_again(self) -> None:
-        """Closing twice changes nothing more (PR #141745's close returns at once; v1.35's sets the flag again)."""
-        self.step(CloseDispatcher())
-
-
-def _settings() -> settings:
-    profile = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-    examples = STATEFUL_EXAMPLES.get(profile, 200)
-    return settings(settings.get_profile(profile), max_examples=examples, stateful_step_count=30)
 
 
 def _configured(profile: VersionProfile) -> type[TestCase]:
-    machine: type[CallQueueRefinement] = type(
-        f"CallQueueRefinement_{profile.name}", (CallQueueRefinement,), {"profile": profile}
+    return configured_test_case(
+        CallQueueRefinement, f"CallQueueRefinement_{profile.name}", {"profile": profile},
+        machine_settings(STATEFUL_EXAMPLES, STEPS_PER_EXAMPLE),
     )
-    test_case: type[TestCase] = machine.TestCase
-    test_case.settings = _settings()  # type: ignore[attr-defined]  # Hypothesis reads it from the class
-    return test_case
 
 
 TestCallQueueRefinement_v1_35 = _configured(PROFILES[0])

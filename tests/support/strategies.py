@@ -1,4 +1,4 @@
-"""The operation universe of :mod:`tests.support.universe`, drawn faster.
+"""The operation universe of :mod:`tests.support.universe`, drawn faster (the state machines draw from these).
 
 The universe draws a pod as ``sampled_from(POD_UIDS).flatmap(pods_with_uid)``, which builds and validates a new
 strategy on every draw; over thousands of state-machine steps that dominates the run time. These strategies draw

@@ -1,0 +1,273 @@
+"""The cycle area on the reference implementation: a small cluster around :class:`refimpl.cache.Cache`.
+
+The harness plays the API server and the informer (pods created, bound, deleted; node events) as
+:mod:`spec.cycle` does, and drives the scheduler's side with the reference implementation: the cache, the
+cycle's :class:`refimpl.cache.Snapshot`, and the default profile's PreFilter and Filter plugins of
+:mod:`refimpl.scheduler` (``RunPreFilterPlugins``/``RunFilterPlugins``). Reserve, Permit, PreBind and Bind failures
+are the step's own: the harness applies what ``schedulingCycle``/``handleBindingCycleError`` do after them.
+
+Subclasses override one method each to introduce a bug (``tests/conformance/gallery``).
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import replace
+from typing import Any, Final
+
+from conformance.adapters.refimpl_adapter import cache_json
+from conformance.observe import cluster_json, metrics_json
+from conformance.operations import (
+    NODE_NOT_IN_SNAPSHOT,
+    NOT_ENABLED,
+    UNSCHEDULABLE,
+    BindPod,
+    ClusterAddNode,
+    ClusterRemoveNode,
+    ClusterUpdateNode,
+    ConfirmBinding,
+    CreatePod,
+    DeletePod,
+    FailBinding,
+    FailScheduling,
+    SchedulePod,
+    Tick,
+)
+from refimpl.cache import Cache, FakeClock, NodeInfo, Snapshot
+from refimpl.scheduler.framework import CycleState, Framework
+from refimpl.scheduler.framework.runtime import new_default_framework
+from spec.cycle import FailurePoint
+from spec.errors import CacheError
+from spec.objects import Node, Pod
+from spec.versions import VersionProfile
+
+JSON = Any
+SCHEDULING_FAILURES: Final = (FailurePoint.RESERVE, FailurePoint.PERMIT)
+BINDING_FAILURES: Final = (FailurePoint.PRE_BIND, FailurePoint.BIND)
+
+
+class NotEnabled(Exception):
+    """The step's guard is false here (answered as an error of kind ``NotEnabled``)."""
+
+
+class Rejected(Exception):
+    """A ``schedule_pod`` the implementation refuses: ``kind`` and the step's filter verdicts."""
+
+    def __init__(self, kind: str, message: str, filters: dict[str, str]) -> None:
+        super().__init__(message)
+        self.kind, self.filters = kind, filters
+
+
+def _require(condition: bool, why: str) -> None:
+    if not condition:
+        raise NotEnabled(why)
+
+
+class RefimplCycle:
+    """One cluster; :meth:`step` applies a cycle-area operation and reports the outcome and observation."""
+
+    def __init__(self, profile: VersionProfile, cache: Cache) -> None:
+        self.profile = profile
+        self.cache = cache
+        self.snapshot = Snapshot()
+        self.framework: Framework = self.new_framework(profile)
+        self.pending: dict[str, Pod] = {}
+        self.binding: dict[str, Pod] = {}
+        self.api_pods: dict[str, Pod] = {}
+        self.unconfirmed: set[str] = set()
+        self.deleted: set[str] = set()
+        self.live_nodes: dict[str, Node] = {}
+        """The node objects the informer delivered and did not delete."""
+        self.now = 0
+        self.filters: dict[str, str] = {}
+
+    def new_framework(self, profile: VersionProfile) -> Framework:
+        return new_default_framework(profile=profile, clock=FakeClock(0))
+
+    # -- the step loop ---------------------------------------------------------------------------
+
+    def step(self, op: Any) -> JSON:
+        """Apply a decoded cycle-area operation: ``{"status", "kind"?, "message"?, "observation"}``."""
+        self.filters = {}
+        try:
+            self.apply(op)
+        except NotEnabled as error:
+            return {"status": "error", "kind": NOT_ENABLED, "message": str(error), "observation": self.observe()}
+        except Rejected as rejection:
+            self.filters = rejection.filters
+            return {"status": "error", "kind": rejection.kind, "message": str(rejection),
+                    "observation": self.observe()}
+        except CacheError as error:
+            return {"status": "error", "kind": str(error.kind), "message": error.message,
+                    "observation": self.observe()}
+        return {"status": "ok", "observation": self.observe()}
+
+    def apply(self, op: Any) -> None:
+        match op:
+            case CreatePod(pod):
+                self.create_pod(pod)
+            case DeletePod(uid):
+                self.delete_pod(uid)
+            case SchedulePod(uid, node):
+                self.schedule_pod(uid, node)
+            case FailScheduling(uid, node, point):
+                self.fail_scheduling(uid, node, point)
+            case BindPod(uid):
+                self.bind_pod(uid)
+            case FailBinding(uid, point):
+                self.fail_binding(uid, point)
+            case ConfirmBinding(uid):
+                self.confirm_binding(uid)
+            case ClusterAddNode(node):
+                _require(node.name not in self.live_nodes, f"node {node.name} exists")
+                self.cache.add_node(node)
+                self.live_nodes[node.name] = node
+            case ClusterUpdateNode(node):
+                _require(node.name in self.live_nodes, f"node {node.name} does not exist")
+                self.cache.update_node(self.live_nodes[node.name], node)
+                self.live_nodes[node.name] = node
+            case ClusterRemoveNode(name):
+                _require(name in self.live_nodes, f"node {name} does not exist")
+                self.cache.remove_node(self.live_nodes.pop(name))
+            case Tick(elapsed):
+                self.tick(elapsed)
+            case _:
+                raise NotEnabled(f"not a cycle-area operation: {op!r}")
+
+    # -- pods entering and leaving ----------------------------------------------------------------
+
+    def create_pod(self, pod: Pod) -> None:
+        _require(pod.uid != "" and pod.uid not in self.api_pods and pod.uid not in self.deleted,
+                 f"pod {pod.uid!r} has no UID or one already used")
+        _require(pod.node_name == "", "a created pod must be unscheduled")
+        self.api_pods[pod.uid] = pod
+        self.pending[pod.uid] = pod
+
+    def delete_pod(self, uid: str) -> None:
+        """``deletePodFromCache`` for a bound pod, ``handleAssumedPodDeletion`` for an assumed one (v1.35+)."""
+        _require(uid in self.api_pods and uid not in self.unconfirmed, f"pod {uid} cannot be deleted now")
+        pod = self.api_pods.pop(uid)
+        if pod.node_name and not self.cache.is_assumed_pod(pod):
+            self.cache.remove_pod(pod)
+        elif self.cache.is_assumed_pod(pod) and self.profile.forget_assumed_pod_on_delete:
+            self.cache.forget_pod(self.cache.get_pod(pod))
+        self.pending.pop(uid, None)
+        self.deleted.add(uid)
+
+    # -- scheduling cycle ---------------------------------------------------------------------------
+
+    def refresh_snapshot(self) -> Snapshot:
+        """``UpdateSnapshot`` at the start of the cycle; an inconsistency leaves the rebuilt lists to use."""
+        with suppress(CacheError):
+            self.cache.update_snapshot(self.snapshot)
+        return self.snapshot
+
+    def run_filters(self, pod: Pod, names: list[str] | None = None) -> dict[str, str]:
+        """``findNodesThatFitPod`` without the early stop: each node (of ``names``, default all in the snapshot's
+        list) that a filter rejects, mapped to the plugin that rejected it first."""
+        snapshot = self.snapshot
+        nodes: list[NodeInfo] = list(snapshot.node_info_list)
+        state = CycleState()
+        restriction, status, _ = self.framework.run_pre_filter_plugins(state, pod, nodes)
+        wanted = [i for i in nodes if names is None or i.name in names]
+        if status is not None and not status.is_success():
+            return {info.name: status.plugin for info in wanted}
+        rejected = {}
+        for info in wanted:
+            allowed = None if restriction is None else restriction.node_names
+            if allowed is not None and info.name not in allowed:
+                rejected[info.name] = "PreFilter"
+                continue
+            verdict = self.framework.run_filter_plugins(state, pod, info)
+            if verdict is not None and not verdict.is_success():
+                rejected[info.name] = verdict.plugin
+        return rejected
+
+    def feasible(self, uid: str, node: str) -> Pod:
+        """The pending pod, if ``node`` passes every filter in the refreshed snapshot; else :class:`Rejected`."""
+        _require(uid in self.pending, f"pod {uid} is not pending")
+        snapshot = self.refresh_snapshot()
+        pod = self.pending[uid]
+        if node not in {i.name for i in snapshot.node_info_list}:
+            raise Rejected(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot", {})
+        rejected = self.run_filters(pod, [node])
+        if rejected:
+            raise Rejected(UNSCHEDULABLE, f"node {node}: {rejected[node]} rejects pod {uid}", rejected)
+        return pod
+
+    def schedule_pod(self, uid: str, node: str) -> None:
+        pod = self.feasible(uid, node)
+        assumed = replace(pod, node_name=node)
+        self.cache.assume_pod(assumed)
+        del self.pending[uid]
+        self.binding[uid] = assumed
+
+    def fail_scheduling(self, uid: str, node: str | None, point: FailurePoint | None) -> None:
+        _require(uid in self.pending, f"pod {uid} is not pending")
+        if node is None:
+            self.refresh_snapshot()
+            rejected = self.run_filters(self.pending[uid])
+            fitting = sorted({i.name for i in self.snapshot.node_info_list} - set(rejected))
+            _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
+            self.filters = rejected
+            return
+        _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
+        try:
+            pod = self.feasible(uid, node)
+        except Rejected as rejection:
+            raise NotEnabled(str(rejection)) from None
+        self.reject_after_assume(replace(pod, node_name=node))
+
+    def reject_after_assume(self, assumed: Pod) -> None:
+        """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``; the pod stays pending."""
+        self.cache.assume_pod(assumed)
+        self.cache.forget_pod(assumed)
+
+    # -- binding cycle --------------------------------------------------------------------------------
+
+    def bind_pod(self, uid: str) -> None:
+        _require(uid in self.binding, f"pod {uid} has no binding cycle")
+        current = self.api_pods.get(uid)
+        _require(current is not None and current.node_name == "", f"pod {uid} is gone or bound")
+        assert current is not None
+        assumed = self.binding.pop(uid)
+        self.finish_binding(assumed)
+        self.api_pods[uid] = replace(current, node_name=assumed.node_name)
+        self.unconfirmed.add(uid)
+
+    def finish_binding(self, assumed: Pod) -> None:
+        if self.profile.assumed_pod_expiry:
+            self.cache.finish_binding(assumed, self.now)
+
+    def fail_binding(self, uid: str, point: FailurePoint) -> None:
+        """``handleBindingCycleError``: FinishBinding if the bind was reached, ForgetPod (errors only logged),
+        and a requeue if the pod still exists unbound."""
+        _require(uid in self.binding and point in BINDING_FAILURES, f"pod {uid} has no binding cycle to fail")
+        assumed = self.binding.pop(uid)
+        if point is FailurePoint.BIND:
+            self.finish_binding(assumed)
+        self.forget_after_binding_failure(assumed)
+        current = self.api_pods.get(uid)
+        if current is not None and current.node_name == "":
+            self.pending[uid] = current
+
+    def forget_after_binding_failure(self, assumed: Pod) -> None:
+        with suppress(CacheError):
+            self.cache.forget_pod(assumed)
+
+    def confirm_binding(self, uid: str) -> None:
+        _require(uid in self.unconfirmed, f"no binding of {uid} awaits confirmation")
+        self.cache.add_pod(self.api_pods[uid])
+        self.unconfirmed.discard(uid)
+
+    def tick(self, elapsed: int) -> None:
+        _require(elapsed >= 0, "time does not go back")
+        self.now += elapsed
+        if self.profile.assumed_pod_expiry:
+            self.cache.cleanup_assumed_pods(self.now)
+
+    # -- observation ------------------------------------------------------------------------------------
+
+    def observe(self) -> JSON:
+        return cluster_json(cache_json(self.cache), metrics_json(self.cache.cache_size), self.pending, self.binding,
+                            self.api_pods, self.unconfirmed, self.now, self.filters.items())

@@ -1,0 +1,236 @@
+"""Operations the suite names that the spec defines as functions rather than as data.
+
+:mod:`spec.operations` makes every cache transition a value; the scheduling pipeline (:mod:`spec.cycle`) and the
+metrics publication (:func:`spec.cache.update_metrics`) are plain functions. This module gives them the same form,
+so vectors can name them, and applies them to the spec (the oracle) with outcomes as values.
+
+Cycle-area operations act on a :class:`spec.cycle.Cluster`. Their outcomes:
+
+- ``schedule_pod`` names the node the scheduling cycle chooses (the spec allows any feasible node). It is ``ok``
+  when every filter passes there (the pod is assumed on it and its binding cycle starts), else an ``error``:
+  ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node) or
+  ``NodeNotInSnapshot`` (the node is not in the cycle's snapshot: absent, a placeholder or a ghost). A rejected
+  step changes nothing.
+- ``fail_scheduling`` without a node: a cycle that finds no feasible node (``filters`` names, for every node of the
+  snapshot, the first filter that rejected it); with a node and a failure point (``Reserve`` or ``Permit``): the pod
+  is assumed there, rejected, and forgotten. The pod stays pending either way.
+- Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle` defines it). An
+  implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from spec import cycle
+from spec.cache import CacheState, update_metrics
+from spec.cycle import Cluster, CycleNotEnabled, FailurePoint
+from spec.filters import failing_filters
+from spec.objects import Node, Pod
+from spec.quantities import Duration
+from spec.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
+
+UNSCHEDULABLE: Final = "Unschedulable"
+"""A filter rejected the node the step names (Kubernetes' ``framework.Unschedulable`` status)."""
+NODE_NOT_IN_SNAPSHOT: Final = "NodeNotInSnapshot"
+"""The node the step names is not a candidate: it is not in the scheduling cycle's snapshot."""
+NOT_ENABLED: Final = "NotEnabled"
+"""The step's guard is false in the implementation's state (never expected by a vector)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cache area
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UpdateMetrics:
+    """:func:`spec.cache.update_metrics`: publish the ``scheduler_cache_size`` gauge. From v1.36 the cache's
+    periodic loop does only this; before, ``cleanupAssumedPods`` does it at its end."""
+
+
+def apply_update_metrics(state: CacheState) -> CacheState:
+    """The cache after :class:`UpdateMetrics`; never fails."""
+    return update_metrics(state)
+
+
+# --------------------------------------------------------------------------------------------
+# Cycle area (spec/cycle.py)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreatePod:
+    """:func:`spec.cycle.create_pod`: a user creates an unscheduled pod; it enters the scheduling queue."""
+
+    pod: Pod
+
+
+@dataclass(frozen=True)
+class DeletePod:
+    """:func:`spec.cycle.delete_pod`: a user deletes a pod; the informer's delete event is handled."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class SchedulePod:
+    """:func:`spec.cycle.schedule_pod`: a scheduling cycle for pending pod ``uid`` that chooses ``node``."""
+
+    uid: str
+    node: str
+
+
+@dataclass(frozen=True)
+class FailScheduling:
+    """:func:`spec.cycle.fail_scheduling`: a scheduling cycle that fails (no feasible node, or Reserve/Permit)."""
+
+    uid: str
+    node: str | None = None
+    point: FailurePoint | None = None
+
+
+@dataclass(frozen=True)
+class BindPod:
+    """:func:`spec.cycle.bind_pod`: the binding cycle binds the pod at the API server, then ``FinishBinding``."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class FailBinding:
+    """:func:`spec.cycle.fail_binding`: the binding cycle fails at PreBind or at the bind call."""
+
+    uid: str
+    point: FailurePoint
+
+
+@dataclass(frozen=True)
+class ConfirmBinding:
+    """:func:`spec.cycle.confirm_binding`: the informer delivers the bound pod (``AddPod``)."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class ClusterAddNode:
+    """:func:`spec.cycle.add_node`: the informer delivers a node the cache does not have live."""
+
+    node: Node
+
+
+@dataclass(frozen=True)
+class ClusterUpdateNode:
+    """:func:`spec.cycle.update_node`: the informer delivers a changed node (old: the cached node)."""
+
+    node: Node
+
+
+@dataclass(frozen=True)
+class ClusterRemoveNode:
+    """:func:`spec.cycle.remove_node`: the informer delivers a node deletion."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Tick:
+    """:func:`spec.cycle.tick`: time passes and the cache's periodic cleanup runs."""
+
+    elapsed: Duration
+
+
+CycleOperation = (
+    CreatePod | DeletePod | SchedulePod | FailScheduling | BindPod | FailBinding | ConfirmBinding
+    | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
+)
+CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, BindPod, FailBinding, ConfirmBinding,
+                           ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick)
+
+
+@dataclass(frozen=True)
+class CycleOutcome:
+    """How a cycle step ended: ``kind`` None for ok; ``filters`` maps each node the step's scheduling cycle
+    examined and a filter rejected to the first filter that did (in the default profile's order)."""
+
+    kind: str | None = None
+    message: str = ""
+    filters: tuple[tuple[str, str], ...] = ()
+
+
+def refreshed_snapshot(cluster: Cluster) -> Snapshot:
+    """The snapshot a scheduling cycle sees: ``UpdateSnapshot`` first (an inconsistency keeps the recovery)."""
+    try:
+        return update_snapshot(cluster.cache, cluster.snapshot)
+    except SnapshotInconsistent as error:
+        return error.snapshot_after
+
+
+def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str) -> str | None:
+    """The first filter rejecting ``pod`` on ``node`` in ``snapshot`` (None if all pass); ``node`` must be in the
+    snapshot's list."""
+    failing = failing_filters(pod, snapshot.node_info_map[node])
+    return failing[0] if failing else None
+
+
+def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, str], ...]:
+    """Every node of the snapshot's list a filter rejects, with the first filter that does, sorted by node."""
+    found = {name: first_failing_filter(snapshot, pod, name) for name in snapshot.node_info_list}
+    return tuple(sorted((name, f) for name, f in found.items() if f is not None))
+
+
+def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOutcome]:
+    """Apply ``op`` to ``cluster``: the next cluster and the outcome.
+
+    Fails with :class:`spec.cycle.CycleNotEnabled` when the step's guard is false, except for a ``schedule_pod``
+    onto a node that is not feasible, which is an error outcome with the cluster unchanged.
+    """
+    match op:
+        case SchedulePod(uid, node):
+            if uid not in cluster.pending:
+                raise CycleNotEnabled(f"pod {uid} is not pending")
+            snapshot = refreshed_snapshot(cluster)
+            pod = cluster.pending[uid]
+            if node not in snapshot.node_info_list:
+                return cluster, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot")
+            failing = first_failing_filter(snapshot, pod, node)
+            if failing is not None:
+                return cluster, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing} rejects pod {uid}",
+                                             ((node, failing),))
+            return cycle.schedule_pod(cluster, uid, node), CycleOutcome()
+        case FailScheduling(uid, node, point):
+            after = cycle.fail_scheduling(cluster, uid, node, point)
+            if node is None:
+                count = len(after.snapshot.node_info_list)
+                return after, CycleOutcome(None, f"0/{count} nodes are available",
+                                           _rejections(after.snapshot, cluster.pending[uid]))
+            return after, CycleOutcome()
+        case CreatePod(pod):
+            return cycle.create_pod(cluster, pod), CycleOutcome()
+        case DeletePod(uid):
+            return cycle.delete_pod(cluster, uid), CycleOutcome()
+        case BindPod(uid):
+            return cycle.bind_pod(cluster, uid), CycleOutcome()
+        case FailBinding(uid, point):
+            return cycle.fail_binding(cluster, uid, point), CycleOutcome()
+        case ConfirmBinding(uid):
+            return cycle.confirm_binding(cluster, uid), CycleOutcome()
+        case ClusterAddNode(node):
+            return cycle.add_node(cluster, node), CycleOutcome()
+        case ClusterUpdateNode(node):
+            return cycle.update_node(cluster, node), CycleOutcome()
+        case ClusterRemoveNode(name):
+            return cycle.remove_node(cluster, name), CycleOutcome()
+        case Tick(elapsed):
+            return cycle.tick(cluster, elapsed), CycleOutcome()
+    raise TypeError(f"not a cycle operation: {op!r}")
+
+
+def is_enabled(cluster: Cluster, op: CycleOperation) -> bool:
+    """Whether a vector may contain ``op`` in ``cluster`` (its guard holds, or it is a schedule_pod verdict)."""
+    try:
+        apply_cycle(cluster, op)
+    except CycleNotEnabled:
+        return False
+    return True

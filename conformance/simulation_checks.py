@@ -1,0 +1,291 @@
+"""The spec's invariants, checked on a running simulation (:mod:`refimpl.simulator`) by reading it in spec terms.
+
+refimpl may not import the spec's invariants (tests/test_project.py), so the simulator only reports its steps to
+observers; :class:`InvariantChecker` is the observer that translates the simulated scheduler and cluster into a
+:class:`spec.cycle.Cluster` and evaluates the predicates of :mod:`spec.cycle_invariants` and :mod:`spec.invariants`
+on it. The translation is the abstraction function of the pipeline:
+
+- ``cache``: the refimpl cache as a :class:`spec.cache.CacheState` (:func:`abstract_cache_state`);
+- ``api_pods``: the pods the *informer* knows of (the spec creates and deletes a pod together with its informer
+  event), each as the API server has it now, or last had it if its deletion is not delivered yet;
+- ``unconfirmed``: those bound at the API server whose binding the informer has not delivered;
+- ``pending``: the scheduling queue's active, backoff and unschedulable pods;
+- ``binding``: the assumed pod of every binding cycle that has not ended.
+
+Transitions are checked around the steps they are about: ``trans_expiry_only_after_finish_binding`` around each
+cache cleanup, ``trans_failed_scheduling_keeps_the_cache`` around each scheduling cycle that failed.
+``inv_no_node_overcommitted`` and ``inv_used_ports_are_union_of_pods`` are checked only with a TTL of 0: with a
+non-zero TTL both are known violations (:data:`KNOWN_VIOLATIONS_WITH_TTL`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from refimpl.cache import Cache, HostPortInfo, NodeInfo, Resource
+from refimpl.scheduler.schedule_one import Outcome
+from refimpl.simulator import Action, Simulation
+from spec.cache import CacheSizeMetrics, CacheState, PodState
+from spec.cycle import Cluster
+from spec.cycle_invariants import (
+    CYCLE_INVARIANTS,
+    inv_no_node_overcommitted,
+    trans_failed_scheduling_keeps_the_cache,
+)
+from spec.filters import is_feasible
+from spec.frozenmap import FrozenMap
+from spec.imagestates import ImageRef, ImageState
+from spec.invariants import (
+    STATE_INVARIANTS,
+    inv_requested_is_sum_of_pods,
+    inv_used_ports_are_union_of_pods,
+    trans_expiry_only_after_finish_binding,
+)
+from spec.nodeinfo import HostPort
+from spec.nodeinfo import NodeInfo as SpecNodeInfo
+from spec.nodetree import NodeTree as SpecNodeTree
+from spec.resources import Resource as SpecResource
+
+# ============================================================================================
+# The abstraction function (the same reading as tests/refimpl/abstraction.py, which tests use)
+# ============================================================================================
+
+
+def _resource(resource: Resource) -> SpecResource:
+    return SpecResource(
+        milli_cpu=resource.milli_cpu,
+        memory=resource.memory,
+        ephemeral_storage=resource.ephemeral_storage,
+        allowed_pod_number=resource.allowed_pod_number,
+        scalar_resources=FrozenMap(resource.scalar_resources or {}),
+    )
+
+
+def _ports(ports: HostPortInfo) -> frozenset[HostPort]:
+    return frozenset(HostPort(ip, protocol, port) for ip, used in ports.items() for protocol, port in used)
+
+
+def _node_info(info: NodeInfo) -> SpecNodeInfo:
+    """A refimpl NodeInfo clone as the spec's, without image summaries (the cache state keeps them apart)."""
+    return SpecNodeInfo(
+        node=info.node,
+        pods=tuple(p.pod for p in info.pods),
+        pods_with_affinity=tuple(p.pod for p in info.pods_with_affinity),
+        pods_with_required_anti_affinity=tuple(p.pod for p in info.pods_with_required_anti_affinity),
+        used_ports=_ports(info.used_ports),
+        requested=_resource(info.requested),
+        non_zero_requested=_resource(info.non_zero_requested),
+        allocatable=_resource(info.allocatable),
+        image_states=FrozenMap(),
+        pvc_ref_counts=FrozenMap(info.pvc_ref_counts),
+        generation=info.generation,
+    )
+
+
+def abstract_cache_state(cache: Cache) -> CacheState:
+    """The refimpl cache as a spec ``CacheState``: image summaries get serials by object identity (global ones
+    first), so the spec's image invariants can be evaluated; everything else is copied field by field."""
+    internals = cache.internals()
+    serials: dict[int, int] = {}
+
+    def serial_of(summary: object) -> int:
+        return serials.setdefault(id(summary), len(serials))
+
+    image_states = FrozenMap(
+        {name: ImageState(s.size, frozenset(s.nodes or ()), serial_of(s)) for name, s in internals.image_states.items()}
+    )
+    nodes = {name: _node_info(info.snapshot()) for name, info in internals.node_infos.items()}
+    image_refs = {
+        name: FrozenMap({n: ImageRef(serial_of(s), s.size) for n, s in info.image_states.items()})
+        for name, info in internals.node_infos.items()
+    }
+    size = cache.cache_size
+    return CacheState(
+        profile=cache.profile,
+        ttl=cache.ttl,
+        pod_states=FrozenMap(
+            {key: PodState(v.pod, v.deadline, v.binding_finished) for key, v in internals.pod_states.items()}
+        ),
+        assumed_pods=internals.assumed_pods,
+        nodes=FrozenMap(nodes),
+        node_list=tuple(internals.names_by_recency),
+        node_tree=SpecNodeTree(internals.node_tree_zones),
+        image_states=image_states,
+        image_refs=FrozenMap(image_refs),
+        generation=internals.generation,
+        next_image_serial=len(serials),
+        metrics=CacheSizeMetrics(size.assumed_pods, size.pods, size.nodes),
+    )
+
+
+def abstract_cluster(sim: Simulation, cache: CacheState | None = None) -> Cluster:
+    """The simulation as a spec :class:`~spec.cycle.Cluster` (see the module docstring)."""
+    world = sim.world
+    api_pods = {}
+    unconfirmed = set()
+    for seen in sim.informer.pods.values():
+        current = world.pods.get(seen.uid) or world.deleted_pods.get(seen.uid) or seen
+        api_pods[seen.uid] = current
+        if current.node_name and not seen.node_name:
+            unconfirmed.add(seen.uid)
+    queue = sim.queue
+    pending = {p.uid: p for p in (*queue.pods_in_active_q(), *queue.pods_in_backoff_q(), *queue.unschedulable_pods())}
+    return Cluster(
+        cache=cache if cache is not None else abstract_cache_state(sim.cache),
+        pending=FrozenMap(pending),
+        binding=FrozenMap(sim.binding_pods()),
+        api_pods=FrozenMap(api_pods),
+        unconfirmed=frozenset(unconfirmed),
+        deleted=frozenset(uid for uid in world.deleted_pods if uid not in api_pods),
+        now=sim.clock.now(),
+    )
+
+
+# ============================================================================================
+# The checker
+# ============================================================================================
+
+
+@dataclass
+class Tally:
+    """How often one invariant was checked and violated, and the first violation's step."""
+
+    checked: int = 0
+    violations: int = 0
+    first_violation: str | None = None
+
+
+class InvariantViolation(AssertionError):
+    """An invariant failed on a simulation step (raised by a strict checker)."""
+
+
+KNOWN_VIOLATIONS_WITH_TTL = frozenset({inv_no_node_overcommitted.__name__, inv_used_ports_are_union_of_pods.__name__})
+"""Not checked when the TTL is not 0. An assumed pod whose binding finished expires when its informer event is later
+than the TTL; its node's resources and host ports then go to another pod, and the late event adds the first pod back:
+the node is double-booked (spec/cycle_invariants.py). Host ports are a set per node (``HostPortInfo``), so when
+one of two pods holding the same port leaves, the port leaves the set although the other pod still holds it
+(tests/refimpl/simulator/test_known_violations.py shows it)."""
+ACCOUNTING_MEMO_LIMIT = 100_000
+"""How many NodeInfo values :class:`InvariantChecker` remembers the accounting verdict of."""
+FAILED_OUTCOMES = frozenset({Outcome.UNSCHEDULABLE, Outcome.ERROR})
+
+
+class InvariantChecker:
+    """An observer that checks every invariant after each ``every``-th step (1: every step).
+
+    With ``strict`` it raises :class:`InvariantViolation` at the first violation; otherwise it counts them.
+    """
+
+    def __init__(self, every: int = 1, *, strict: bool = False) -> None:
+        if every < 1:
+            raise ValueError(f"check every N steps needs N >= 1, got {every}")
+        self.every = every
+        self.strict = strict
+        self.tallies: dict[str, Tally] = {}
+        self._steps = 0
+        self._before: CacheState | None = None
+        self._accounting: dict[SpecNodeInfo, bool] = {}
+        for inv in STATE_INVARIANTS:
+            self.tallies[inv.name] = Tally()
+        for predicate in CYCLE_INVARIANTS:
+            self.tallies[predicate.__name__] = Tally()
+        self.tallies[inv_no_node_overcommitted.__name__] = Tally()
+        self.tallies[trans_expiry_only_after_finish_binding.__name__] = Tally()
+        self.tallies[trans_failed_scheduling_keeps_the_cache.__name__] = Tally()
+
+    @property
+    def violations(self) -> int:
+        """Violations of all invariants together."""
+        return sum(t.violations for t in self.tallies.values())
+
+    def _sampled(self) -> bool:
+        return self._steps % self.every == 0
+
+    def before(self, sim: Simulation, action: Action) -> None:
+        """Keep the cache state before a cleanup or a scheduling cycle that this step checks."""
+        self._before = None
+        if self._sampled() and action.kind in ("cleanup", "schedule"):
+            self._before = abstract_cache_state(sim.cache)
+
+    def after(self, sim: Simulation, action: Action) -> None:
+        """Check the invariants on the state after the step (if this step is sampled)."""
+        sampled = self._sampled()
+        self._steps += 1
+        if not sampled:
+            return
+        where = f"step {self._steps} ({action.kind} {action.detail})".rstrip()
+        state = abstract_cache_state(sim.cache)
+        ttl_exempt = KNOWN_VIOLATIONS_WITH_TTL if sim.config.ttl != 0 else frozenset()
+        for inv in STATE_INVARIANTS:
+            if inv.name in ttl_exempt:
+                continue
+            if inv.predicate is inv_requested_is_sum_of_pods:
+                self._record(inv.name, self._requested_is_sum_of_pods(state), where)
+            else:
+                self._record(inv.name, inv.predicate(state), where)
+        cluster = abstract_cluster(sim, state)
+        for predicate in CYCLE_INVARIANTS:
+            self._record(predicate.__name__, predicate(cluster), where)
+        if inv_no_node_overcommitted.__name__ not in ttl_exempt:
+            self._record(inv_no_node_overcommitted.__name__, inv_no_node_overcommitted(cluster), where)
+        before, self._before = self._before, None
+        if before is None:
+            return
+        if action.kind == "cleanup" and sim.cache.profile.assumed_pod_expiry:
+            holds = trans_expiry_only_after_finish_binding(before, state, sim.clock.now())
+            self._record(trans_expiry_only_after_finish_binding.__name__, holds, where)
+        result = sim.last_result
+        if action.kind == "schedule" and result is not None and result.outcome in FAILED_OUTCOMES:
+            holds = trans_failed_scheduling_keeps_the_cache(replace(cluster, cache=before), cluster)
+            self._record(trans_failed_scheduling_keeps_the_cache.__name__, holds, where)
+
+    def _requested_is_sum_of_pods(self, state: CacheState) -> bool:
+        """``inv_requested_is_sum_of_pods``, evaluated node by node on one-node states and remembered per NodeInfo
+        value: it is a conjunction over the nodes, and recomputing every pod's requests at every step would
+        dominate the run's time."""
+        if len(self._accounting) > ACCOUNTING_MEMO_LIMIT:
+            self._accounting.clear()
+        holds = True
+        for name, info in state.nodes.items():
+            known = self._accounting.get(info)
+            if known is None:
+                known = self._accounting[info] = inv_requested_is_sum_of_pods(
+                    replace(state, nodes=FrozenMap({name: info})))
+            holds = holds and known
+        return holds
+
+    def _record(self, name: str, holds: bool, where: str) -> None:
+        tally = self.tallies[name]
+        tally.checked += 1
+        if holds:
+            return
+        tally.violations += 1
+        if tally.first_violation is None:
+            tally.first_violation = where
+        if self.strict:
+            raise InvariantViolation(f"{name} violated after {where}")
+
+
+def unbound_pods_that_fit(sim: Simulation) -> dict[str, list[str]]:
+    """The API server's unbound pods that some live node of the cache admits (every filter of
+    :func:`spec.filters.is_feasible` passes on the node as the cache holds it): UID -> those nodes."""
+    state = abstract_cache_state(sim.cache)
+    live = [info for info in state.nodes.values() if info.node is not None]
+    fitting = {}
+    for pod in sim.world.unbound_pods():
+        nodes = [info.node.name for info in live if info.node is not None and is_feasible(pod, info)]
+        if nodes:
+            fitting[pod.uid] = nodes
+    return fitting
+
+
+def check_final_state(sim: Simulation) -> list[str]:
+    """What is wrong with a simulation that has gone quiet, whose clock is past the TTL, and whose queue has
+    retried every pod since the last change: assumed pods left behind, and unbound pods that fit a node. [] if
+    nothing."""
+    problems = [f"pod {uid} is still assumed" for uid in sorted(sim.cache.internals().assumed_pods)]
+    for uid, nodes in unbound_pods_that_fit(sim).items():
+        where = sim.queue.where(uid)
+        problems.append(f"pod {uid} fits node(s) {', '.join(nodes)} but is not bound (scheduling queue: "
+                        f"{where.value if where is not None else 'not queued'})")
+    return problems

@@ -1,0 +1,502 @@
+"""The framework runner: one profile's plugins, sorted into extension points, and the ``Run*Plugins`` methods.
+
+``frameworkImpl`` (pkg/scheduler/framework/runtime/framework.go, v1.35). The order of the plugins given is their
+order at every extension point (Kubernetes' ``MultiPoint`` order); Score plugins carry a weight. Error wrapping and
+the early returns follow Kubernetes: Filter stops at the first rejecting plugin; PreFilter keeps going after an
+Unschedulable (so that preemption has every plugin's data) but stops at UnschedulableAndUnresolvable; Reserve and
+PreBind stop at the first failure; Unreserve runs every Reserve plugin in reverse order.
+
+Kubernetes filters and scores nodes on 16 goroutines; this runs them one after another, which is one of the
+orders Kubernetes may produce (digest §C.2c). Nominated pods are not added to the NodeInfo before filtering: this
+scheduler has no preemption, so no pod is ever nominated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+from refimpl.cache import NodeInfo
+from refimpl.cache.clock import Clock
+from refimpl.cache.node_tree import go_quote
+from refimpl.scheduler.events import (
+    DEFAULT_PLUGIN_EVENTS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHintMap,
+    build_queueing_hint_map,
+    default_plugin_events,
+)
+from refimpl.scheduler.framework.cycle_state import CycleState
+from refimpl.scheduler.framework.handle import Handle
+from refimpl.scheduler.framework.interfaces import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    BindPlugin,
+    FilterPlugin,
+    NodeScore,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from refimpl.scheduler.framework.status import CODE_NAMES, Code, NodeToStatus, Status, as_status, is_success
+from refimpl.scheduler.framework.waiting_pods import REMOVED_MESSAGE, WaitingPod, WaitingPods
+from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
+from spec.versions import DEFAULT_PROFILE, VersionProfile
+
+MAX_PERMIT_TIMEOUT: Final = 15 * 60 * 1_000_000_000
+"""``maxTimeout``: a Permit wait is capped at 15 minutes (nanoseconds)."""
+SCHEDULER_NAME_SIGNATURE_KEY: Final = "v1.Pod.Spec.SchedulerName"
+
+
+class PluginScore:
+    """``fwk.PluginScore``: one plugin's weighted score of a node."""
+
+    __slots__ = ("name", "score")
+
+    def __init__(self, name: str, score: int) -> None:
+        self.name = name
+        self.score = score
+
+
+class NodePluginScores:
+    """``fwk.NodePluginScores``: a node's weighted plugin scores and their total. ``randomizer`` breaks ties in
+    v1.35's host selection; it is set only from extender scores, which this scheduler has none of, so it is 0."""
+
+    __slots__ = ("name", "randomizer", "scores", "total_score")
+
+    def __init__(self, name: str, scores: list[PluginScore], total_score: int, randomizer: int = 0) -> None:
+        self.name = name
+        self.scores = scores
+        self.total_score = total_score
+        self.randomizer = randomizer
+
+    def __repr__(self) -> str:
+        return f"NodePluginScores({self.name!r}, total_score={self.total_score})"
+
+
+class FrameworkError(Exception):
+    """A plugin returned an error, or a profile is misconfigured."""
+
+
+class Framework:
+    """``frameworkImpl`` for one profile (scheduler name)."""
+
+    def __init__(
+        self,
+        plugins: Sequence[Plugin],
+        *,
+        score_weights: Mapping[str, int] | None = None,
+        scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+        percentage_of_nodes_to_score: int | None = None,
+        clock: Clock | None = None,
+        signing: bool = True,
+        handle: Handle | None = None,
+    ) -> None:
+        """``handle`` is the one the plugins were built with (a fresh one if None). Fails with
+        :class:`FrameworkError` on duplicate plugin names, a weight given for a plugin that does not score, or a
+        weight below 1 (Kubernetes' profile validation)."""
+        names = [p.name for p in plugins]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates or "" in names:
+            raise FrameworkError(f"every plugin needs a unique, non-empty name; duplicated or empty: {duplicates}")
+        self.scheduler_name = scheduler_name
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.handle = handle if handle is not None else Handle(clock=clock)
+        self.clock: Clock = clock if clock is not None else self.handle.clock
+        self.plugins = tuple(plugins)
+        self.pre_filter_plugins = [p for p in plugins if isinstance(p, PreFilterPlugin)]
+        self.filter_plugins = [p for p in plugins if isinstance(p, FilterPlugin)]
+        self.post_filter_plugins = [p for p in plugins if isinstance(p, PostFilterPlugin)]
+        self.pre_score_plugins = [p for p in plugins if isinstance(p, PreScorePlugin)]
+        self.score_plugins = [p for p in plugins if isinstance(p, ScorePlugin)]
+        self.reserve_plugins = [p for p in plugins if isinstance(p, ReservePlugin)]
+        self.permit_plugins = [p for p in plugins if isinstance(p, PermitPlugin)]
+        self.pre_bind_plugins = [p for p in plugins if isinstance(p, PreBindPlugin)]
+        self.bind_plugins = [p for p in plugins if isinstance(p, BindPlugin)]
+        self.post_bind_plugins = [p for p in plugins if isinstance(p, PostBindPlugin)]
+        weights = dict(score_weights or {})
+        scoring = {p.name for p in self.score_plugins}
+        stray = sorted(set(weights) - scoring)
+        if stray:
+            raise FrameworkError(f"score weights given for plugins that do not score: {stray}")
+        bad = sorted(name for name, weight in weights.items() if weight < 1)
+        if bad:
+            raise FrameworkError(f"score weights must be at least 1; got {[(n, weights[n]) for n in bad]}")
+        self.score_weights = {name: weights.get(name, 1) for name in scoring}
+        self.waiting_pods = WaitingPods()
+        self._signers = self._batchable_plugins() if signing else None
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def plugin(self, name: str) -> Plugin:
+        """The plugin called ``name``. Fails with ``KeyError``."""
+        for plugin in self.plugins:
+            if plugin.name == name:
+                return plugin
+        raise KeyError(f"profile {self.scheduler_name!r} has no plugin {name!r}")
+
+    # -- PreFilter, Filter, PostFilter -----------------------------------------------------
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """``RunPreFilterPlugins``: the merged node restriction, the status, and the plugins that narrowed."""
+        result: PreFilterResult | None = None
+        narrowing: set[str] = set()
+        skipped: set[str] = set()
+        returned: Status | None = None
+        for plugin in self.pre_filter_plugins:
+            restriction, status = plugin.pre_filter(state, pod, nodes)
+            if status is not None and status.code is Code.SKIP:
+                skipped.add(plugin.name)
+                continue
+            if not is_success(status):
+                assert status is not None
+                status = status.with_plugin(plugin.name)
+                if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, status, set()
+                if status.code is Code.UNSCHEDULABLE:
+                    returned = status
+                    continue
+                return None, _wrapped("running PreFilter plugin", plugin.name, status), set()
+            if restriction is not None and not restriction.all_nodes():
+                narrowing.add(plugin.name)
+            result = restriction if result is None else result.merge(restriction)
+            if result is not None and result.node_names is not None and not result.node_names:
+                names = sorted(narrowing)
+                if len(names) == 1:
+                    message = f"node(s) didn't satisfy plugin {names[0]}"
+                else:
+                    message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message), narrowing
+        state.skip_filter_plugins = frozenset(skipped)
+        return result, returned, narrowing
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``RunFilterPlugins``: None if every (non-skipped) plugin passes, else the first rejection, attributed."""
+        skip = state.skip_filter_plugins
+        for plugin in self.filter_plugins:
+            if skip and plugin.name in skip:
+                continue
+            status = plugin.filter(state, pod, node_info)
+            if status is not None and status.code is not Code.SUCCESS:
+                if not status.is_rejected():
+                    return _wrapped("running Filter plugin", plugin.name, status)
+                return status.with_plugin(plugin.name)
+        return None
+
+    def filter_runner(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
+        """:meth:`run_filter_plugins` for one cycle's pod, as a function of the node: the plugins skipped at
+        PreFilter, and those that pass the pod everywhere, are left out once rather than per node."""
+        skip = state.skip_filter_plugins
+        plugins = [p for p in self.filter_plugins
+                   if p.name not in skip and not p.passes_every_node(state, pod)]
+        checks = [(p.filter, p.name) for p in plugins]
+
+        def run(node_info: NodeInfo) -> Status | None:
+            for check, name in checks:
+                status = check(state, pod, node_info)
+                if status is not None and status.code is not Code.SUCCESS:
+                    if not status.is_rejected():
+                        return _wrapped("running Filter plugin", name, status)
+                    return status if status.plugin == name else status.with_plugin(name)
+            return None
+
+        return run
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
+    ) -> tuple[str | None, Status]:
+        """``RunPostFilterPlugins``: stop at the first Success, UnschedulableAndUnresolvable or Error; otherwise
+        Unschedulable with every plugin's reasons. Returns the nominated node (if any) and the status."""
+        reasons: list[str] = []
+        rejector = ""
+        nominated: str | None = None
+        for plugin in self.post_filter_plugins:
+            node, status = plugin.post_filter(state, pod, node_to_status)
+            if status.is_success():
+                return node, status
+            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return node, status.with_plugin(plugin.name)
+            if not status.is_rejected():
+                return None, as_status(RuntimeError(status.message())).with_plugin(plugin.name)
+            reasons.extend(status.reasons)
+            rejector = rejector or plugin.name
+            nominated = node if node is not None else nominated
+        return nominated, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    # -- PreScore, Score -------------------------------------------------------------------
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """``RunPreScorePlugins``: Skip removes the plugin from scoring; any other failure is an Error."""
+        skipped: set[str] = set()
+        for plugin in self.pre_score_plugins:
+            status = plugin.pre_score(state, pod, nodes)
+            if status is not None and status.code is Code.SKIP:
+                skipped.add(plugin.name)
+                continue
+            if not is_success(status):
+                assert status is not None
+                return _wrapped("running PreScore plugin", plugin.name, status)
+        state.skip_score_plugins = frozenset(skipped)
+        return None
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[NodePluginScores], Status | None]:
+        """``RunScorePlugins``: each plugin scores each node, normalizes, is range-checked and weighted; the
+        totals are summed per node. (The per-plugin breakdown, which only metrics read, is not kept.)"""
+        names = [info.name for info in nodes]
+        totals, status = self.run_score_plugins_totals(state, pod, nodes, names)
+        if status is not None:
+            return [], status
+        return [NodePluginScores(name, [], total) for name, total in zip(names, totals, strict=True)], None
+
+    def run_score_plugins_totals(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], names: Sequence[str]
+    ) -> tuple[list[int], Status | None]:
+        """:meth:`run_score_plugins` returning only each node's total score, in the order of ``nodes``."""
+        skip = state.skip_score_plugins
+        totals = [0] * len(nodes)
+        for plugin in self.score_plugins:
+            if plugin.name in skip:
+                continue
+            values, status = plugin.score_nodes(state, pod, nodes)
+            if status is not None and status.code is not Code.SUCCESS:
+                return [], _plugin_failed(plugin.name, status)
+            if plugin.has_normalize:
+                node_scores = [NodeScore(name, value) for name, value in zip(names, values, strict=True)]
+                status = plugin.normalize_score(state, pod, node_scores)
+                if not is_success(status):
+                    assert status is not None
+                    return [], _plugin_failed(plugin.name, status)
+                values = [s.score for s in node_scores]
+            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                return [], as_status(RuntimeError(
+                    f"plugin {go_quote(plugin.name)} returns an invalid score {bad}, it should in the range of "
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"))
+            weight = self.score_weights[plugin.name]
+            if weight == 1:
+                totals = [total + value for total, value in zip(totals, values, strict=True)]
+            else:
+                totals = [total + value * weight for total, value in zip(totals, values, strict=True)]
+        return totals, None
+
+    # -- Reserve, Permit -------------------------------------------------------------------
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``RunReservePluginsReserve``: stop at the first failure."""
+        for plugin in self.reserve_plugins:
+            status = plugin.reserve(state, pod, node_name)
+            if not is_success(status):
+                assert status is not None
+                if status.is_rejected():
+                    return status.with_plugin(plugin.name)
+                return _wrapped("running Reserve plugin", plugin.name, status, attribute=False)
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """``RunReservePluginsUnreserve``: every Reserve plugin, in reverse order."""
+        for plugin in reversed(self.reserve_plugins):
+            plugin.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``RunPermitPlugins``: a rejection returns at once; Wait (timeout capped at 15 minutes) from any plugin
+        adds a waiting pod and returns Wait; other failures are Errors."""
+        waits: dict[str, int] = {}
+        for plugin in self.permit_plugins:
+            status, timeout = plugin.permit(state, pod, node_name)
+            if is_success(status):
+                continue
+            assert status is not None
+            if status.is_rejected():
+                return status.with_plugin(plugin.name)
+            if status.code is Code.WAIT:
+                waits[plugin.name] = min(timeout, MAX_PERMIT_TIMEOUT)
+                continue
+            return _wrapped("running Permit plugin", plugin.name, status)
+        if waits:
+            self.waiting_pods.add(WaitingPod(pod, node_name, waits, self.clock))
+            message = f"one or more plugins asked to wait and no plugin rejected pod {go_quote(pod.name)}"
+            return Status(Code.WAIT, message)
+        return None
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """``GetWaitingPod``."""
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """``RejectWaitingPod``: reject a waiting pod with "removed"; False if it is not waiting."""
+        waiting = self.waiting_pods.get(uid)
+        if waiting is None:
+            return False
+        waiting.reject("", REMOVED_MESSAGE)
+        return True
+
+    # -- PreBind, Bind, PostBind -----------------------------------------------------------
+
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``RunPreBindPreFlights``: success if any plugin's pre-flight succeeds, Skip if all skip (or there are
+        none); the skipping plugins' PreBind is then not run."""
+        skipped: set[str] = set()
+        returned: Status | None = Status(Code.SKIP)
+        for plugin in self.pre_bind_plugins:
+            status = plugin.pre_bind_pre_flight(state, pod, node_name)
+            code = Code.SUCCESS if status is None else status.code
+            if code is Code.ERROR:
+                assert status is not None
+                return _wrapped("running PreBindPreFlight", plugin.name, status, attribute=False)
+            if code is Code.SUCCESS:
+                returned = None
+            elif code is Code.SKIP:
+                skipped.add(plugin.name)
+            else:
+                return as_status(RuntimeError(
+                    f"PreBindPreFlight {plugin.name} returned {go_quote(CODE_NAMES[code])}, which is unsupported. It "
+                    "is supposed to return Success, Skip, or Error status"))
+        state.skip_pre_bind_plugins = frozenset(skipped)
+        return returned
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``RunPreBindPlugins``: stop at the first failure."""
+        skip = state.skip_pre_bind_plugins
+        for plugin in self.pre_bind_plugins:
+            if plugin.name in skip:
+                continue
+            status = plugin.pre_bind(state, pod, node_name)
+            if not is_success(status):
+                assert status is not None
+                if status.is_rejected():
+                    return status.with_plugin(plugin.name)
+                return _wrapped("running PreBind plugin", plugin.name, status)
+        return None
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """``RunPostBindPlugins``."""
+        for plugin in self.post_bind_plugins:
+            plugin.post_bind(state, pod, node_name)
+
+    # -- Events that may make a rejected pod schedulable ------------------------------------
+
+    def queueing_hint_map(self, queueing_hints_enabled: bool = True) -> QueueingHintMap:
+        """``EnqueueExtensions`` turned into the queue's hint map (``buildQueueingHintMap``): every plugin that can
+        reject a pod (PreFilter, Filter, Reserve, Permit, PreBind) registers its events: a default plugin its
+        v1.35 ``EventsToRegister``, a plugin with an ``events_to_register()`` method those, and any other plugin
+        every Pod and Node event (``defaultEnqueueExtension``: "we don't know which events the plugin is
+        interested in")."""
+        registrations: dict[str, list[ClusterEventWithHint]] = {}
+        rejectors: list[Sequence[Plugin]] = [self.pre_filter_plugins, self.filter_plugins, self.reserve_plugins,
+                                             self.permit_plugins, self.pre_bind_plugins]
+        for point in rejectors:
+            for plugin in point:
+                if plugin.name in registrations:
+                    continue
+                if plugin.name in DEFAULT_PLUGIN_EVENTS:
+                    events = default_plugin_events(plugin.name, queueing_hints_enabled)
+                    registrations[plugin.name] = [ClusterEventWithHint(event) for event in events]
+                    continue
+                custom = getattr(plugin, "events_to_register", None)
+                if callable(custom):
+                    registrations[plugin.name] = list(custom())
+                else:
+                    registrations[plugin.name] = [ClusterEventWithHint(ClusterEvent(resource, ActionType.ALL))
+                                                  for resource in (EventResource.POD, EventResource.NODE)]
+        return build_queueing_hint_map(registrations, queueing_hints_enabled)
+
+    # -- Signatures (KEP-5598) -------------------------------------------------------------
+
+    def _batchable_plugins(self) -> list[SignPlugin] | None:
+        """``computeBatchablePlugins``: signing is possible only if every PreFilter, Filter, PreScore and Score
+        plugin can sign; the signers, each once, in that order. None if some plugin cannot."""
+        signers: list[SignPlugin] = []
+        seen: set[str] = set()
+        points: list[Sequence[Plugin]] = [self.pre_filter_plugins, self.filter_plugins, self.pre_score_plugins,
+                                          self.score_plugins]
+        for point in points:
+            for plugin in point:
+                if not isinstance(plugin, SignPlugin):
+                    return None
+                if plugin.name not in seen:
+                    seen.add(plugin.name)
+                    signers.append(plugin)
+        return signers
+
+    @property
+    def signing_enabled(self) -> bool:
+        return self._signers is not None
+
+    def sign_pod(self, pod: Pod) -> bytes | None:
+        """``SignPod``: the canonical JSON of every signer's fragments and the scheduler name; None if signing is
+        disabled or a plugin refuses."""
+        if self._signers is None:
+            return None
+        fragments = {SCHEDULER_NAME_SIGNATURE_KEY: pod.scheduler_name}
+        for plugin in self._signers:
+            parts, status = plugin.sign_pod(pod)
+            if not is_success(status):
+                return None
+            for key, value in parts:
+                fragments[key] = value
+        return json.dumps(fragments, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _plugin_failed(plugin: str, status: Status) -> Status:
+    """The Error status of a failed Score or NormalizeScore: "plugin "<plugin>" failed with: <message>"."""
+    return as_status(RuntimeError(f"plugin {go_quote(plugin)} failed with: {status.message()}"))
+
+
+def _wrapped(prefix: str, plugin: str, status: Status, *, attribute: bool = True) -> Status:
+    """An Error status "<prefix> "<plugin>": <message>", as Kubernetes wraps a plugin's unexpected status."""
+    error = RuntimeError(f"{prefix} {go_quote(plugin)}: {status.message()}")
+    wrapped = Status(Code.ERROR, str(error), error=error)
+    return wrapped.with_plugin(plugin) if attribute else wrapped
+
+
+def new_default_framework(
+    *,
+    profile: VersionProfile = DEFAULT_PROFILE,
+    percentage_of_nodes_to_score: int | None = None,
+    extra_plugins: Sequence[Plugin] = (),
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+    handle: Handle | None = None,
+    clock: Clock | None = None,
+    signing: bool = True,
+) -> Framework:
+    """The default profile (:mod:`refimpl.scheduler.plugins`) for ``profile``'s release, with ``extra_plugins``
+    (for example a ``FaultInjector``) before the default plugins at every extension point. The scheduler points
+    its handle at the snapshot, clock and API access."""
+    from refimpl.scheduler.plugins import DEFAULT_SCORE_WEIGHTS, default_plugins  # the plugins import this module
+
+    handle = handle if handle is not None else Handle(clock=clock)
+    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources)]
+    return Framework(
+        plugins,
+        score_weights=DEFAULT_SCORE_WEIGHTS,
+        scheduler_name=scheduler_name,
+        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+        clock=clock,
+        signing=signing,
+        handle=handle,
+    )

@@ -1,0 +1,80 @@
+"""The default plugins that decide resource placement, and the default profile built from them.
+
+In the order of Kubernetes' default ``MultiPoint`` configuration (pkg/scheduler/apis/config/v1/default_plugins.go,
+v1.35), keeping the plugins this project models: NodeUnschedulable, NodeName, TaintToleration (weight 3),
+NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), ImageLocality (weight 1), DefaultBinder. Not
+modelled: SchedulingGates, PrioritySort (the queue orders pods itself), the volume plugins, PodTopologySpread,
+InterPodAffinity, DefaultPreemption and NodeResourcesBalancedAllocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from refimpl.cache import NodeInfo
+from refimpl.scheduler.framework import CycleState, FilterPlugin, Handle, Plugin
+from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins.default_binder import DefaultBinder
+from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
+from refimpl.scheduler.plugins.image_locality import ImageLocality
+from refimpl.scheduler.plugins.node_affinity import NodeAffinity
+from refimpl.scheduler.plugins.node_name import NodeName
+from refimpl.scheduler.plugins.node_ports import NodePorts
+from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
+from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from refimpl.scheduler.plugins.taint_toleration import TaintToleration
+from spec.objects import Pod
+
+DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "ImageLocality": 1}
+
+
+def default_plugins(handle: Handle, *, pod_level_resources: bool = True) -> list[Plugin]:
+    """The default plugins, in the default profile's order."""
+    return [
+        NodeUnschedulable(),
+        NodeName(),
+        TaintToleration(),
+        NodeAffinity(),
+        NodePorts(),
+        NodeResourcesFit(pod_level_resources),
+        ImageLocality(handle),
+        DefaultBinder(handle),
+    ]
+
+
+def default_filter_plugins(*, pod_level_resources: bool = True) -> list[FilterPlugin]:
+    """The default profile's Filter plugins, in its order: NodeUnschedulable, NodeName, TaintToleration,
+    NodeAffinity, NodePorts, NodeResourcesFit. Each filters without its PreFilter having run."""
+    return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(), NodePorts(),
+            NodeResourcesFit(pod_level_resources)]
+
+
+def first_failing_filter(pod: Pod, node_info: NodeInfo, plugins: Sequence[FilterPlugin] | None = None) -> str | None:
+    """``RunFilterPlugins`` without PreFilter: the name of the first plugin (default order) that does not pass,
+    or None if the pod fits the node."""
+    state = CycleState()
+    for plugin in plugins if plugins is not None else default_filter_plugins():
+        status = plugin.filter(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return plugin.name
+    return None
+
+
+__all__ = [
+    "DEFAULT_SCORE_WEIGHTS",
+    "DefaultBinder",
+    "FaultInjector",
+    "FaultPoint",
+    "ImageLocality",
+    "NodeAffinity",
+    "NodeName",
+    "NodePorts",
+    "NodeResourcesFit",
+    "NodeUnschedulable",
+    "TaintToleration",
+    "default_filter_plugins",
+    "default_plugins",
+    "first_failing_filter",
+    "new_default_framework",
+]

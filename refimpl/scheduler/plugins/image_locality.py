@@ -1,0 +1,108 @@
+"""ImageLocality: favour nodes that already hold the pod's images (plugins/imagelocality/image_locality.go, v1.35).
+
+Each image of an init container or container that the node holds counts its size scaled by how many of the
+cluster's nodes hold it (``size * numNodes / totalNodes``, against the "node heating" problem); the sum, clamped to
+[23 MiB, 1000 MiB * number of containers], is mapped linearly onto [0, 100].
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+from refimpl.cache import ImageStateSummary, NodeInfo
+from refimpl.scheduler.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    Handle,
+    ScorePlugin,
+    SignFragment,
+    SignPlugin,
+    Status,
+)
+from spec.objects import Pod
+
+NAME: Final = "ImageLocality"
+MB: Final = 1024 * 1024
+MIN_THRESHOLD: Final = 23 * MB
+"""``minThreshold``: below this the score is 0."""
+MAX_CONTAINER_THRESHOLD: Final = 1000 * MB
+"""``maxContainerThreshold``: per container; at or above the product the score is 100."""
+SIGNATURE_KEY: Final = "v1.Pod.Spec.CanonicalImageNames()"
+
+
+def normalized_image_name(name: str) -> str:
+    """``normalizedImageName``: append ":latest" when the name has no tag (no ':' after the last '/')."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def go_div(numerator: int, denominator: int) -> int:
+    """Go's integer division, which truncates toward zero (Python's ``//`` floors)."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator >= 0) == (denominator >= 0) else -quotient
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """``calculatePriority``: clamp ``sum_scores`` to [min, max threshold] and scale to [0, 100].
+
+    pre: sum_scores >= 0 and num_containers >= 1
+    post: 0 <= __return__ <= 100
+    """
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
+    """``scaledImageScore``: ``int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))``."""
+    spread = state.num_nodes / total_num_nodes
+    return int(float(state.size) * spread)
+
+
+def sum_image_scores(node_info: NodeInfo, pod: Pod, total_num_nodes: int) -> int:
+    """``sumImageScores``: over init containers, then containers, the scaled score of each image the node has."""
+    states = node_info.image_states
+    if not states:
+        return 0
+    total = 0
+    for container in pod.init_containers + pod.containers:
+        state = states.get(normalized_image_name(container.image))
+        if state is not None:
+            total += scaled_image_score(state, total_num_nodes)
+    return total
+
+
+class ImageLocality(ScorePlugin, SignPlugin):
+    """``ImageLocality`` (a Score plugin without NormalizeScore)."""
+
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """``Score``: ``calculatePriority(sumImageScores(...), len(initContainers)+len(containers))``."""
+        if not node_info.image_states:
+            return 0, None  # calculate_priority(0, n) is 0: below the minimum threshold
+        total_num_nodes = self.handle.snapshot.num_nodes()
+        image_scores = sum_image_scores(node_info, pod, total_num_nodes)
+        return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
+        """:meth:`score` for every node, in one loop (nodes without images score 0 at once)."""
+        containers = len(pod.init_containers) + len(pod.containers)
+        total_num_nodes = self.handle.snapshot.num_nodes()
+        return [
+            calculate_priority(sum_image_scores(info, pod, total_num_nodes), containers) if info.image_states else 0
+            for info in nodes
+        ], None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
+        images = sorted(normalized_image_name(c.image) for c in pod.init_containers + pod.containers)
+        return [(SIGNATURE_KEY, json.dumps(images))], None

@@ -1,0 +1,75 @@
+"""NodeAffinity, as far as :class:`spec.objects.Pod` models it: the node selector (plugins/nodeaffinity, v1.35).
+
+``spec.objects.Pod`` records only *whether* ``Spec.Affinity.NodeAffinity`` is set, not its terms, so required and
+preferred node-affinity terms are not modelled: Filter checks ``Spec.NodeSelector``; PreScore skips (no preferred
+terms), so this plugin never scores. PreFilter skips when the pod has no node selector, which then skips Filter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+from refimpl.cache import NodeInfo
+from refimpl.scheduler.framework import (
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+    SignFragment,
+    SignPlugin,
+    Status,
+)
+from refimpl.scheduler.framework.status import Code
+from spec.objects import Pod
+
+NAME: Final = "NodeAffinity"
+ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
+"""``ErrReasonPod``."""
+SIGNATURE_KEY_AFFINITY: Final = "v1.Pod.Spec.Affinity.NodeAffinity"
+SIGNATURE_KEY_SELECTOR: Final = "v1.Pod.Spec.Affinity.NodeSelector"
+_SKIP: Final = Status(Code.SKIP)
+
+
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
+    """``NodeAffinity`` (node selector only)."""
+
+    name = NAME
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        """``PreFilter``: Skip when there is nothing to match (no selector)."""
+        if not pod.node_selector:
+            return None, _SKIP
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: every selected label has the selected value on the node (UnschedulableAndUnresolvable)."""
+        node = node_info.node
+        if node is None:
+            return Status(Code.ERROR, "node not found")
+        labels = node.labels
+        for key, value in pod.node_selector.items():
+            if labels.get(key) != value:
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        return None
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """``PreScore``: Skip: no preferred scheduling terms are modelled."""
+        return _SKIP
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """``Score``: the sum of matching preferred terms' weights; none are modelled."""
+        return 0, None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        return None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
+        selector = json.dumps(sorted(pod.node_selector.items()))
+        return [(SIGNATURE_KEY_AFFINITY, json.dumps(pod.has_node_affinity)), (SIGNATURE_KEY_SELECTOR, selector)], None

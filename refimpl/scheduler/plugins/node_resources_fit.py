@@ -1,0 +1,183 @@
+"""NodeResourcesFit: Filter on free resources, Score with the default LeastAllocated strategy
+(plugins/noderesources/fit.go, least_allocated.go, resource_allocation.go, v1.35).
+
+The default scoring strategy is ``LeastAllocated`` over cpu and memory, weight 1 each: per resource
+``(allocatable - requested) * 100 / allocatable`` (0 when requested exceeds allocatable; a resource the node has
+none of is left out), averaged by weight with integer division. "Requested" is the node's NonZeroRequested plus the
+pod's requests with the non-zero defaults (100m cpu, 200Mi memory) for containers that request none.
+Ignored extended resources and DRA-backed extended resources (alpha in v1.35) are not modelled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+from refimpl.cache import NodeInfo, PodResource, compute_pod_resource
+from refimpl.scheduler.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+    SignFragment,
+    SignPlugin,
+    Status,
+)
+from refimpl.scheduler.framework.status import Code
+from spec.objects import Container, Pod
+
+NAME: Final = "NodeResourcesFit"
+SIGNATURE_KEY: Final = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
+DEFAULT_RESOURCE_WEIGHTS: Final = (("cpu", 1), ("memory", 1))
+"""``NodeResourcesFitArgs`` default: LeastAllocated over cpu and memory, weight 1 each."""
+_PRE_FILTER_KEY: Final = "PreFilter" + NAME
+_PRE_SCORE_KEY: Final = "PreScore" + NAME
+
+
+def insufficient_resources(request: PodResource, node_info: NodeInfo) -> list[tuple[str, bool]]:
+    """``fitsRequest``: (reason, unresolvable) for each resource the node lacks, in Kubernetes' order: pods, cpu,
+    memory, ephemeral storage, then scalar resources (sorted by name; Go visits its map at random)."""
+    lacking: list[tuple[str, bool]] = []
+    allocatable = node_info.allocatable
+    requested = node_info.requested
+    if len(node_info.pods) + 1 > allocatable.allowed_pod_number:
+        lacking.append(("Too many pods", False))
+    wanted = request.resource
+    scalars = wanted.scalar_resources
+    if wanted.milli_cpu == 0 and wanted.memory == 0 and wanted.ephemeral_storage == 0 and not scalars:
+        return lacking
+    if wanted.milli_cpu > 0 and wanted.milli_cpu > allocatable.milli_cpu - requested.milli_cpu:
+        lacking.append(("Insufficient cpu", wanted.milli_cpu > allocatable.milli_cpu))
+    if wanted.memory > 0 and wanted.memory > allocatable.memory - requested.memory:
+        lacking.append(("Insufficient memory", wanted.memory > allocatable.memory))
+    if wanted.ephemeral_storage > 0 and (
+        wanted.ephemeral_storage > allocatable.ephemeral_storage - requested.ephemeral_storage
+    ):
+        lacking.append(("Insufficient ephemeral-storage", wanted.ephemeral_storage > allocatable.ephemeral_storage))
+    if scalars:
+        free = allocatable.scalar_resources or {}
+        used = requested.scalar_resources or {}
+        for name in sorted(scalars):
+            quantity = scalars[name]
+            if quantity == 0:
+                continue
+            if quantity > free.get(name, 0) - used.get(name, 0):
+                lacking.append((f"Insufficient {name}", quantity > free.get(name, 0)))
+    return lacking
+
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    """``leastRequestedScore``: the unused share of ``capacity`` on a 0-100 scale.
+
+    pre: requested >= 0 and capacity >= 0
+    post: 0 <= __return__ <= 100
+    post: capacity == 0 or requested > capacity or __return__ == (capacity - requested) * 100 // capacity
+    """
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
+
+
+def least_allocated_score(pod_cpu: int, pod_memory: int, node_info: NodeInfo) -> int:
+    """``leastResourceScorer`` with the default weights: cpu and memory (non-zero requests) against allocatable."""
+    node_score = weight_sum = 0
+    allocatable = node_info.allocatable
+    non_zero = node_info.non_zero_requested
+    if allocatable.milli_cpu:
+        node_score += least_requested_score(non_zero.milli_cpu + pod_cpu, allocatable.milli_cpu)
+        weight_sum += 1
+    if allocatable.memory:
+        node_score += least_requested_score(non_zero.memory + pod_memory, allocatable.memory)
+        weight_sum += 1
+    return node_score // weight_sum if weight_sum else 0
+
+
+def _container_requests(containers: Sequence[Container]) -> list[object]:
+    return [[sorted(c.requests.items()), c.restart_policy or ""] for c in containers]
+
+
+class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
+    """``Fit`` with the LeastAllocated scoring strategy."""
+
+    name = NAME
+
+    def __init__(self, pod_level_resources: bool = True) -> None:
+        self.pod_level_resources = pod_level_resources
+        self._statuses: dict[tuple[tuple[str, bool], ...], Status] = {}
+
+    def _resource(self, state: CycleState, pod: Pod) -> PodResource:
+        resource = state.get(_PRE_FILTER_KEY)
+        if isinstance(resource, PodResource):
+            return resource
+        return compute_pod_resource(pod, pod_level_resources=self.pod_level_resources)
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        """``PreFilter``: compute the pod's requests once (``computePodResourceRequest``)."""
+        state.write(_PRE_FILTER_KEY, compute_pod_resource(pod, pod_level_resources=self.pod_level_resources))
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: Unschedulable listing every lacking resource; UnschedulableAndUnresolvable if the pod asks
+        for more of some resource than the node has allocatable at all."""
+        resource = state.get(_PRE_FILTER_KEY)
+        if not isinstance(resource, PodResource):
+            resource = self._resource(state, pod)
+        wanted = resource.resource
+        allocatable = node_info.allocatable
+        requested = node_info.requested
+        if (  # the common case, decided without building the list of reasons
+            len(node_info.pods) < allocatable.allowed_pod_number
+            and wanted.milli_cpu <= allocatable.milli_cpu - requested.milli_cpu
+            and wanted.memory <= allocatable.memory - requested.memory
+            and wanted.ephemeral_storage <= allocatable.ephemeral_storage - requested.ephemeral_storage
+            and not wanted.scalar_resources
+        ):
+            return None
+        lacking = insufficient_resources(resource, node_info)
+        if not lacking:
+            return None
+        key = tuple(lacking)
+        status = self._statuses.get(key)
+        if status is None:  # statuses are never changed once made, so one per set of reasons is shared
+            unresolvable = any(flag for _, flag in lacking)
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+            status = self._statuses[key] = Status(code, *(reason for reason, _ in lacking), plugin=NAME)
+        return status
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """``PreScore``: the pod's cpu and memory requests with the non-zero defaults."""
+        resource = self._resource(state, pod)
+        state.write(_PRE_SCORE_KEY, (resource.non0_cpu, resource.non0_mem))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """``Score``: LeastAllocated."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if not isinstance(requests, tuple):
+            resource = self._resource(state, pod)
+            requests = (resource.non0_cpu, resource.non0_mem)
+        return least_allocated_score(requests[0], requests[1], node_info), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
+        """:meth:`score` for every node, in one loop."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if not isinstance(requests, tuple):
+            resource = self._resource(state, pod)
+            requests = (resource.non0_cpu, resource.non0_mem)
+        cpu, memory = requests
+        return [least_allocated_score(cpu, memory, info) for info in nodes], None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
+        value = json.dumps([
+            _container_requests(pod.containers),
+            _container_requests(pod.init_containers),
+            sorted(pod.overhead.items()),
+            sorted(pod.pod_level_requests.items()),
+        ])
+        return [(SIGNATURE_KEY, value)], None

@@ -1,0 +1,38 @@
+"""NodeUnschedulable: a cordoned node takes only pods that tolerate its unschedulable taint
+(plugins/nodeunschedulable/node_unschedulable.go, v1.35)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from refimpl.cache import NodeInfo
+from refimpl.scheduler.framework import CycleState, FilterPlugin, SignFragment, SignPlugin, Status
+from refimpl.scheduler.framework.status import Code
+from refimpl.scheduler.plugins.taint_toleration import NO_SCHEDULE, sign_tolerations, tolerations_tolerate_taint
+from spec.objects import Pod, Taint
+
+NAME: Final = "NodeUnschedulable"
+TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
+"""``v1.TaintNodeUnschedulable``."""
+ERR_REASON_UNKNOWN_CONDITION: Final = "node(s) had unknown conditions"
+ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
+_UNSCHEDULABLE_TAINT: Final = Taint(TAINT_NODE_UNSCHEDULABLE, effect=NO_SCHEDULE)
+
+
+class NodeUnschedulable(FilterPlugin, SignPlugin):
+    """``NodeUnschedulable``."""
+
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: UnschedulableAndUnresolvable on an unschedulable node, unless the pod tolerates
+        ``node.kubernetes.io/unschedulable:NoSchedule``."""
+        node = node_info.node
+        if node is None:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNKNOWN_CONDITION)
+        if node.unschedulable and not tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+        return None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
+        return [sign_tolerations(pod)], None

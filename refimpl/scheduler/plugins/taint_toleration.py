@@ -1,0 +1,140 @@
+"""TaintToleration: Filter on NoSchedule/NoExecute taints, Score on PreferNoSchedule ones
+(plugins/tainttoleration/taint_toleration.go and ``v1.Toleration.ToleratesTaint``, v1.35).
+
+The comparison operators ``Lt``/``Gt`` (``TaintTolerationComparisonOperators``, alpha in v1.35, off by default) are
+not modelled: an operator other than ``Equal``, "" or ``Exists`` tolerates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from refimpl.cache import NodeInfo
+from refimpl.scheduler.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PreScorePlugin,
+    ScorePlugin,
+    SignFragment,
+    SignPlugin,
+    Status,
+)
+from refimpl.scheduler.framework.status import Code
+from spec.objects import Pod, Taint, Toleration
+
+NAME: Final = "TaintToleration"
+NO_SCHEDULE: Final = "NoSchedule"
+NO_EXECUTE: Final = "NoExecute"
+PREFER_NO_SCHEDULE: Final = "PreferNoSchedule"
+SIGNATURE_KEY: Final = "v1.Pod.Spec.Tolerations"
+_PRE_SCORE_KEY: Final = "PreScore" + NAME
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """``Toleration.ToleratesTaint``: effects match (empty matches all), keys match (empty matches all), and the
+    value is equal under ``Equal``/"" or anything under ``Exists``."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    operator = toleration.operator
+    if operator == "Exists":
+        return True
+    return operator in ("", "Equal") and toleration.value == taint.value
+
+
+def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
+    """``TolerationsTolerateTaint``."""
+    return any(tolerates(t, taint) for t in tolerations)
+
+
+def sign_tolerations(pod: Pod) -> SignFragment:
+    """The tolerations, sorted by (key, value), as canonical JSON."""
+    tolerations = sorted(pod.tolerations, key=lambda t: (t.key, t.value, t.operator, t.effect))
+    value = json.dumps([[t.key, t.operator, t.value, t.effect] for t in tolerations])
+    return SIGNATURE_KEY, value
+
+
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
+    """``TaintToleration``."""
+
+    name = NAME
+    has_normalize = True
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: the first NoSchedule or NoExecute taint the pod does not tolerate rejects the node
+        (UnschedulableAndUnresolvable: "node(s) had untolerated taint {key: value}")."""
+        node = node_info.node
+        if node is None:
+            return Status(Code.ERROR, "invalid nodeInfo")
+        if not node.taints:
+            return None
+        for taint in node.taints:
+            if taint.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerations_tolerate_taint(pod.tolerations, taint):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                              f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
+        return None
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """``PreScore``: the tolerations that can tolerate PreferNoSchedule taints (effect empty or
+        PreferNoSchedule)."""
+        if not nodes:
+            return None
+        state.write(_PRE_SCORE_KEY, [t for t in pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE)])
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """``Score``: how many PreferNoSchedule taints of the node the pod does not tolerate."""
+        node = node_info.node
+        if node is None:
+            return 0, Status(Code.ERROR, "invalid nodeInfo")
+        if not node.taints:
+            return 0, None
+        tolerations = state.get(_PRE_SCORE_KEY)
+        if not isinstance(tolerations, list):
+            tolerations = [t for t in pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE)]
+        count = sum(
+            1 for taint in node.taints
+            if taint.effect == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint)
+        )
+        return count, None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
+        """:meth:`score` for every node, in one loop (untainted nodes score 0 at once)."""
+        values: list[int] = []
+        for info in nodes:
+            node = info.node
+            if node is not None and not node.taints:
+                values.append(0)
+                continue
+            value, status = self.score(state, pod, info)
+            if status is not None:
+                return values, status
+            values.append(value)
+        return values, None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=true)``."""
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return None
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
+        return [sign_tolerations(pod)], None
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
+    """``helper.DefaultNormalizeScore``: scale to [0, max_priority] by the highest score (Go integer division);
+    with ``reverse``, subtract from max_priority. All zero: every node gets max_priority if reversed, else 0."""
+    highest = max((s.score for s in scores), default=0)
+    if highest == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return
+    for s in scores:
+        value = max_priority * s.score // highest  # scores are non-negative: floor equals Go's truncation
+        s.score = max_priority - value if reverse else value

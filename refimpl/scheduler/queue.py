@@ -1,0 +1,698 @@
+"""The scheduling queue: ``PriorityQueue`` (pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go,
+backoff_queue.go; v1.35, digest ``k8s-dispatcher-cycle.md`` §F).
+
+Every pending pod is in exactly one of three places, and a popped pod is *in flight* until ``done``:
+
+- **activeQ** (:mod:`refimpl.scheduler.active_queue`): a heap in the profile's QueueSort order (PrioritySort:
+  priority, then arrival), with the scheduling-cycle counter and the in-flight pods and events;
+- **backoffQ** (:mod:`refimpl.scheduler.backoff_queue`): two heaps by backoff expiry, ``podBackoffQ`` (pods
+  rejected by plugins) and ``podErrorBackoffQ`` (pods that failed with an error); :mod:`refimpl.scheduler.backoff`
+  computes the expiry;
+- **unschedulablePods**: a map of pods waiting for a cluster event that may make them schedulable, or for the
+  5-minute leftover flush.
+
+While a pod is in flight the queue records the cluster events that happen (``inFlightEvents``), so that when the
+attempt fails :meth:`SchedulingQueue.add_unschedulable_if_not_present` can tell whether one of them may already
+have made the pod schedulable (QueueingHints, on by default since v1.32) and send it to backoffQ or activeQ
+rather than to unschedulablePods. With QueueingHints off the coarser ``moveRequestCycle`` rule applies.
+
+Pods are keyed by UID (Kubernetes' heaps key by namespace/name; the model's pods are identified by UID).
+One lock guards everything, and one condition wakes :meth:`SchedulingQueue.pop_blocking`; every other method is
+non-blocking, so a deterministic simulator can drive the queue from one thread with a
+:class:`~refimpl.cache.clock.FakeClock`, calling :meth:`~SchedulingQueue.flush_backoff_q_completed` and
+:meth:`~SchedulingQueue.flush_unschedulable_pods_leftover` itself.
+
+Not modelled: the nominator (``NominatedNodeName`` is not on :class:`spec.objects.Pod`), PreEnqueue plugins and
+scheduling gates, metrics, and ``AssignedPodAdded``'s affinity-term matching (approximated; see there).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from enum import Enum, StrEnum
+
+from refimpl.cache.clock import Clock
+from refimpl.scheduler import backoff
+from refimpl.scheduler.active_queue import ActiveQueue
+from refimpl.scheduler.backoff_queue import BackoffQueue
+from refimpl.scheduler.events import (
+    EVENT_ASSIGNED_POD_ADD,
+    EVENT_FORCE_ACTIVATE,
+    EVENT_UNSCHEDULABLE_TIMEOUT,
+    EVENT_UNSCHEDULED_POD_UPDATE,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+    QueueingHint,
+    QueueingHintFunction,
+    QueueingHintMapPerProfile,
+    default_queueing_hint_map,
+    match_cluster_events,
+    pod_scheduling_properties_change,
+)
+from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, priority_sort_less
+from spec.objects import DEFAULT_SCHEDULER_NAME, Pod, klog_kobj
+
+PreEnqueueCheck = Callable[[Pod], bool]
+"""``PreEnqueueCheck``: a filter on the unschedulable pods a move request considers."""
+
+
+class QueueName(StrEnum):
+    """Where a pod is: the three sub-queues, or in flight (popped, ``done`` not yet called)."""
+
+    ACTIVE = "Active"
+    BACKOFF = "Backoff"
+    UNSCHEDULABLE = "Unschedulable"
+    IN_FLIGHT = "InFlight"
+
+
+class QueueError(Exception):
+    """A queue operation refused, with Kubernetes' message (``AddUnschedulableIfNotPresent``'s errors)."""
+
+
+class QueueingStrategy(Enum):
+    """``queueingStrategy``: where a pod that an event may have made schedulable goes."""
+
+    QUEUE_SKIP = 0
+    QUEUE_AFTER_BACKOFF = 1
+    QUEUE_IMMEDIATELY = 2
+
+
+class SchedulingQueue:
+    """``PriorityQueue``. Thread-safe; see the module docstring."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        queueing_hints: QueueingHintMapPerProfile | None = None,
+        scheduler_names: Iterable[str] = (DEFAULT_SCHEDULER_NAME,),
+        pod_initial_backoff: int = backoff.DEFAULT_POD_INITIAL_BACKOFF,
+        pod_max_backoff: int = backoff.DEFAULT_POD_MAX_BACKOFF,
+        pod_max_in_unschedulable_pods_duration: int = backoff.DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+        queueing_hints_enabled: bool = True,
+        pop_from_backoff_q: bool = True,
+        less: LessFunc = priority_sort_less,
+    ) -> None:
+        """``NewPriorityQueue``. ``queueing_hints`` maps each profile's scheduler name to its hint map; None gives
+        every name in ``scheduler_names`` the default plugins' map. Durations are nanoseconds. The two flags are
+        the ``SchedulerQueueingHints`` and ``SchedulerPopFromBackoffQ`` feature gates (both on in v1.35).
+        Fails with ``ValueError`` on a negative duration."""
+        for name, value in (
+            ("pod_initial_backoff", pod_initial_backoff),
+            ("pod_max_backoff", pod_max_backoff),
+            ("pod_max_in_unschedulable_pods_duration", pod_max_in_unschedulable_pods_duration),
+        ):
+            if value < 0:
+                raise ValueError(f"{name} must not be negative, got {value} ns")
+        self.clock = clock
+        self.pod_initial_backoff = pod_initial_backoff
+        self.pod_max_backoff = pod_max_backoff
+        self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
+        self.queueing_hints_enabled = queueing_hints_enabled
+        self.pop_from_backoff_q = pop_from_backoff_q
+        if queueing_hints is None:
+            queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
+        self._hints = queueing_hints
+        self._hint_cache: dict[tuple[str, ClusterEvent], list[QueueingHintFunction] | None] = {}
+        self._less = less
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)  # notified when activeQ (or, gate on, podBackoffQ) grows
+        self._active = ActiveQueue(less)  # activeQ, the scheduling cycle and the in-flight pods and events
+        self._backoff = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less, pop_from_backoff_q)
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._move_request_cycle = -1
+        self._closed = False
+
+    # ========================================================================================
+    # Backoff
+    # ========================================================================================
+
+    def _is_backing_off(self, pinfo: QueuedPodInfo) -> bool:
+        return self._backoff.is_backing_off(pinfo)
+
+    def is_pod_backing_off(self, pinfo: QueuedPodInfo) -> bool:
+        """``isPodBackingoff`` at the clock's current time."""
+        with self._lock:
+            return self._is_backing_off(pinfo)
+
+    # ========================================================================================
+    # Moving pods between sub-queues (callers hold the lock)
+    # ========================================================================================
+
+    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
+        """``moveToActiveQ`` without PreEnqueue plugins: every pod is admitted."""
+        if pinfo.initial_attempt_timestamp is None:
+            pinfo.initial_attempt_timestamp = self.clock.now()
+        self._unschedulable.pop(pinfo.uid, None)
+        self._backoff.delete(pinfo.uid)
+        self._active.add(pinfo)
+        self._cond.notify_all()
+
+    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> None:
+        """``moveToBackoffQ``: into podErrorBackoffQ when the pod has no rejector plugin, else podBackoffQ."""
+        self._unschedulable.pop(pinfo.uid, None)
+        self._backoff.add(pinfo)
+        if self.pop_from_backoff_q and pinfo.rejector_plugins():
+            self._cond.notify_all()  # Pop may take it (PopFromBackoffQ)
+
+    def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy) -> QueueName:
+        """``requeuePodWithQueueingStrategy``: returns where the pod went."""
+        if strategy is QueueingStrategy.QUEUE_SKIP:
+            self._unschedulable[pinfo.uid] = pinfo
+            return QueueName.UNSCHEDULABLE
+        if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and self._is_backing_off(pinfo):
+            self._move_to_backoff(pinfo)
+            return QueueName.BACKOFF
+        self._move_to_active(pinfo)
+        return QueueName.ACTIVE
+
+    # ========================================================================================
+    # Queueing hints
+    # ========================================================================================
+
+    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
+        if event.is_wildcard:
+            return True
+        return any(match_cluster_events(registered, event) for hints in self._hints.values() for registered in hints)
+
+    def _is_pod_worth_requeuing(
+        self, pinfo: QueuedPodInfo, event: ClusterEvent, old: object | None, new: object | None
+    ) -> QueueingStrategy:
+        """``isPodWorthRequeuing``: ask the hints of the plugins that rejected the pod about ``event``."""
+        rejectors = pinfo.rejector_plugins()
+        if not rejectors:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        if event.is_wildcard:
+            # A wildcard event naming a pod in its new object is meant for that pod only (ForceActivate).
+            if new is not None and (not isinstance(new, Pod) or new.uid != pinfo.uid):
+                return QueueingStrategy.QUEUE_SKIP
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        functions = self._matching_hints(pinfo.pod.scheduler_name, event)
+        if functions is None:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF  # "No QueueingHintMap is registered for this profile"
+        strategy = QueueingStrategy.QUEUE_SKIP
+        for function in functions:
+            if function.plugin_name not in rejectors:
+                continue
+            if function.hint(pinfo.pod, old, new) is QueueingHint.QUEUE_SKIP:
+                continue
+            if function.plugin_name in pinfo.pending_plugins:
+                return QueueingStrategy.QUEUE_IMMEDIATELY
+            if not pinfo.pending_plugins:
+                return QueueingStrategy.QUEUE_AFTER_BACKOFF
+            strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
+        return strategy
+
+    def _matching_hints(self, profile: str, event: ClusterEvent) -> list[QueueingHintFunction] | None:
+        """The hint functions of ``profile``'s map registered for events matching ``event``, in map order (the
+        loop of ``isPodWorthRequeuing``), memoised: the maps do not change after construction."""
+        key = (profile, event)
+        cached = self._hint_cache.get(key)
+        if cached is None and key not in self._hint_cache:
+            hint_map = self._hints.get(profile)
+            if hint_map is not None:
+                matching = (fs for registered, fs in hint_map.items() if match_cluster_events(registered, event))
+                cached = [f for fs in matching for f in fs]
+            self._hint_cache[key] = cached
+        return cached
+
+    def _hint_for_in_flight_pod(self, pinfo: QueuedPodInfo) -> QueueingStrategy:
+        """``determineSchedulingHintForInFlightPod``."""
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        events = self._active.events_for(pinfo.uid)
+        if events is None:  # Kubernetes logs "in flight Pod isn't found in the scheduling queue"
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        strategy = QueueingStrategy.QUEUE_SKIP
+        for recorded in events:
+            match self._is_pod_worth_requeuing(pinfo, recorded.event, recorded.old, recorded.new):
+                case QueueingStrategy.QUEUE_SKIP:
+                    continue
+                case QueueingStrategy.QUEUE_IMMEDIATELY:
+                    return QueueingStrategy.QUEUE_IMMEDIATELY
+                case QueueingStrategy.QUEUE_AFTER_BACKOFF:
+                    strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
+                    if not pinfo.pending_plugins:
+                        return strategy
+        return strategy
+
+    # ========================================================================================
+    # Adding, popping and handing back
+    # ========================================================================================
+
+    def add(self, pod: Pod) -> None:
+        """``Add``: a new unscheduled pod, into activeQ (the informer's add of a pod this scheduler handles)."""
+        with self._lock:
+            self._move_to_active(QueuedPodInfo(pod, self.clock.now()))
+
+    def _pop_locked(self) -> QueuedPodInfo | None:
+        while True:
+            if self._closed:
+                return None
+            pinfo = self._active.pop_head()
+            if pinfo is None and self.pop_from_backoff_q:
+                pinfo = self._backoff.pop_backoff()  # even if still backing off (PopFromBackoffQ)
+            if pinfo is None:
+                return None
+            pinfo.attempts += 1
+            if self.queueing_hints_enabled and not self._active.move_to_in_flight(pinfo):
+                continue  # "the same pod is tracked in multiple places in the scheduler, and just discard it"
+            self._active.scheduling_cycle += 1
+            pinfo.unschedulable_plugins.clear()
+            pinfo.pending_plugins.clear()
+            return pinfo
+
+    def pop(self) -> QueuedPodInfo | None:
+        """``Pop`` without blocking: the head of activeQ; when activeQ is empty and PopFromBackoffQ is on, the
+        head of podBackoffQ even if it is still backing off (never a pod of podErrorBackoffQ). None when there is
+        nothing to pop or the queue is closed. Counts an attempt and a scheduling cycle, marks the pod in flight
+        (QueueingHints on) and clears its rejector plugins for the new attempt.
+
+        Clearing at Pop is the v1.35 code; v1.36 moved it into the failure handler (``ClearRejectorPlugins``), which
+        then sets them again from the FitError. Either way the pod handed back carries exactly the plugins of its
+        latest attempt, so the queue needs no version profile for it."""
+        with self._lock:
+            return self._pop_locked()
+
+    def pop_blocking(self, timeout: float | None = None) -> QueuedPodInfo | None:
+        """``Pop`` for threaded use: wait up to ``timeout`` seconds of real time (None: forever) for a pod.
+        None on timeout or when the queue is closed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while True:
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                self._cond.wait_for(self._poppable, remaining)
+                pinfo = self._pop_locked()
+                if pinfo is not None or self._closed or (remaining is not None and remaining <= 0.0):
+                    return pinfo
+
+    def _poppable(self) -> bool:
+        return self._closed or len(self._active) > 0 or (self.pop_from_backoff_q and self._backoff.len_backoff() > 0)
+
+    def done(self, uid: str) -> None:
+        """``Done``: the attempt that popped the pod is over; it is no longer in flight. Idempotent."""
+        with self._lock:
+            if self.queueing_hints_enabled:
+                self._active.done(uid)
+
+    def scheduling_cycle(self) -> int:
+        """``SchedulingCycle``: how many pods were popped."""
+        with self._lock:
+            return self._active.scheduling_cycle
+
+    def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, pod_scheduling_cycle: int) -> QueueName:
+        """``AddUnschedulableIfNotPresent``: hand back a pod whose attempt failed; returns where it went.
+
+        The pod is counted as an error (no rejector plugin) or as unschedulable, stamped now, and its backoff
+        recomputed. With QueueingHints, an event recorded while it was in flight that a rejector plugin's hint
+        accepts sends it to backoffQ (still backing off) or activeQ; otherwise it waits in unschedulablePods. A pod
+        without rejector plugins always goes to backoff. Without QueueingHints: backoffQ if a move request came in
+        at or after ``pod_scheduling_cycle`` or there is no rejector plugin, else unschedulablePods. ``done`` is
+        called in every case. Fails with ``QueueError`` if the pod is already in one of the sub-queues.
+        """
+        with self._lock:
+            try:
+                return self._add_unschedulable_locked(pinfo, pod_scheduling_cycle)
+            finally:
+                if self.queueing_hints_enabled:
+                    self._active.done(pinfo.uid)
+
+    def _add_unschedulable_locked(self, pinfo: QueuedPodInfo, pod_scheduling_cycle: int) -> QueueName:
+        uid, obj = pinfo.uid, klog_kobj(pinfo.pod)
+        if uid in self._unschedulable:
+            raise QueueError(f"Pod {obj} is already present in unschedulable queue")
+        if uid in self._active:
+            raise QueueError(f"Pod {obj} is already present in the active queue")
+        if uid in self._backoff:
+            raise QueueError(f"Pod {obj} is already present in the backoff queue")
+        if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
+            pinfo.consecutive_errors_count += 1
+        else:
+            pinfo.unschedulable_count += 1
+            pinfo.consecutive_errors_count = 0
+        pinfo.timestamp = self.clock.now()
+        pinfo.backoff_expiration = None
+        if not self.queueing_hints_enabled:
+            if self._move_request_cycle >= pod_scheduling_cycle or not pinfo.rejector_plugins():
+                self._move_to_backoff(pinfo)
+                return QueueName.BACKOFF
+            self._unschedulable[uid] = pinfo
+            return QueueName.UNSCHEDULABLE
+        return self._requeue(pinfo, self._hint_for_in_flight_pod(pinfo))
+
+    # ========================================================================================
+    # Flushes (Run's loops; the driver calls them)
+    # ========================================================================================
+
+    def flush_backoff_q_completed(self) -> list[str]:
+        """``flushBackoffQCompleted`` (every 1 s, aligned to the window): move every pod whose backoff is over
+        from both backoff heaps to activeQ, podBackoffQ first. Returns the UIDs moved, in order."""
+        moved: list[str] = []
+        with self._lock:
+            for pinfo in self._backoff.pop_all_completed():
+                self._move_to_active(pinfo)
+                moved.append(pinfo.uid)
+        return moved
+
+    def flush_unschedulable_pods_leftover(self) -> list[str]:
+        """``flushUnschedulablePodsLeftover`` (every 30 s): pods in unschedulablePods for longer than
+        ``pod_max_in_unschedulable_pods_duration`` since their last attempt move with the wildcard
+        ``UnschedulableTimeout`` event, to backoffQ if still backing off, else activeQ. Returns the UIDs moved."""
+        with self._lock:
+            now = self.clock.now()
+            stale = [
+                p
+                for p in self._unschedulable.values()
+                if now - p.timestamp > self.pod_max_in_unschedulable_pods_duration
+            ]
+            if stale:
+                return self._move_pods(stale, EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
+            return []
+
+    flush_unschedulable_pods_left_over = flush_unschedulable_pods_leftover
+
+    def next_backoff_completion(self) -> int | None:
+        """The earliest clock time at which a flush would move a pod out of backoffQ (None: backoffQ empty). A
+        simulator advances its clock to it instead of ticking every second."""
+        with self._lock:
+            return self._backoff.next_completion()
+
+    # ========================================================================================
+    # Cluster events
+    # ========================================================================================
+
+    def _move_pods(
+        self, pinfos: list[QueuedPodInfo], event: ClusterEvent, old: object | None, new: object | None
+    ) -> list[str]:
+        """``movePodsToActiveOrBackoffQueue``; returns the UIDs that left unschedulablePods."""
+        if not self._is_event_of_interest(event):
+            return []
+        moved: list[str] = []
+        for pinfo in pinfos:
+            strategy = self._is_pod_worth_requeuing(pinfo, event, old, new)
+            if strategy is QueueingStrategy.QUEUE_SKIP:
+                continue
+            del self._unschedulable[pinfo.uid]
+            self._requeue(pinfo, strategy)
+            moved.append(pinfo.uid)
+        self._move_request_cycle = self._active.scheduling_cycle
+        if self.queueing_hints_enabled:
+            self._active.add_event_if_any_in_flight(event, old, new)
+        return moved
+
+    def move_all_to_active_or_backoff_queue(
+        self,
+        event: ClusterEvent,
+        old: object | None = None,
+        new: object | None = None,
+        pre_check: PreEnqueueCheck | None = None,
+    ) -> list[str]:
+        """``MoveAllToActiveOrBackoffQueue``: a cluster event happened. Unless no plugin registered for it (and it
+        is not a wildcard), every unschedulable pod passing ``pre_check`` that a rejector plugin's hint accepts
+        moves to backoffQ or activeQ; ``moveRequestCycle`` becomes the current cycle, and the event is recorded
+        for the pods in flight. Returns the UIDs moved."""
+        with self._lock:
+            if not self._is_event_of_interest(event):
+                return []
+            candidates = [p for p in self._unschedulable.values() if pre_check is None or pre_check(p.pod)]
+            return self._move_pods(candidates, event, old, new)
+
+    def _cross_topology_candidates(self, pod: Pod) -> list[QueuedPodInfo]:
+        """``getUnschedulablePodsWithCrossTopologyTerm``, coarsened: pods rejected by PodTopologySpread in the same
+        namespace, and pods with required (anti-)affinity terms (the model keeps no label selectors to match)."""
+        result = []
+        for pinfo in self._unschedulable.values():
+            p = pinfo.pod
+            spread = "PodTopologySpread" in pinfo.unschedulable_plugins and p.namespace == pod.namespace
+            affinity = p.pod_affinity is not None and p.pod_affinity.required > 0
+            anti_affinity = p.pod_anti_affinity is not None and p.pod_anti_affinity.required > 0
+            if spread or affinity or anti_affinity:
+                result.append(pinfo)
+        return result
+
+    def assigned_pod_added(self, pod: Pod) -> list[str]:
+        """``AssignedPodAdded`` (QueueingHints off): a bound pod appeared; moves pods with cross-topology terms."""
+        with self._lock:
+            return self._move_pods(self._cross_topology_candidates(pod), EVENT_ASSIGNED_POD_ADD, None, pod)
+
+    def assigned_pod_updated(self, old: Pod, new: Pod, event: ClusterEvent) -> list[str]:
+        """``AssignedPodUpdated`` (QueueingHints off): a scale-down moves every pod the event interests; other
+        updates only pods with cross-topology terms."""
+        with self._lock:
+            scale_down = ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN)
+            if match_cluster_events(scale_down, event):
+                return self._move_pods(list(self._unschedulable.values()), event, old, new)
+            return self._move_pods(self._cross_topology_candidates(new), event, old, new)
+
+    def activate(self, pods: Iterable[Pod]) -> list[str]:
+        """``Activate``: move the pods from unschedulablePods or backoffQ to activeQ. A pod in neither place gets
+        the wildcard ``ForceActivate`` event recorded if it is in flight, and ``moveRequestCycle`` is set, so it is
+        retried when it comes back. Returns the UIDs activated."""
+        activated: list[str] = []
+        with self._lock:
+            for pod in pods:
+                pinfo = self._unschedulable.get(pod.uid)
+                if pinfo is None:
+                    pinfo = self._backoff.delete(pod.uid)
+                if pinfo is not None:
+                    self._move_to_active(pinfo)
+                    activated.append(pod.uid)
+                    continue
+                if self.queueing_hints_enabled:
+                    self._active.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
+                self._move_request_cycle = self._active.scheduling_cycle
+        return activated
+
+    def update(self, old: Pod | None, new: Pod) -> QueueName:
+        """``Update``: an unscheduled pod changed; returns where it is afterwards.
+
+        An in-flight pod only has the update recorded (QueueingHints on). A pod in activeQ or backoffQ is updated in
+        place. A pod in unschedulablePods is updated and, per event of ``PodSchedulingPropertiesChange``, requeued
+        if a rejector plugin's hint accepts it (QueueingHints on), or if it changed at all (off: to backoffQ while
+        backing off, else activeQ). An unknown pod is added to activeQ.
+        """
+        with self._lock:
+            if old is None:
+                events = [EVENT_UNSCHEDULED_POD_UPDATE]
+            else:
+                events = pod_scheduling_properties_change(new, old)
+            if self.queueing_hints_enabled and self._active.add_events_if_pod_in_flight(old, new, events):
+                return QueueName.IN_FLIGHT
+            if old is not None:
+                for name, sub_queue in ((QueueName.ACTIVE, self._active), (QueueName.BACKOFF, self._backoff)):
+                    pinfo = sub_queue.get(old.uid)
+                    if pinfo is not None:
+                        pinfo.pod = new
+                        sub_queue.fix(old.uid)
+                        return name
+            pinfo = self._unschedulable.get(new.uid)
+            if pinfo is not None:
+                pinfo.pod = new
+                if self.queueing_hints_enabled:
+                    where = QueueName.UNSCHEDULABLE
+                    for event in events:
+                        where = self._requeue(pinfo, self._is_pod_worth_requeuing(pinfo, event, old, new))
+                        if where is QueueName.ACTIVE or (self.pop_from_backoff_q and where is QueueName.BACKOFF):
+                            break
+                    return where
+                if old != new:  # isPodUpdated: the model's pods carry no status or resourceVersion
+                    if self._is_backing_off(pinfo):
+                        self._move_to_backoff(pinfo)
+                        return QueueName.BACKOFF
+                    self._move_to_active(pinfo)
+                    return QueueName.ACTIVE
+                return QueueName.UNSCHEDULABLE
+            self._move_to_active(QueuedPodInfo(new, self.clock.now()))
+            return QueueName.ACTIVE
+
+    def delete(self, pod: Pod) -> None:
+        """``Delete``: remove the pod from whichever sub-queue holds it (in-flight tracking is left to ``done``)."""
+        with self._lock:
+            if self._active.delete(pod.uid) is not None:
+                return
+            if self._backoff.delete(pod.uid) is not None:
+                return
+            self._unschedulable.pop(pod.uid, None)
+
+    def close(self) -> None:
+        """``Close``: pops return None from now on; blocked ``pop_blocking`` calls wake up."""
+        with self._lock:
+            self._closed = True
+            self._cond.notify_all()
+
+    # ========================================================================================
+    # Queries (for the scheduler, the simulator and tests)
+    # ========================================================================================
+
+    def where(self, uid: str) -> QueueName | None:
+        """The sub-queue holding the pod, else ``IN_FLIGHT`` if it was popped and not done, else None."""
+        with self._lock:
+            return self._where_locked(uid)
+
+    def _where_locked(self, uid: str) -> QueueName | None:
+        if uid in self._active:
+            return QueueName.ACTIVE
+        if uid in self._backoff:
+            return QueueName.BACKOFF
+        if uid in self._unschedulable:
+            return QueueName.UNSCHEDULABLE
+        if self._active.is_in_flight(uid):
+            return QueueName.IN_FLIGHT
+        return None
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        """``GetPod`` (by UID): the pod's queue entry in any sub-queue, or None."""
+        with self._lock:
+            return self._active.get(uid) or self._backoff.get(uid) or self._unschedulable.get(uid)
+
+    def pods_in_active_q(self) -> list[Pod]:
+        """``PodsInActiveQ`` (heap order)."""
+        with self._lock:
+            return [p.pod for p in self._active.entries()]
+
+    def pods_in_backoff_q(self) -> list[Pod]:
+        """``PodsInBackoffQ``: podBackoffQ then podErrorBackoffQ (heap order)."""
+        with self._lock:
+            return [p.pod for p in self._backoff.entries()]
+
+    def unschedulable_pods(self) -> list[Pod]:
+        """``UnschedulablePods``."""
+        with self._lock:
+            return [p.pod for p in self._unschedulable.values()]
+
+    def in_flight_pods(self) -> list[Pod]:
+        """``InFlightPods`` (empty when QueueingHints are off: Kubernetes does not track them then)."""
+        with self._lock:
+            return self._active.in_flight_pods()
+
+    def in_flight_event_count(self) -> int:
+        """How many recorded events and pod markers ``inFlightEvents`` holds (it must not grow without bound)."""
+        with self._lock:
+            return self._active.in_flight_event_count()
+
+    def pending_pods(self) -> tuple[list[Pod], str]:
+        """``PendingPods``: every queued pod and the summary "activeQ:a; backoffQ:b; unschedulablePods:u"."""
+        with self._lock:
+            active = [p.pod for p in self._active.entries()]
+            backing = [p.pod for p in self._backoff.entries()]
+            unschedulable = [p.pod for p in self._unschedulable.values()]
+        summary = f"activeQ:{len(active)}; backoffQ:{len(backing)}; unschedulablePods:{len(unschedulable)}"
+        return active + backing + unschedulable, summary
+
+    def counts(self) -> dict[QueueName, int]:
+        """How many pods each place holds."""
+        with self._lock:
+            return {
+                QueueName.ACTIVE: len(self._active),
+                QueueName.BACKOFF: len(self._backoff),
+                QueueName.UNSCHEDULABLE: len(self._unschedulable),
+                QueueName.IN_FLIGHT: len(self._active.in_flight_pods()),
+            }
+
+    def __len__(self) -> int:
+        """Pending pods: activeQ + backoffQ + unschedulablePods."""
+        with self._lock:
+            return len(self._active) + len(self._backoff) + len(self._unschedulable)
+
+    def invariant_violations(self) -> list[str]:
+        """Check the queue's own invariants under its lock; empty when they hold (O(n), for tests and per-step checks
+        in a simulator). Every queued pod is in exactly one sub-queue; an unschedulable pod has a rejector plugin to
+        wake it (a pod without one always backs off); the heaps and the in-flight log are sound."""
+        with self._lock:
+            problems = self._active.violations() + self._backoff.violations()
+            active = {p.uid for p in self._active.entries()}
+            backing = {p.uid for p in self._backoff.entries()}
+            unschedulable = set(self._unschedulable)
+            for a, b, both in (
+                ("activeQ", "backoffQ", active & backing),
+                ("activeQ", "unschedulablePods", active & unschedulable),
+                ("backoffQ", "unschedulablePods", backing & unschedulable),
+            ):
+                problems += [f"{uid} is in both {a} and {b}" for uid in sorted(both)]
+            problems += [
+                f"{uid} waits in unschedulablePods without a rejector plugin"
+                for uid, pinfo in self._unschedulable.items()
+                if not pinfo.rejector_plugins()
+            ]
+            return problems
+
+    def move_request_cycle(self) -> int:
+        """``moveRequestCycle``: the scheduling cycle of the last move request (-1: none yet)."""
+        with self._lock:
+            return self._move_request_cycle
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        with self._lock:
+            return self._closed
+
+    # ========================================================================================
+    # Optional background flushing (threaded use only)
+    # ========================================================================================
+
+    def start_flush_threads(self) -> FlushWorker:
+        """``Run``: start the two flush loops on daemon threads, timed by the queue's clock. Stop them with the
+        returned worker's ``stop()``."""
+        worker = FlushWorker(self)
+        worker.start()
+        return worker
+
+
+class FlushWorker:
+    """The background loops of ``PriorityQueue.Run``: backoff flush every second (aligned to the window), leftover
+    flush every 30 s."""
+
+    def __init__(self, queue: SchedulingQueue) -> None:
+        self.queue = queue
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._backoff_loop, name="flush-backoff", daemon=True),
+            threading.Thread(target=self._leftover_loop, name="flush-unschedulable", daemon=True),
+        ]
+
+    def start(self) -> None:
+        """Start both threads."""
+        for thread in self._threads:
+            thread.start()
+
+    def _backoff_loop(self) -> None:
+        clock = self.queue.clock
+        window = backoff.BACKOFF_Q_ORDERING_WINDOW
+        now = clock.now()
+        first = (backoff.align_to_window(now + window) - now) / 1e9
+        if clock.wait(self._stop, first):
+            return
+        while not self._stop.is_set():
+            self.queue.flush_backoff_q_completed()
+            if clock.wait(self._stop, window / 1e9):
+                return
+
+    def _leftover_loop(self) -> None:
+        clock = self.queue.clock
+        while not self._stop.is_set():
+            self.queue.flush_unschedulable_pods_leftover()
+            if clock.wait(self._stop, backoff.UNSCHEDULABLE_FLUSH_PERIOD / 1e9):
+                return
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        """Stop both loops and join them."""
+        self._stop.set()
+        self.queue.clock.wake()
+        for thread in self._threads:
+            thread.join(timeout)
+
+
+__all__ = [
+    "FlushWorker",
+    "PreEnqueueCheck",
+    "QueueError",
+    "QueueName",
+    "QueuedPodInfo",
+    "QueueingStrategy",
+    "SchedulingQueue",
+    "priority_sort_less",
+]

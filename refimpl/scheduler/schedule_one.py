@@ -1,0 +1,564 @@
+"""``ScheduleOne``: the scheduling cycle of one pod, its failure handling, and the start of its binding cycle.
+
+``Scheduler.ScheduleOne``, ``schedulingCycle``, ``schedulePod``, ``findNodesThatFitPod``,
+``findNodesThatPassFilters``, ``prioritizeNodes``, ``assume``, ``handleSchedulingFailure`` and
+``handleBindingCycleError`` (pkg/scheduler/schedule_one.go, v1.35; digest §C, §E). Scheduling cycles run one at a
+time. A successful one leaves a :class:`~refimpl.scheduler.binding_cycle.BindingCycle` in :attr:`binding_cycles`,
+which a driver steps (:meth:`Scheduler.step_binding_cycles`) or which :meth:`Scheduler.run` runs on a thread.
+
+Filtering is sequential in round-robin order from ``nextStartNodeIndex`` and stops once ``numFeasibleNodesToFind``
+nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. Not modelled: extenders, preemption
+(no PostFilter plugin is in the default profile modelled here), the nominator (``NominatedNodeName`` is not on
+:class:`spec.objects.Pod`), pod deletion timestamps, metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from refimpl.cache import Cache, NodeInfo
+from refimpl.cache.clock import Clock, SystemClock
+from refimpl.dispatcher import (
+    APICacher,
+    APIClient,
+    APIDispatcher,
+    NominatingInfo,
+    NominatingMode,
+    PodCondition,
+    PodStatus,
+)
+from refimpl.dispatcher.api_calls import sync_status
+from refimpl.scheduler.batching import OpportunisticBatch
+from refimpl.scheduler.binding_cycle import BindingCycle
+from refimpl.scheduler.events import EVENT_ASSIGNED_POD_DELETE
+from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status, as_status
+from refimpl.scheduler.framework.status import Code, fit_error_on_one_node, is_success
+from refimpl.scheduler.queue import QueuedPodInfo, SchedulingQueue
+from refimpl.scheduler.select_host import ScoreKey, SortedScoredNodes, num_feasible_nodes_to_find, select_host
+from spec.errors import CacheError
+from spec.objects import Pod, klog_kobj, with_node_name
+from spec.versions import DEFAULT_PROFILE, VersionProfile
+
+LOGGER: Final = logging.getLogger(__name__)
+
+ERR_NO_NODES_AVAILABLE: Final = "no nodes available to schedule pods"
+"""``ErrNoNodesAvailable``."""
+CLEAR_NOMINATED_NODE: Final = NominatingInfo(NominatingMode.OVERRIDE, "")
+"""``clearNominatedNode``."""
+POD_SCHEDULED: Final = "PodScheduled"
+REASON_UNSCHEDULABLE: Final = "Unschedulable"
+REASON_SCHEDULER_ERROR: Final = "SchedulerError"
+
+PodLister = Callable[[str, str], Pod | None]
+"""The informer's lister: the current pod ``namespace/name``, or None."""
+EventRecorder = Callable[[Pod, str, str, str], None]
+"""``(pod, type, reason, message)``: an event the scheduler emits (Warning FailedScheduling, Normal Scheduled)."""
+
+
+class NoNodesAvailable(Exception):
+    """``ErrNoNodesAvailable``."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NO_NODES_AVAILABLE)
+
+
+class Outcome(StrEnum):
+    """How a scheduling cycle ended."""
+
+    SKIPPED = "skipped"
+    """Not attempted: no profile for its scheduler name, or already assumed."""
+    UNSCHEDULABLE = "unschedulable"
+    """Rejected (no node fits, or Reserve/Permit rejected it); requeued."""
+    ERROR = "error"
+    """An error; requeued to the error backoff."""
+    BINDING = "binding"
+    """A node was chosen and assumed; the binding cycle is registered."""
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    """``ScheduleResult``: the chosen node, how many nodes were evaluated and how many were feasible."""
+
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+
+
+@dataclass(frozen=True)
+class ScheduleOneResult:
+    """What one ``schedule_one`` did."""
+
+    pod: Pod
+    outcome: Outcome
+    status: Status | None = None
+    node: str | None = None
+    result: ScheduleResult | None = None
+    binding_cycle: BindingCycle | None = None
+
+
+class Scheduler:
+    """``Scheduler``: the scheduling loop over a cache, a queue and one framework per scheduler name."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        queue: SchedulingQueue,
+        frameworks: Framework | Mapping[str, Framework],
+        *,
+        client: APIClient | None = None,
+        dispatcher: APIDispatcher | None = None,
+        pod_lister: PodLister | None = None,
+        profile: VersionProfile = DEFAULT_PROFILE,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        opportunistic_batching: bool | None = None,
+        percentage_of_nodes_to_score: int = 0,
+        event_recorder: EventRecorder | None = None,
+    ) -> None:
+        """``dispatcher`` None means ``SchedulerAsyncAPICalls`` off: the binder and the status patches call
+        ``client`` synchronously. ``opportunistic_batching`` None follows the profile. Every framework's handle is
+        pointed at this scheduler's snapshot, clock and API access. Fails with ``ValueError`` if neither a client
+        nor a dispatcher is given, or on a percentage outside [0, 100]."""
+        if client is None and dispatcher is None:
+            raise ValueError("a scheduler needs an API client or an API dispatcher to bind pods")
+        if not 0 <= percentage_of_nodes_to_score <= 100:
+            raise ValueError(f"percentageOfNodesToScore must be in [0, 100], got {percentage_of_nodes_to_score}")
+        self.cache = cache
+        self.queue = queue
+        self.profile = profile
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.rng = rng if rng is not None else random.Random()
+        self.client = client
+        self.dispatcher = dispatcher
+        self.api_cacher = APICacher(dispatcher) if dispatcher is not None else None
+        self.pod_lister = pod_lister
+        self.event_recorder = event_recorder
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        if isinstance(frameworks, Framework):
+            frameworks = {frameworks.scheduler_name: frameworks}
+        self.frameworks = dict(frameworks)
+        handles = {id(f.handle): f.handle for f in self.frameworks.values()}
+        if len(handles) != 1:
+            raise ValueError("every profile of one scheduler must share one handle (snapshot)")
+        self.handle = next(iter(handles.values()))
+        self.handle.clock = self.clock
+        self.handle.client = client
+        self.handle.api_cacher = self.api_cacher
+        self.snapshot = self.handle.snapshot
+        for fwk in self.frameworks.values():
+            fwk.clock = self.clock
+        batching = profile.opportunistic_batching if opportunistic_batching is None else opportunistic_batching
+        self.batches: dict[str, OpportunisticBatch] | None = (
+            {name: OpportunisticBatch(fwk, self.clock) for name, fwk in self.frameworks.items()} if batching else None
+        )
+        self.next_start_node_index = 0
+        self.binding_cycles: dict[str, BindingCycle] = {}
+        """Live binding cycles by pod UID, in start order (finished ones are dropped when stepped)."""
+        self._threads: list[threading.Thread] = []
+
+    # ========================================================================================
+    # ScheduleOne
+    # ========================================================================================
+
+    def schedule_one(self) -> ScheduleOneResult | None:
+        """``ScheduleOne`` without blocking: pop a pod (None if there is none) and run its scheduling cycle."""
+        pinfo = self.queue.pop()
+        if pinfo is None:
+            return None
+        return self.schedule_pod_info(pinfo)
+
+    def schedule_pod_info(self, pinfo: QueuedPodInfo) -> ScheduleOneResult:
+        """``ScheduleOne`` after ``NextPod``: the scheduling cycle of a popped pod."""
+        pod = pinfo.pod
+        fwk = self.frameworks.get(pod.scheduler_name)
+        if fwk is None:
+            LOGGER.error("Error occurred: profile not found for scheduler name %r", pod.scheduler_name)
+            self.queue.done(pod.uid)
+            return ScheduleOneResult(pod, Outcome.SKIPPED, as_status(RuntimeError(
+                f"profile not found for scheduler name \"{pod.scheduler_name}\"")))
+        if self._skip_pod_schedule(pod):
+            self.queue.done(pod.uid)
+            return ScheduleOneResult(pod, Outcome.SKIPPED)
+        start = self.clock.now()
+        state = CycleState()
+        result, assumed, status, nominating = self._scheduling_cycle(fwk, state, pinfo)
+        if not is_success(status):
+            assert status is not None
+            self.handle_scheduling_failure(fwk, assumed, status, nominating, start)
+            outcome = Outcome.UNSCHEDULABLE if status.is_rejected() else Outcome.ERROR
+            return ScheduleOneResult(pod, outcome, status, result.suggested_host or None, result)
+        cycle = BindingCycle(self, fwk, state, assumed, result.suggested_host, start)
+        self.binding_cycles[pod.uid] = cycle
+        return ScheduleOneResult(pod, Outcome.BINDING, status, result.suggested_host, result, cycle)
+
+    def _skip_pod_schedule(self, pod: Pod) -> bool:
+        """``skipPodSchedule``: an assumed pod (re-queued by an update) is not scheduled again. (Deletion
+        timestamps are not modelled.)"""
+        try:
+            return self.cache.is_assumed_pod(pod)
+        except CacheError:
+            return False
+
+    # ========================================================================================
+    # Scheduling cycle
+    # ========================================================================================
+
+    def _scheduling_cycle(
+        self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo
+    ) -> tuple[ScheduleResult, QueuedPodInfo, Status | None, NominatingInfo | None]:
+        """``schedulingCycle``: the result, the (assumed) pod info, the status (None: success or Wait) and the
+        nominating info for the failure handler."""
+        pod = pinfo.pod
+        empty = ScheduleResult("", 0, 0)
+        try:
+            result = self.schedule_pod(fwk, state, pod)
+        except NoNodesAvailable as error:
+            return empty, pinfo, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(error), error=error), \
+                CLEAR_NOMINATED_NODE
+        except FitError as error:
+            if not fwk.has_post_filter_plugins():
+                return empty, pinfo, Status(Code.UNSCHEDULABLE, str(error), error=error), None
+            nominated, post_status = fwk.run_post_filter_plugins(state, pod, error.diagnosis.node_to_status)
+            error.diagnosis.post_filter_msg = post_status.message()
+            nominating = NominatingInfo(NominatingMode.OVERRIDE, nominated) if nominated else None
+            return empty, pinfo, Status(Code.UNSCHEDULABLE, str(error), error=error), nominating
+        except (CacheError, SchedulingError) as error:
+            LOGGER.error("Error selecting node for pod %s: %s", klog_kobj(pod), error)
+            return empty, pinfo, as_status(error), CLEAR_NOMINATED_NODE
+
+        host = result.suggested_host
+        assumed = QueuedPodInfo(with_node_name(pod, host), pinfo.timestamp)
+        _copy_history(pinfo, assumed)
+        try:
+            self.cache.assume_pod(assumed.pod)
+        except CacheError as error:
+            return result, assumed, as_status(error), CLEAR_NOMINATED_NODE
+
+        status = fwk.run_reserve_plugins_reserve(state, assumed.pod, host)
+        if not is_success(status):
+            assert status is not None
+            return result, assumed, self._undo_assume(fwk, state, assumed.pod, host, status), CLEAR_NOMINATED_NODE
+
+        status = fwk.run_permit_plugins(state, assumed.pod, host)
+        if status is not None and status.code not in (Code.SUCCESS, Code.WAIT):
+            return result, assumed, self._undo_assume(fwk, state, assumed.pod, host, status), CLEAR_NOMINATED_NODE
+
+        if state.pods_to_activate:
+            self.queue.activate(list(state.pods_to_activate.values()))
+            state.pods_to_activate.clear()
+        return result, assumed, None, None
+
+    def _undo_assume(self, fwk: Framework, state: CycleState, assumed: Pod, host: str, status: Status) -> Status:
+        """A Reserve or Permit failure: Unreserve, ``ForgetPod``, and a FitError on the one node if rejected."""
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        try:
+            self.cache.forget_pod(assumed)
+        except CacheError as error:
+            LOGGER.error("Scheduler cache ForgetPod failed: %s", error)
+        if status.is_rejected():
+            fit_error = fit_error_on_one_node(assumed.uid, host, status)
+            return Status(status.code, str(fit_error), error=fit_error)
+        return status
+
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
+        """``schedulePod``: refresh the snapshot, filter, score, select. Raises :class:`NoNodesAvailable`,
+        :class:`FitError`, ``CacheError`` (snapshot) or :class:`SchedulingError` (a plugin error)."""
+        self.cache.update_snapshot(self.snapshot)
+        if self.snapshot.num_nodes() == 0:
+            raise NoNodesAvailable()
+        feasible, diagnosis, hint, signature = self._find_nodes_that_fit_pod(fwk, state, pod)
+        if not feasible:
+            raise FitError(pod.uid, self.snapshot.num_nodes(), diagnosis)
+        batch = self.batches[fwk.scheduler_name] if self.batches is not None else None
+        cycle = self.queue.scheduling_cycle()
+        if len(feasible) == 1:
+            host = feasible[0].name
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, host, None, cycle)
+            return ScheduleResult(host, 1 + len(diagnosis.node_to_status), 1)
+        names, keys = self._prioritize_nodes(fwk, state, pod, feasible)
+        host, others = select_host(names, keys, reservoir_sampling=self.profile.select_host_reservoir_sampling,
+                                   intn=self.rng.randrange)
+        if batch is not None:
+            batch.store_schedule_results(signature, hint, host, others, cycle)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
+
+    def _find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod
+    ) -> tuple[list[NodeInfo], Diagnosis, str, bytes | None]:
+        """``findNodesThatFitPod``: PreFilter, the batching hint, then filtering from the round-robin start."""
+        diagnosis = Diagnosis()
+        all_nodes = self.snapshot.list_nodes()
+        restriction, status, narrowing = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        if not is_success(status):
+            assert status is not None
+            if not status.is_rejected():
+                raise SchedulingError(status)
+            diagnosis.node_to_status.absent_nodes_status = status
+            diagnosis.pre_filter_msg = status.message()
+            diagnosis.add_plugin_status(status)
+            return [], diagnosis, "", None
+        hint, signature = "", None
+        if self.batches is not None:
+            hint, signature = self.batches[fwk.scheduler_name].get_node_hint(
+                state, pod, self.queue.scheduling_cycle(), self.snapshot)
+        if hint:
+            info = self.snapshot.node_info_map.get(hint)
+            if info is not None and info.node is not None:
+                hinted = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 0)
+                if hinted:
+                    return hinted, diagnosis, hint, signature
+        nodes = all_nodes
+        if restriction is not None and restriction.node_names is not None:
+            nodes = [self.snapshot.node_info_map[n] for n in sorted(restriction.node_names)
+                     if n in self.snapshot.node_info_map and self.snapshot.node_info_map[n].node is not None]
+            plugins = " ".join(sorted(narrowing))
+            diagnosis.node_to_status.absent_nodes_status = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]")
+        feasible: list[NodeInfo] = []
+        try:
+            feasible = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes,
+                                                          self.next_start_node_index)
+        finally:  # even after an error, so that every node gets its turn
+            processed = len(feasible) + len(diagnosis.node_to_status)
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis, hint, signature
+
+    def _find_nodes_that_pass_filters(
+        self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], start: int
+    ) -> list[NodeInfo]:
+        """``findNodesThatPassFilters``: up to ``numFeasibleNodesToFind`` nodes (1 without scoring) that pass
+        every filter, checked in round-robin order from ``start``. A plugin error raises
+        :class:`SchedulingError`."""
+        count = len(nodes)
+        if count == 0:
+            return []
+        to_find = num_feasible_nodes_to_find(count, fwk.percentage_of_nodes_to_score,
+                                             self.percentage_of_nodes_to_score)
+        if not fwk.has_score_plugins():
+            to_find = 1
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % count] for i in range(to_find)]
+        feasible: list[NodeInfo] = []
+        run_filters = fwk.filter_runner(state, pod)
+        statuses = diagnosis.node_to_status
+        pending, unschedulable = diagnosis.pending_plugins, diagnosis.unschedulable_plugins
+        for i in range(count):
+            info = nodes[(start + i) % count]
+            status = run_filters(info)
+            if status is None:
+                feasible.append(info)
+                if len(feasible) >= to_find:
+                    break
+            elif status.code is Code.ERROR:
+                raise SchedulingError(status)
+            else:
+                statuses.node_to_status[info.name] = status
+                if status.plugin:  # Diagnosis.AddPluginStatus, inlined
+                    (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
+        return feasible
+
+    def _prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[list[str], list[ScoreKey]]:
+        """``prioritizeNodes``: PreScore and Score; every node scores 1 without Score plugins."""
+        names = [info.name for info in nodes]
+        if not fwk.has_score_plugins():
+            return names, [(1, 0)] * len(nodes)
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not is_success(status):
+            assert status is not None
+            raise SchedulingError(status)
+        totals, status = fwk.run_score_plugins_totals(state, pod, nodes, names)
+        if not is_success(status):
+            assert status is not None
+            raise SchedulingError(status)
+        return names, [(total, 0) for total in totals]  # Randomizer: set only from extender scores
+
+    # ========================================================================================
+    # Binding cycles
+    # ========================================================================================
+
+    def step_binding_cycles(self) -> int:
+        """Step every live binding cycle once, in start order; how many progressed. Finished cycles leave
+        :attr:`binding_cycles`."""
+        progressed = 0
+        for uid, cycle in list(self.binding_cycles.items()):
+            if cycle.step():
+                progressed += 1
+            if cycle.done and self.binding_cycles.get(uid) is cycle:
+                del self.binding_cycles[uid]
+        return progressed
+
+    def finish_binding(self, pod: Pod, node: str, status: Status | None) -> None:
+        """``finishBinding``: ``Cache.FinishBinding`` where the profile has it (errors are logged), then the
+        Scheduled event on success."""
+        if self.profile.assumed_pod_expiry:
+            try:
+                self.cache.finish_binding(pod)
+            except CacheError as error:
+                LOGGER.error("Scheduler cache FinishBinding failed: %s", error)
+        if is_success(status):
+            self._record_event(pod, "Normal", "Scheduled",
+                               f"Successfully assigned {pod.namespace}/{pod.name} to {node}")
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """``RejectWaitingPod`` in whichever profile the pod waits: "removed"; False if it does not wait."""
+        return any(fwk.reject_waiting_pod(uid) for fwk in self.frameworks.values())
+
+    def get_waiting_pod_framework(self, uid: str) -> Framework | None:
+        """The profile in which the pod waits at Permit, if any."""
+        for fwk in self.frameworks.values():
+            if fwk.get_waiting_pod(uid) is not None:
+                return fwk
+        return None
+
+    # ========================================================================================
+    # Failure handling
+    # ========================================================================================
+
+    def handle_binding_cycle_error(
+        self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status, start: int
+    ) -> None:
+        """``handleBindingCycleError``: Unreserve, ``ForgetPod``; if forgetting worked, an AssignedPodDelete move
+        (after the requeue, excluding the pod itself, when it was rejected); then the failure handler."""
+        assumed = pinfo.pod
+        fwk.run_reserve_plugins_unreserve(state, assumed, node)
+        forgotten = True
+        try:
+            self.cache.forget_pod(assumed)
+        except CacheError as error:
+            forgotten = False
+            LOGGER.error("scheduler cache ForgetPod failed: %s", error)
+        if forgotten and not status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, assumed, None, None)
+        self.handle_scheduling_failure(fwk, pinfo, status, CLEAR_NOMINATED_NODE, start)
+        if forgotten and status.is_rejected():  # Go defers it past the failure handler
+            uid = assumed.uid
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, assumed, None, lambda other: other.uid != uid)
+
+    def handle_scheduling_failure(
+        self, fwk: Framework, pinfo: QueuedPodInfo, status: Status, nominating: NominatingInfo | None, start: int
+    ) -> None:
+        """``handleSchedulingFailure``: record the rejecting plugins, requeue the pod as the informer now has it
+        (not if it is gone or bound), emit FailedScheduling and patch the PodScheduled=False condition."""
+        pod = pinfo.pod
+        error = status.error
+        reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
+        if isinstance(error, FitError):
+            pinfo.unschedulable_plugins = set(error.diagnosis.unschedulable_plugins)
+            pinfo.pending_plugins = set(error.diagnosis.pending_plugins)
+        elif not isinstance(error, NoNodesAvailable):
+            LOGGER.info("Error scheduling pod %s; retrying: %s", klog_kobj(pod), status.message())
+        if self.pod_lister is not None:
+            current = self.pod_lister(pod.namespace, pod.name)
+        else:  # no informer view: the pod as it was before this cycle assumed it
+            current = with_node_name(pod, "")
+        requeued = False
+        if current is None:
+            LOGGER.info("Pod %s doesn't exist in informer cache", klog_kobj(pod))
+        elif current.node_name:
+            LOGGER.info("Pod %s has been assigned to node %s. Abort adding it back to queue.", klog_kobj(pod),
+                        current.node_name)
+        else:
+            pinfo.pod = current
+            try:
+                self.queue.add_unschedulable_if_not_present(pinfo, self.queue.scheduling_cycle())
+            except Exception as failed:  # Kubernetes logs "Error occurred" and goes on
+                LOGGER.error("Error occurred: %s", failed)
+            requeued = True
+        if not requeued:
+            self.queue.done(pod.uid)
+        message = status.message()
+        self._record_event(pod, "Warning", "FailedScheduling", message)
+        condition = PodCondition(POD_SCHEDULED, "False", reason, message)
+        self.update_pod_status(pod, condition, nominating)
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None, nominating: NominatingInfo | None) -> None:
+        """``updatePod``: through the API cacher without waiting; or, without a dispatcher, a synchronous patch
+        when something changes. Errors are logged."""
+        try:
+            if self.api_cacher is not None:
+                _, error = self.api_cacher.patch_pod_status(pod, condition, nominating)
+                if error is not None:
+                    LOGGER.error("Error updating pod %s: %s", klog_kobj(pod), error)
+                return
+            if self.client is None:
+                return
+            old = PodStatus()
+            new, changed = sync_status(old, condition, nominating)
+            if changed:
+                self.client.patch_pod_status(pod.namespace, pod.name, old, new, self.handle.context)
+        except Exception as failed:  # the API server's refusal is only logged
+            LOGGER.error("Error updating pod %s: %s", klog_kobj(pod), failed)
+
+    def _record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
+        if self.event_recorder is not None:
+            self.event_recorder(pod, event_type, reason, message)
+
+    # ========================================================================================
+    # Threaded operation
+    # ========================================================================================
+
+    def run(self, stop: threading.Event, poll: float = 0.05) -> None:
+        """``Run``'s scheduling loop on this thread until ``stop`` is set: pop (blocking up to ``poll`` seconds),
+        schedule, and run each binding cycle to its end on a thread of its own. Start the dispatcher with
+        ``dispatcher.run()`` beforehand."""
+        while not stop.is_set():
+            pinfo = self.queue.pop_blocking(poll)
+            if pinfo is None:
+                continue
+            result = self.schedule_pod_info(pinfo)
+            cycle = result.binding_cycle
+            if cycle is not None:
+                self.binding_cycles.pop(pinfo.pod.uid, None)
+                thread = threading.Thread(target=cycle.run_blocking, name=f"binding-{pinfo.pod.uid}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+            self._threads = [t for t in self._threads if t.is_alive()]
+
+    def wait_for_binding_cycles(self, timeout: float | None = None) -> bool:
+        """Join the binding-cycle threads :meth:`run` started; whether all ended."""
+        for thread in list(self._threads):
+            thread.join(timeout)
+        return not any(t.is_alive() for t in self._threads)
+
+
+class SchedulingError(Exception):
+    """A plugin returned an error during filtering or scoring."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+def _copy_history(source: QueuedPodInfo, target: QueuedPodInfo) -> None:
+    """``QueuedPodInfo.DeepCopy`` for the assumed copy: the same history."""
+    target.initial_attempt_timestamp = source.initial_attempt_timestamp
+    target.attempts = source.attempts
+    target.unschedulable_count = source.unschedulable_count
+    target.consecutive_errors_count = source.consecutive_errors_count
+    target.backoff_expiration = source.backoff_expiration
+    target.unschedulable_plugins = set(source.unschedulable_plugins)
+    target.pending_plugins = set(source.pending_plugins)
+
+
+__all__ = [
+    "CLEAR_NOMINATED_NODE",
+    "ERR_NO_NODES_AVAILABLE",
+    "BindingCycle",
+    "NoNodesAvailable",
+    "Outcome",
+    "ScheduleOneResult",
+    "ScheduleResult",
+    "Scheduler",
+    "SchedulingError",
+    "SortedScoredNodes",
+]

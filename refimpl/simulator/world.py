@@ -1,0 +1,165 @@
+"""The simulated cluster outside the scheduler: the API server's objects, its faults, and the watch it feeds.
+
+:class:`World` holds the truth (every pod and node the API server has), accepts what users do (create and delete
+pods, add, change and delete nodes) and serves the scheduler's API requests as its
+:class:`~refimpl.dispatcher.api_calls.APIClient`. Requests go to a :class:`~refimpl.dispatcher.fake_api_server.
+FakeAPIServer` (which applies bindings with the registry's conflict rules and logs every request) after the world
+has injected its faults:
+
+- a bind fails with an internal error with probability ``bind_failure_rate``;
+- a bind fails with a ``Conflict`` ("the object has been modified") with probability ``conflict_rate``;
+- a request for a deleted pod fails with ``NotFound`` (the fake server has no delete, so the world answers it).
+
+Every change is emitted to the :class:`~refimpl.simulator.informer.Informer` as a watch event. A status patch
+changes nothing the scheduler's objects model (:class:`spec.objects.Pod` has no status), so it emits no event.
+Latency is the dispatcher driver's business (:mod:`refimpl.simulator.dispatch`): a request here is instantaneous.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from refimpl.dispatcher.api_calls import Binding, PodStatus
+from refimpl.dispatcher.context import Context
+from refimpl.dispatcher.fake_api_server import VERB_BIND, FakeAPIServer, Request, conflict, internal_error, not_found
+from refimpl.simulator.informer import EventType, Informer, Kind, pod_key
+from spec.objects import Node, Pod
+
+
+class InstantSleeper:
+    """A :class:`~refimpl.dispatcher.sleeper.Sleeper` that never waits: latency is simulated outside the server."""
+
+    def sleep(self, seconds: float, ctx: Context) -> bool:
+        """Return at once; True unless ``ctx`` is cancelled."""
+        return not ctx.cancelled
+
+
+@dataclass(frozen=True)
+class Faults:
+    """What the API server does wrong, as probabilities per bind request."""
+
+    bind_failure_rate: float = 0.0
+    conflict_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("bind_failure_rate", "conflict_rate"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name.replace('_', ' ')} must be between 0 and 1, got {value}")
+
+
+INJECTED_BIND_FAILURE = "injected bind failure"
+INJECTED_CONFLICT = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+class World:
+    """The API server and its users. ``clock`` gives the virtual time (ns) at which events are emitted."""
+
+    def __init__(self, informer: Informer, clock: Callable[[], int], rng: random.Random,
+                 faults: Faults = Faults()) -> None:
+        self.informer = informer
+        self._clock = clock
+        self._rng = rng
+        self.faults = faults
+        self.server = FakeAPIServer(sleeper=InstantSleeper())
+        self.server.fail(lambda r: internal_error(INJECTED_BIND_FAILURE), when=self._draw(faults.bind_failure_rate),
+                         times=None)
+        self.server.fail(lambda r: conflict("pods/binding", r.name, INJECTED_CONFLICT),
+                         when=self._draw(faults.conflict_rate), times=None)
+        self.pods: dict[str, Pod] = {}
+        """Pods the API server has, by UID; a bound pod carries its node name."""
+        self.nodes: dict[str, Node] = {}
+        """Nodes the API server has, by name."""
+        self.deleted_pods: dict[str, Pod] = {}
+        """Deleted pods as they last were, by UID (a UID is never reused)."""
+        self.bind_requests = 0
+        self.binds_applied = 0
+        self.binds_failed = 0
+
+    def _draw(self, rate: float) -> Callable[[Request], bool]:
+        rng = self._rng
+
+        def matches(request: Request) -> bool:
+            return rate > 0.0 and request.verb == VERB_BIND and rng.random() < rate
+
+        return matches
+
+    # -- users ---------------------------------------------------------------------------
+
+    def create_pod(self, pod: Pod) -> None:
+        """A user creates a pod (unscheduled unless it names a node). Fails with ``ValueError`` for a UID in use
+        or used before."""
+        if pod.uid in self.pods or pod.uid in self.deleted_pods or not pod.uid:
+            raise ValueError(f"pod UID {pod.uid!r} is empty or was used before")
+        self.pods[pod.uid] = pod
+        self.server.create_pod(pod.namespace, pod.name, pod.uid, pod.node_name)
+        self.informer.emit(self._clock(), Kind.POD, EventType.ADDED, pod_key(pod), None, pod)
+
+    def delete_pod(self, uid: str) -> Pod:
+        """A user deletes a pod (no grace period); returns it. Fails with ``KeyError`` if there is no such pod."""
+        pod = self.pods.pop(uid)
+        self.deleted_pods[uid] = pod
+        self.informer.emit(self._clock(), Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
+        return pod
+
+    def add_node(self, node: Node) -> None:
+        """A node joins. Fails with ``ValueError`` if a node of that name exists."""
+        if node.name in self.nodes:
+            raise ValueError(f"node {node.name} exists")
+        self.nodes[node.name] = node
+        self.informer.emit(self._clock(), Kind.NODE, EventType.ADDED, node.name, None, node)
+
+    def update_node(self, node: Node) -> None:
+        """A node changes (labels, taints, allocatable, cordon). Fails with ``KeyError`` for an unknown node."""
+        old = self.nodes[node.name]
+        self.nodes[node.name] = node
+        self.informer.emit(self._clock(), Kind.NODE, EventType.MODIFIED, node.name, old, node)
+
+    def delete_node(self, name: str) -> Node:
+        """A node leaves (its pods stay bound to it, as until the pod GC runs). Fails with ``KeyError``."""
+        node = self.nodes.pop(name)
+        self.informer.emit(self._clock(), Kind.NODE, EventType.DELETED, name, node, node)
+        return node
+
+    # -- the API client ------------------------------------------------------------------
+
+    def bind(self, binding: Binding, ctx: Context) -> None:
+        """``POST pods/{name}/binding``: injected faults first, then the registry's rules; on success the pod is
+        bound and the watch emits the update."""
+        self.bind_requests += 1
+        pod = self.pods.get(binding.uid)
+        try:
+            if pod is None or (pod.namespace, pod.name) != (binding.namespace, binding.name):
+                raise not_found(binding.name)
+            self.server.bind(binding, ctx)
+        except Exception:
+            self.binds_failed += 1
+            raise
+        bound = replace(pod, node_name=binding.node_name)
+        self.pods[pod.uid] = bound
+        self.binds_applied += 1
+        self.informer.emit(self._clock(), Kind.POD, EventType.MODIFIED, pod_key(pod), pod, bound)
+
+    def patch_pod_status(self, namespace: str, name: str, old: PodStatus, new: PodStatus, ctx: Context) -> None:
+        """``PATCH pods/{name}/status``; ``NotFound`` for a deleted pod."""
+        if not any((p.namespace, p.name) == (namespace, name) for p in self._by_name(namespace, name)):
+            raise not_found(name)
+        self.server.patch_pod_status(namespace, name, old, new, ctx)
+
+    def _by_name(self, namespace: str, name: str) -> list[Pod]:
+        stored = self.server.get_pod(namespace, name)
+        if stored is None or stored.uid not in self.pods:
+            return []
+        return [self.pods[stored.uid]]
+
+    # -- observation ---------------------------------------------------------------------
+
+    def unbound_pods(self) -> list[Pod]:
+        """Pods that exist and are not bound, in UID order."""
+        return [p for _, p in sorted(self.pods.items()) if not p.node_name]
+
+    def bound_pods(self) -> list[Pod]:
+        """Pods bound to a node, in UID order."""
+        return [p for _, p in sorted(self.pods.items()) if p.node_name]
