@@ -31,7 +31,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
-from traceability import ROOT, abstracted_predicates, invariants, z3_obligations
+from traceability import ROOT, _rich, abstracted_predicates, invariants, z3_obligations
 
 from conformance import crosshair_runner, proof_commands
 from conformance.cli import CHECKS
@@ -384,19 +384,27 @@ class CrosshairContracts(SphinxDirective):
         roots = ", ".join(f"{r}/" for r in crosshair_runner.DEFAULT_ROOTS)
         if not found:
             return [_paragraph(f"No function under {roots} states a pre:/post: contract yet.")]
-        rows: list[tuple[Cell, Cell, Cell]] = []
+        timeout = crosshair_runner.DEFAULT_PER_CONDITION_TIMEOUT
+        result: list[nodes.Node] = [
+            _paragraph(
+                [
+                    f"{len(found)} functions in {len({c.path for c in found})} files under {roots}; ksspec prove "
+                    f"runs CrossHair on each file with {timeout:g} s per condition (",
+                    nodes.literal(text="--crosshair-timeout"),
+                    ").",
+                ]
+            )
+        ]
         for contract in found:
             module = contract.path.removesuffix(".py").replace("/", ".")
-            name = _func_ref(f"{module}.{contract.qualname}", contract.qualname)
+            head = _paragraph([_func_ref(f"{module}.{contract.qualname}", contract.qualname), " in "])
+            head += nodes.literal(text=contract.path)
+            head += nodes.Text(": ")
+            for part in _rich(contract.summary):
+                head += part
             block = nodes.literal_block(text="\n".join(contract.conditions), language="python", classes=["contract"])
-            rows.append(([name, " ", nodes.emphasis(text=contract.path)], contract.summary, block))
-        table = _table(("Function", "What it computes", "Conditions"), rows, (25, 30, 45))
-        timeout = crosshair_runner.DEFAULT_PER_CONDITION_TIMEOUT
-        count = _paragraph(
-            f"{len(found)} functions in {len({c.path for c in found})} files under {roots}; ksspec prove runs "
-            f"CrossHair on each file with {timeout:g} s per condition (--crosshair-timeout)."
-        )
-        return [count, table]
+            result += [head, block]
+        return result
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
