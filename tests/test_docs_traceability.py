@@ -182,3 +182,19 @@ def test_adversarial_cache_runs_check_the_always_invariants_only() -> None:
         entry = traceability.Invariant("spec.invariants", inv.predicate, inv.holds)
         commands = {a.command for a in traceability.model_checker(entry)}
         assert ("ksspec check --mode adversarial" in commands) == (inv.holds == ALWAYS), inv.name
+
+
+def test_the_simulator_is_attributed_what_it_checks_at_each_ttl() -> None:
+    """``ksspec simulate`` checks every predicate it tallies, except with a TTL the two it exempts."""
+    from conformance.simulation_checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker
+
+    tallied = set(InvariantChecker().tallies)
+    checks = checker_coverage.simulator_checks()
+    assert 0.0 in checks and any(checks)
+    for ttl, names in checks.items():
+        assert names == (tallied - KNOWN_VIOLATIONS_WITH_TTL if ttl else tallied), ttl
+    for inv in traceability.invariants():
+        simulated = [a for a in traceability.model_checker(inv) if a.command == "ksspec simulate"]
+        assert bool(simulated) == (inv.name in tallied), inv.name
+        if inv.name in KNOWN_VIOLATIONS_WITH_TTL:
+            assert simulated[0].ttls == (0.0,), inv.name

@@ -13,6 +13,10 @@ a further level records nothing new (:func:`probe`), so a property evaluated onl
 ``tests/test_docs_traceability.py`` checks the result another way: with every predicate replaced
 by one that always fails, the properties each run *reports* on the same states are exactly the
 ones recorded here.
+
+``ksspec simulate`` checks the same predicates on the reference implementation while it runs
+(:mod:`conformance.simulation_checks`). :func:`simulator_checks` runs a small seeded simulation
+per TTL, built as the command builds it, and keeps the predicates it checked at least once.
 """
 
 from __future__ import annotations
@@ -214,9 +218,41 @@ def _in_verify(run: Run) -> bool:
     return False
 
 
+SIMULATION_ARGV: Final = ("simulate", "--nodes", "8", "--pods", "40", "--seed", "1", "--no-progress")
+"""A run of ``ksspec simulate`` small enough for a build (under a second) that still fails scheduling
+cycles and runs the cache's cleanup, so every predicate the simulator checks is checked in it."""
+
+
+@cache
+def simulator_checks() -> dict[float, frozenset[str]]:
+    """TTL (seconds, each of the cycle's default universe) -> the predicates that ``ksspec simulate``
+    (:data:`SIMULATION_ARGV` with that ``--ttl-seconds``) checks at least once."""
+    from conformance import simulate_command
+    from conformance.cli import build_parser
+    from conformance.simulation_checks import InvariantChecker
+    from refimpl.simulator import Simulation
+
+    found = {}
+    for ttl in _ttls("cycle"):
+        assert ttl is not None
+        args = build_parser().parse_args([*SIMULATION_ARGV, "--ttl-seconds", f"{ttl:g}"])
+        checker = InvariantChecker()
+        Simulation(simulate_command.config_from(args), observers=(checker,)).run()
+        found[ttl] = frozenset(name for name, tally in checker.tallies.items() if tally.checked)
+    return found
+
+
+def _simulator_attribution(name: str) -> Attribution | None:
+    checks = simulator_checks()
+    ttls = tuple(ttl for ttl, names in checks.items() if name in names)
+    if not ttls:
+        return None
+    return Attribution("ksspec simulate", None if len(ttls) == len(checks) else ttls, False, "simulate")
+
+
 def attributions(name: str) -> list[Attribution]:
     """The commands that check the predicate ``name``: a ``--known-violations`` command only for the
-    TTLs at which the command without it does not."""
+    TTLs at which the command without it does not; then ``ksspec simulate`` if it checks it."""
     result = []
     by_command: dict[tuple[str, str | None, bool], list[Probe]] = {}
     for p in probes():
@@ -233,4 +269,7 @@ def attributions(name: str) -> list[Attribution]:
         ttls = None if every_ttl else tuple(r.ttl for r in checking if r.ttl is not None)
         in_verify = any(_in_verify(r) for r in checking)
         result.append(Attribution(checking[0].command, ttls, in_verify, system, mode, known))
+    simulated = _simulator_attribution(name)
+    if simulated is not None:
+        result.append(simulated)
     return result
