@@ -22,6 +22,7 @@ from rich.table import Table
 
 from conformance import commands as conformance_commands
 from conformance import proof_commands, simulate_command
+from conformance.console import make_console
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,6 @@ DEFAULT_HYPOTHESIS_PROFILE = "ci"
 PYTEST_OK = 0
 PYTEST_NO_TESTS_COLLECTED = 5  # pytest.ExitCode.NO_TESTS_COLLECTED
 FAILURE_OUTPUT_TAIL_LINES = 80  # lines of a failing check's output shown before the summary table
-LOG_WIDTH = 120  # console width when the output is not a terminal
 
 
 class Status(enum.Enum):
@@ -173,11 +173,6 @@ def show_failure(console: Console, result: CheckResult) -> None:
     console.print(f"re-run with: HYPOTHESIS_PROFILE=ci {escape(rerun)}", highlight=False)
 
 
-def make_console() -> Console:
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=LOG_WIDTH)  # CI logs: rich would otherwise wrap the table at 80 columns
-    return console
 
 
 def verify(args: argparse.Namespace) -> int:

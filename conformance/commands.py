@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from conformance import generate, runner
+from conformance.console import make_console
 from conformance.format import VECTORS_DIR, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
-
-LOG_WIDTH = 120
-
-
-def _console() -> Console:
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=LOG_WIDTH)
-    return console
 
 
 def conformance_generate(args: argparse.Namespace) -> int:
     """Generate every vector from the spec and write them with their manifest; with --check, fail (exit 1,
     naming each drifted vector) if the committed files differ from what the spec generates."""
-    console = _console()
+    console = make_console()
     started = time.perf_counter()
     vectors = generate.generate_all()
     directory: Path = args.directory
@@ -50,7 +40,7 @@ def conform(args: argparse.Namespace) -> int:
     """Run the conformance vectors against an implementation. Exit 0: all selected vectors passed (or failed as
     expected); 1: a vector failed, or an expected failure passed; 2: bad usage or vector files, or an adapter
     error (crash, hang, garbage, out-of-order answer, protocol version)."""
-    console = _console()
+    console = make_console()
     try:
         shard = runner.parse_shard(args.shard) if args.shard else None
         vectors = load_vectors(args.vectors)

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from refimpl.cache import Cache, HostPortInfo, NodeInfo, Resource
+from conformance.refimpl_abstraction import abstract_cache_state
 from refimpl.scheduler.schedule_one import Outcome
 from refimpl.simulator import Action, Simulation
-from spec.cache import CacheSizeMetrics, CacheState, PodState
+from spec.cache import CacheState
 from spec.cycle import Cluster
 from spec.cycle_invariants import (
     CYCLE_INVARIANTS,
@@ -34,88 +34,17 @@ from spec.cycle_invariants import (
 )
 from spec.filters import is_feasible
 from spec.frozenmap import FrozenMap
-from spec.imagestates import ImageRef, ImageState
 from spec.invariants import (
     STATE_INVARIANTS,
     inv_requested_is_sum_of_pods,
     inv_used_ports_are_union_of_pods,
     trans_expiry_only_after_finish_binding,
 )
-from spec.nodeinfo import HostPort
 from spec.nodeinfo import NodeInfo as SpecNodeInfo
-from spec.nodetree import NodeTree as SpecNodeTree
-from spec.resources import Resource as SpecResource
 
 # ============================================================================================
-# The abstraction function (the same reading as tests/refimpl/abstraction.py, which tests use)
+# The abstraction function of the pipeline (the cache's is conformance.refimpl_abstraction's)
 # ============================================================================================
-
-
-def _resource(resource: Resource) -> SpecResource:
-    return SpecResource(
-        milli_cpu=resource.milli_cpu,
-        memory=resource.memory,
-        ephemeral_storage=resource.ephemeral_storage,
-        allowed_pod_number=resource.allowed_pod_number,
-        scalar_resources=FrozenMap(resource.scalar_resources or {}),
-    )
-
-
-def _ports(ports: HostPortInfo) -> frozenset[HostPort]:
-    return frozenset(HostPort(ip, protocol, port) for ip, used in ports.items() for protocol, port in used)
-
-
-def _node_info(info: NodeInfo) -> SpecNodeInfo:
-    """A refimpl NodeInfo clone as the spec's, without image summaries (the cache state keeps them apart)."""
-    return SpecNodeInfo(
-        node=info.node,
-        pods=tuple(p.pod for p in info.pods),
-        pods_with_affinity=tuple(p.pod for p in info.pods_with_affinity),
-        pods_with_required_anti_affinity=tuple(p.pod for p in info.pods_with_required_anti_affinity),
-        used_ports=_ports(info.used_ports),
-        requested=_resource(info.requested),
-        non_zero_requested=_resource(info.non_zero_requested),
-        allocatable=_resource(info.allocatable),
-        image_states=FrozenMap(),
-        pvc_ref_counts=FrozenMap(info.pvc_ref_counts),
-        generation=info.generation,
-    )
-
-
-def abstract_cache_state(cache: Cache) -> CacheState:
-    """The refimpl cache as a spec ``CacheState``: image summaries get serials by object identity (global ones
-    first), so the spec's image invariants can be evaluated; everything else is copied field by field."""
-    internals = cache.internals()
-    serials: dict[int, int] = {}
-
-    def serial_of(summary: object) -> int:
-        return serials.setdefault(id(summary), len(serials))
-
-    image_states = FrozenMap(
-        {name: ImageState(s.size, frozenset(s.nodes or ()), serial_of(s)) for name, s in internals.image_states.items()}
-    )
-    nodes = {name: _node_info(info.snapshot()) for name, info in internals.node_infos.items()}
-    image_refs = {
-        name: FrozenMap({n: ImageRef(serial_of(s), s.size) for n, s in info.image_states.items()})
-        for name, info in internals.node_infos.items()
-    }
-    size = cache.cache_size
-    return CacheState(
-        profile=cache.profile,
-        ttl=cache.ttl,
-        pod_states=FrozenMap(
-            {key: PodState(v.pod, v.deadline, v.binding_finished) for key, v in internals.pod_states.items()}
-        ),
-        assumed_pods=internals.assumed_pods,
-        nodes=FrozenMap(nodes),
-        node_list=tuple(internals.names_by_recency),
-        node_tree=SpecNodeTree(internals.node_tree_zones),
-        image_states=image_states,
-        image_refs=FrozenMap(image_refs),
-        generation=internals.generation,
-        next_image_serial=len(serials),
-        metrics=CacheSizeMetrics(size.assumed_pods, size.pods, size.nodes),
-    )
 
 
 def abstract_cluster(sim: Simulation, cache: CacheState | None = None) -> Cluster:

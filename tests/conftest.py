@@ -7,6 +7,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -21,3 +22,9 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _console_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests parse the commands' tables: print them 120 columns wide whatever the environment's ``COLUMNS`` says."""
+    monkeypatch.setenv("COLUMNS", "120")

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from conformance.refimpl_abstraction import (
+    abstract_cache_state,
+    abstract_dump,
+    abstract_node_info,
+    abstract_snapshot,
+    state_differences,
+)
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from spec import cache as spec_cache
 from spec.cache import CacheState, new_cache
@@ -33,13 +40,6 @@ from spec.operations import (
     apply,
 )
 from spec.versions import VersionProfile
-from tests.refimpl.abstraction import (
-    abstract_cache_state,
-    abstract_dump,
-    abstract_node_info,
-    abstract_snapshot,
-    state_differences,
-)
 
 
 @dataclass

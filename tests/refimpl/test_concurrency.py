@@ -27,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from conformance.refimpl_abstraction import abstract_cache_state
 from spec.cache import new_cache
 from spec.errors import CacheError
 from spec.invariants import STATE_INVARIANTS
@@ -50,7 +51,6 @@ from spec.operations import (
 )
 from spec.quantities import SECOND, resource_list
 from spec.versions import PROFILES, VersionProfile
-from tests.refimpl.abstraction import abstract_cache_state
 from tests.refimpl.driver import Harness, RefOutcome, apply_refimpl, differences, new_harness
 from tests.support.universe import IMAGES, make_node
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from hypothesis import event
 
+from conformance.refimpl_abstraction import abstract_cache_state
 from spec.contract import follows_informer_contract
 from spec.invariants import ALWAYS, STATE_INVARIANTS, StateInvariant
 from spec.operations import Operation, Outcome, Status, apply
 from spec.quantities import SECOND
-from tests.refimpl.abstraction import abstract_cache_state
 from tests.refimpl.driver import apply_refimpl, differences, new_harness, returned_differences
 from tests.support.cache_rules import AdversarialCacheRules, CacheRules, ContractCacheRules
 from tests.support.machines import add_cache_test_cases, machine_settings

@@ -11,12 +11,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.refimpl_abstraction import abstract_resource
 from refimpl.cache import HostPortInfo, Resource, compute_pod_resource
 from refimpl.cache.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, get_host_ports
 from spec import resources as spec_resources
 from spec.objects import Container, ContainerPort, Pod
 from spec.quantities import resources_from
-from tests.refimpl.abstraction import abstract_resource
 
 NAMES = (
     "cpu", "memory", "ephemeral-storage", "pods", "example.com/gpu", "hugepages-2Mi", "hugepages-1Gi",

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, NodeInfo, Snapshot
 from refimpl.scheduler.framework import CycleState, Handle, NodeScore
 from refimpl.scheduler.framework.status import Code
@@ -34,7 +35,6 @@ from spec.filters import DEFAULT_FILTERS, failing_filters, is_feasible
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration, with_node_name
 from spec.quantities import resource_list
-from tests.refimpl.abstraction import abstract_node_info
 from tests.support.universe import IMAGES, pods_with_uid
 
 MB = 1024 * 1024

@@ -10,6 +10,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, FakeClock
 from refimpl.dispatcher import FakeAPIServer
 from refimpl.scheduler.framework.runtime import new_default_framework
@@ -18,7 +19,6 @@ from refimpl.scheduler.schedule_one import Outcome, Scheduler
 from spec.filters import is_feasible
 from spec.objects import Node, Pod, Taint, Toleration
 from spec.versions import V1_34, V1_35, VersionProfile
-from tests.refimpl.abstraction import abstract_node_info
 from tests.support.universe import NODE_NAMES, node_variants, pods_with_uid
 
 _nodes = st.builds(

@@ -10,7 +10,8 @@ the node's set while A still uses it (``HostPortInfo`` is a set, as in Kubernete
 
 from __future__ import annotations
 
-from conformance.simulation_checks import InvariantChecker, abstract_cache_state
+from conformance.refimpl_abstraction import abstract_cache_state
+from conformance.simulation_checks import InvariantChecker
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.schedule_one import Outcome

@@ -1,5 +1,9 @@
 """The abstraction function: refimpl's mutable structures, read as the spec's frozen values.
 
+The one reading of the reference implementation in spec terms, shared by the refinement tests and the simulator's
+invariant checker (:mod:`conformance.simulation_checks`); it lives in conformance/ because refimpl may not import the
+spec's invariants and conformance/ may import both.
+
 The refinement tests compare ``abstract_*(refimpl)`` with the spec's state using plain equality, so every field
 the spec models is compared, generations included. Image summaries are compared by what a reader can see (size and
 node count, or the global map's size and node set); the spec's serial numbers stand for Go pointer identity and are
