@@ -19,6 +19,7 @@ extensions = [
     "spec_diagrams",
     "k8s_correspondence",
     "traceability",
+    "proofs",
     "refimpl_api",
 ]
 
@@ -35,7 +36,14 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 
 # The refimpl packages whose API reference docs/refimpl.md renders; a new package is one more entry.
-refimpl_packages = ["refimpl.cache", "refimpl.dispatcher"]
+refimpl_packages = [
+    "refimpl.cache",
+    "refimpl.dispatcher",
+    "refimpl.scheduler",
+    "refimpl.scheduler.framework",
+    "refimpl.scheduler.plugins",
+    "refimpl.simulator",
+]
 
 html_theme = "furo"
 html_title = "kube-scheduler-spec"

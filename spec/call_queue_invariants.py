@@ -82,9 +82,20 @@ def trans_add_keeps_the_more_relevant_call(before: CallQueue, after: CallQueue, 
 def inv_no_caller_told_twice(queue: CallQueue) -> bool:
     """No ``OnFinish`` channel is sent two values.
 
-    KNOWN VIOLATION in v1.34-v1.37 and in PR #141745: a call overwritten while it executes is told
-    "overwritten" at once and its result later. In-tree callers use channels of capacity 1 and
-    read once, so they observe the first value and the second is dropped or never read.
+    KNOWN VIOLATION in v1.34-v1.37: a call overwritten while it executes is told "overwritten" at
+    once and its own result when it finishes (Add, pop, Add, finish).
+
+    KNOWN VIOLATION in PR #141745 (read at commit 324d94f5), three ways. (1) The same, for a call
+    overwritten while it executes by a call of the same type (one of another type now waits behind
+    it instead). ``Close`` tells every tracked call "api dispatcher is closed" and leaves it
+    tracked, so (2) a call executing at that moment is told its own result too when it finishes
+    (Add, pop, Close, finish), and (3) a pending call that a later ``SyncObject`` turns into a
+    no-op is dropped and told "skipped" too (Add, Close, Sync: the shortest trace, 3 steps). The
+    Go code at that commit does the same: ``callQueue.close`` sends to every call in ``apiCalls``
+    and removes none, and ``callQueue.syncObject`` does not check ``closed``.
+
+    In-tree callers use channels of capacity 1 and read once, so they observe the first value and
+    the second is dropped or never read.
     """
     counts = Counter(n.call_id for n in queue.sends)
     return all(count == 1 for count in counts.values())

@@ -1,9 +1,20 @@
 """Invariants of the scheduling pipeline (:mod:`spec.cycle`), once each, as named predicates.
 
-The cache's own invariants (:mod:`spec.invariants`) hold here too: every input the pipeline
-feeds the cache follows the informer contract. The predicates below are about the pipeline.
-:func:`inv_no_node_overcommitted` is the headline; it needs two assumptions about the
-environment, stated in its docstring, and is a known violation with a non-zero TTL.
+The cache's own invariants (:mod:`spec.invariants`) hold here too while the assumed-pod TTL is 0:
+then every input the pipeline feeds the cache follows the informer contract (:mod:`spec.contract`).
+With a non-zero TTL only those that hold for every input (``always``) are guaranteed, because one
+input may break the contract: an assumed pod whose binding finished expires, the scheduler gives
+its place to another pod, and the informer's late confirmation of the expired pod
+(:func:`spec.cycle.confirm_binding`, an ``AddPod``) puts it back beside that pod. When the two
+pods use the same host port, that ``AddPod`` breaks the contract's "no two pods on one node share
+a host port"; when one of them then leaves, ``HostPortInfo.Remove`` (a set, not
+reference-counted: staging/src/k8s.io/kube-scheduler/framework/types.go) deletes the port the
+other still uses, and :func:`~spec.invariants.inv_used_ports_are_union_of_pods` fails. The model
+checker finds this in 10 steps (``ksspec check --system cycle --pod-variants 2 --known-violations``).
+
+The predicates below are about the pipeline. :func:`inv_no_node_overcommitted` is the headline;
+it needs two assumptions about the environment, stated in its docstring, and is a known violation
+with a non-zero TTL (the same late confirmation, 9 steps).
 """
 
 from __future__ import annotations

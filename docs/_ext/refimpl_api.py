@@ -17,9 +17,10 @@ from sphinx.util.docutils import SphinxDirective
 
 
 def modules_of(package: str) -> list[str]:
-    """``package``'s modules (not subpackages' contents), in name order."""
+    """``package``'s modules, in name order; not its subpackages (each is an entry of its own)."""
     path = importlib.import_module(package).__path__
-    return [f"{package}.{info.name}" for info in sorted(pkgutil.iter_modules(path), key=lambda i: i.name)]
+    infos = sorted(pkgutil.iter_modules(path), key=lambda i: i.name)
+    return [f"{package}.{info.name}" for info in infos if not info.ispkg]
 
 
 class RefimplAPI(SphinxDirective):

@@ -11,9 +11,12 @@ the matrix gives what checks it, found mechanically:
   only for its ``always`` entries. A unit is a Hypothesis test if it is a ``RuleBasedStateMachine``
   (also through a base class in ``tests/``) or uses ``@given``; others are listed as examples.
 - **Z3 obligations**: :func:`spec.verify.obligations.all_obligations`, by the spec predicate each
-  abstract invariant stands for (:data:`spec.verify.symbolic.INVARIANTS`).
-- **Model checker**: what :class:`spec.verify.cache_system.CacheSystem` evaluates in each mode
-  (the only system so far), and which of those runs ``ksspec verify`` makes.
+  abstract invariant stands for (:data:`spec.verify.symbolic.INVARIANTS`,
+  :data:`spec.verify.dispatcher_symbolic.QUEUE_INVARIANTS`) or, for a transition property, by the
+  predicate it names.
+- **Model checker**: the ``ksspec check`` runs (every system, mode, TTL and
+  ``--known-violations``) that evaluate the predicate, found by running each
+  (:mod:`checker_coverage`), and which of those ``ksspec verify`` makes.
 - **Conformance vectors**: vectors evaluate no predicate; they hold an implementation to the
   spec's observation after every step. The count is of the vectors of the invariant's area, from
   ``conformance/vectors/manifest.json``.
@@ -33,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from checker_coverage import Attribution, attributions
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -282,17 +286,30 @@ def test_references() -> dict[QualName, tuple[TestReference, ...]]:
 # ============================================================================================
 
 
+def abstracted_predicates() -> dict[str, str]:
+    """Abstract invariant name -> the spec predicate it stands for, for every Z3 encoding."""
+    from spec.verify import dispatcher_symbolic, symbolic
+
+    found = {inv.name: inv.spec_predicate.__name__ for inv in symbolic.INVARIANTS if inv.spec_predicate}
+    found.update({inv.name: inv.spec_predicate.__name__ for inv in dispatcher_symbolic.QUEUE_INVARIANTS})
+    return found
+
+
 @cache
 def z3_obligations() -> dict[str, list[Any]]:
-    """Spec predicate name -> the obligations about it."""
-    from spec.verify import symbolic
+    """Spec predicate name -> the obligations about it. An obligation about a transition property
+    names the predicate itself (the abstract one has the spec one's name); the dispatcher's
+    "no missing calls entry" and the well-formedness of the cache abstraction name none."""
     from spec.verify.obligations import all_obligations
 
-    spec_name = {inv.name: inv.spec_predicate.__name__ for inv in symbolic.INVARIANTS if inv.spec_predicate}
+    spec_name = abstracted_predicates()
     found: dict[str, list[Any]] = defaultdict(list)
     for obligation in all_obligations():
         found[spec_name.get(obligation.invariant, obligation.invariant)].append(obligation)
     return found
+
+
+OBLIGATION_KINDS: Final = ("base", "step", "expiry", "relevance", "total")
 
 
 def z3_summary(name: str) -> str:
@@ -300,29 +317,17 @@ def z3_summary(name: str) -> str:
     if not obligations:
         return "none"
     kinds = Counter(o.kind for o in obligations)
+    unknown = set(kinds) - set(OBLIGATION_KINDS)
+    if unknown:
+        raise ValueError(f"obligation kinds {sorted(unknown)} are not in OBLIGATION_KINDS; add them")
     premise = {o.premise for o in obligations}
-    parts = [f"{kinds[k]} {k}" for k in ("base", "step", "expiry") if kinds[k]]
+    parts = [f"{kinds[k]} {k}" for k in OBLIGATION_KINDS if kinds[k]]
     return f"{len(obligations)} ({', '.join(parts)}); premise: {', '.join(sorted(premise))}"
 
 
-def model_checker(invariant: Invariant) -> list[str]:
-    """The ``ksspec check`` runs that evaluate ``invariant`` (see CacheSystem's docstring)."""
-    from spec.invariants import ALWAYS, KNOWN_VIOLATIONS, STATE_INVARIANTS
-    from spec.verify.cache_system import EXPIRY, GENERATIONS, SNAPSHOT_MATCHES
-
-    if invariant.module != "spec.invariants":
-        return []
-    holds = {inv.name: inv.holds for inv in STATE_INVARIANTS}
-    both = ["ksspec check", "ksspec check --mode adversarial"]
-    if invariant.name in holds:
-        return both if holds[invariant.name] == ALWAYS else both[:1]
-    if invariant.name in (GENERATIONS, EXPIRY):
-        return both
-    if invariant.name == SNAPSHOT_MATCHES:
-        return both[:1]
-    if invariant.function in KNOWN_VIOLATIONS:
-        return ["ksspec check --known-violations"]
-    return []
+def model_checker(invariant: Invariant) -> list[Attribution]:
+    """The ``ksspec check`` commands that evaluate ``invariant`` (see :mod:`checker_coverage`)."""
+    return attributions(invariant.name)
 
 
 @cache
@@ -433,6 +438,11 @@ class InvariantCatalogue(SphinxDirective):
         return [_table(("Invariant", "Holds", "Meaning"), (3, 2, 7), rows)]
 
 
+def _attribution(attribution: Attribution) -> nodes.Node:
+    """The run in short words (the system, then its flags and TTL), and a dagger if ``ksspec verify`` makes it."""
+    return nodes.Text(attribution.label + (" †" if attribution.in_verify else ""))
+
+
 def _unit_text(ref: TestReference) -> str:
     return ref.unit + (f" (via {ref.via})" if ref.via else "")
 
@@ -455,13 +465,13 @@ class TraceabilityMatrix(SphinxDirective):
                     _cell(_func_ref(inv.module, inv.name)),
                     _list_cell(tests),
                     _cell(z3_summary(inv.name)),
-                    _list_cell(nodes.literal(text=command) for command in model_checker(inv)),
+                    _list_cell(_attribution(a) for a in model_checker(inv)),
                     _cell(vectors_summary(inv)),
                 ]
             )
         header = ("Invariant", "Hypothesis tests", "Z3 obligations", "Model checker", "Conformance vectors")
-        table = _table(header, (4, 4, 3, 3, 2), rows)
-        table["classes"].append("trace-matrix")
+        table = _table(header, (31, 27, 13, 14, 15), rows)
+        table["classes"] += ["trace-matrix", "colwidths-given"]  # the widths are percentages of the page
         return [table, *self.details(references)]
 
     def details(self, references: dict[QualName, tuple[TestReference, ...]]) -> list[nodes.Node]:
