@@ -105,7 +105,8 @@ def test_the_page_reproduces_every_known_violation() -> None:
 
 @cache
 def _known_violation_run(argv: str) -> tuple[str, Any]:
-    return proofs.known_violation_runs(argv.split())
+    run: tuple[str, Any] = proofs.known_violation_runs(argv.split())
+    return run
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ def test_the_modules_have_public_functions() -> None:
 
 @pytest.mark.parametrize(("module", "function"), FUNCTIONS, ids=lambda x: getattr(x, "__name__", x))
 def test_every_public_function_names_its_kubernetes_counterpart(module: str, function: object) -> None:
-    found = counterparts(function)  # type: ignore[arg-type]
+    found = counterparts(function)
     assert found, f"{module}.{function.__name__} has no 'Kubernetes:' line"  # type: ignore[attr-defined]
     for counterpart in found:
         if counterpart.name is None:
