@@ -27,14 +27,14 @@ checks that both agree on the same states.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Final
 
 import z3
 
 from spec import call_queue_invariants as spec_invariants
 from spec.call_queue import CallQueue
-from spec.verify.terms import Bool, Int, and_, iff, implies, in_range, ite, not_, or_, pick
+from spec.verify.terms import Bool, Int, and_, iff, implies, in_range, map_fields, not_, or_, pick, select_fields
 
 DEFAULT_UIDS: Final = 4
 DEFAULT_CALL_TYPES: Final = 3
@@ -107,30 +107,14 @@ class QueueState:
         return len(self.relevance)
 
 
-def _map_terms(value: Any, leaf: Callable[[Any], Any]) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_map_terms(item, leaf) for item in value)
-    return leaf(value)
-
-
 def map_queue(state: QueueState, leaf: Callable[[Any], Any]) -> QueueState:
     """Apply ``leaf`` to every term of ``state``."""
-    return QueueState(*(_map_terms(getattr(state, f.name), leaf) for f in fields(QueueState)))
+    return map_fields(state, leaf)
 
 
 def select_queue(condition: Bool, then: QueueState, otherwise: QueueState) -> QueueState:
     """The state ``then`` where ``condition`` holds, else ``otherwise``, field by field."""
-    if isinstance(condition, bool):
-        return then if condition else otherwise
-
-    def merge(a: Any, b: Any) -> Any:
-        if isinstance(a, tuple):
-            return tuple(merge(x, y) for x, y in zip(a, b, strict=True))
-        if a is b:
-            return a
-        return ite(condition, a, b)
-
-    return QueueState(*(merge(getattr(then, f.name), getattr(otherwise, f.name)) for f in fields(QueueState)))
+    return select_fields(condition, then, otherwise)
 
 
 def fresh_queue(bounds: DispatcherBounds, tag: str) -> QueueState:

@@ -24,14 +24,14 @@ Every invariant here names the predicate of :mod:`spec.invariants` it abstracts;
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Final
 
 import z3
 
 from spec import invariants as spec_invariants
 from spec.cache import CacheState
-from spec.verify.terms import Bool, Int, and_, count, iff, implies, in_range, ite, not_, or_
+from spec.verify.terms import Bool, Int, and_, count, iff, implies, in_range, ite, map_fields, not_, or_, select_fields
 
 RESOURCES: Final = ("milli_cpu", "memory", "ephemeral_storage", "non0_cpu", "non0_mem")
 """The per-pod quantities a NodeInfo sums: Requested cpu/memory/ephemeral, NonZeroRequested cpu/memory."""
@@ -116,30 +116,14 @@ class AbstractState:
         return len(self.has_info)
 
 
-def _map_terms(value: Any, leaf: Callable[[Any], Any]) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_map_terms(item, leaf) for item in value)
-    return leaf(value)
-
-
 def map_state(state: AbstractState, leaf: Callable[[Any], Any]) -> AbstractState:
     """Apply ``leaf`` to every term of ``state``."""
-    return AbstractState(*(_map_terms(getattr(state, f.name), leaf) for f in fields(AbstractState)))
+    return map_fields(state, leaf)
 
 
 def select(condition: Bool, then: AbstractState, otherwise: AbstractState) -> AbstractState:
     """The state ``then`` where ``condition`` holds, else ``otherwise``, field by field."""
-    if isinstance(condition, bool):
-        return then if condition else otherwise
-
-    def merge(a: Any, b: Any) -> Any:
-        if isinstance(a, tuple):
-            return tuple(merge(x, y) for x, y in zip(a, b, strict=True))
-        if a is b:
-            return a
-        return ite(condition, a, b)
-
-    return AbstractState(*(merge(getattr(then, f.name), getattr(otherwise, f.name)) for f in fields(AbstractState)))
+    return select_fields(condition, then, otherwise)
 
 
 def fresh_state(bounds: Bounds, tag: str) -> AbstractState:

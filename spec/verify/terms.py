@@ -12,8 +12,9 @@ fails loudly instead of silently taking one branch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any, TypeAlias, TypeVar
 
 import z3
 
@@ -21,6 +22,9 @@ Bool: TypeAlias = Any
 """A Python ``bool`` or a Z3 ``BoolRef``."""
 Int: TypeAlias = Any
 """A Python ``int`` or a Z3 ``ArithRef`` of sort Int."""
+
+State = TypeVar("State")
+"""An abstract state: a frozen dataclass whose fields are terms or (nested) tuples of terms."""
 
 
 def is_concrete(value: object) -> bool:
@@ -95,3 +99,33 @@ def put(values: tuple[Any, ...], index: Int, value: Any) -> tuple[Any, ...]:
 def in_range(index: Int, size: int) -> Bool:
     """``0 <= index < size``."""
     return and_(index >= 0, index < size)
+
+
+def _map_terms(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_map_terms(item, leaf) for item in value)
+    return leaf(value)
+
+
+def map_fields(state: State, leaf: Callable[[Any], Any]) -> State:
+    """Apply ``leaf`` to every term of the abstract state ``state`` (a dataclass of terms and tuples of terms)."""
+    return type(state)(*(_map_terms(getattr(state, f.name), leaf) for f in fields(state)))  # type: ignore[arg-type]
+
+
+def select_fields(condition: Bool, then: State, otherwise: State) -> State:
+    """The abstract state ``then`` where ``condition`` holds, else ``otherwise``, field by field.
+
+    Both must be instances of the same dataclass with tuples of the same shapes; a mismatch fails
+    in ``zip(strict=True)``.
+    """
+    if isinstance(condition, bool):
+        return then if condition else otherwise
+
+    def merge(a: Any, b: Any) -> Any:
+        if isinstance(a, tuple):
+            return tuple(merge(x, y) for x, y in zip(a, b, strict=True))
+        if a is b:
+            return a
+        return ite(condition, a, b)
+
+    return type(then)(*(merge(getattr(then, f.name), getattr(otherwise, f.name)) for f in fields(then)))  # type: ignore[arg-type]
