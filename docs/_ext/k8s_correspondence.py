@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import doc_tables
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -112,15 +113,7 @@ class KubernetesCorrespondence(SphinxDirective):
     """One row per (spec function, Kubernetes counterpart)."""
 
     def run(self) -> list[nodes.Node]:
-        group = nodes.tgroup(cols=3)
-        for width in (3, 3, 5):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        row = nodes.row()
-        for title in ("Spec function", "Kubernetes", "File (Kubernetes v1.35.0)"):
-            row += _entry(nodes.Text(title))
-        head += row
-        body = nodes.tbody()
+        rows: list[list[nodes.entry]] = []
         for module in MODULES:
             for function in public_functions(module):
                 try:
@@ -133,20 +126,14 @@ class KubernetesCorrespondence(SphinxDirective):
                         refexplicit=True, refwarn=False,
                     )
                     ref += nodes.literal(text=f"{module.removeprefix('spec.')}.{function.__name__}")
-                    row = nodes.row()
-                    row += _entry(ref)
                     if counterpart.name is not None and counterpart.path is not None:
-                        row += _entry(nodes.literal(text=counterpart.name))
-                        row += _entry(_source_link(counterpart.path))
+                        name, link = nodes.literal(text=counterpart.name), _source_link(counterpart.path)
+                        rows.append([_entry(ref), _entry(name), _entry(link)])
                     else:
-                        row += _entry(nodes.Text("none"))
-                        row += _entry(nodes.Text(counterpart.why or ""))
-                    body += row
-        group += head
-        group += body
-        table = nodes.table(classes=["spec-table"])
-        table += group
-        return [table]
+                        why = counterpart.why or ""
+                        rows.append([_entry(ref), _entry(nodes.Text("none")), _entry(nodes.Text(why))])
+        header = ("Spec function", "Kubernetes", "File (Kubernetes v1.35.0)")
+        return [doc_tables.table([_entry(nodes.Text(title)) for title in header], rows, (3, 3, 5))]
 
 
 GO_PATH: Final = re.compile(r"\b(?:pkg|staging)/[A-Za-z0-9_./-]*[A-Za-z0-9_]")
@@ -185,18 +172,9 @@ class WhereItLives(SphinxDirective):
     """One row per Kubernetes file the spec models: the spec and refimpl modules that model it."""
 
     def run(self) -> list[nodes.Node]:
-        group = nodes.tgroup(cols=3)
-        for width in (5, 4, 4):
-            group += nodes.colspec(colwidth=width)
-        head = nodes.thead()
-        row = nodes.row()
-        for title in ("Kubernetes (v1.35.0)", "Spec", "refimpl"):
-            row += _entry(nodes.Text(title))
-        head += row
-        body = nodes.tbody()
+        rows: list[list[nodes.entry]] = []
         for file, spec_modules, refimpl_modules in where_it_lives():
-            row = nodes.row()
-            row += _entry(_source_link(file))
+            row = [_entry(_source_link(file))]
             for modules in (spec_modules, refimpl_modules):
                 cell: list[nodes.Node] = []
                 for i, module in enumerate(modules):
@@ -207,13 +185,10 @@ class WhereItLives(SphinxDirective):
                     )
                     ref += nodes.literal(text=module)
                     cell.append(ref)
-                row += _entry(*(cell or [nodes.Text("none")]))
-            body += row
-        group += head
-        group += body
-        table = nodes.table(classes=["spec-table"])
-        table += group
-        return [table]
+                row.append(_entry(*(cell or [nodes.Text("none")])))
+            rows.append(row)
+        header = ("Kubernetes (v1.35.0)", "Spec", "refimpl")
+        return [doc_tables.table([_entry(nodes.Text(title)) for title in header], rows, (5, 4, 4))]
 
 
 def _field_in_docstring(

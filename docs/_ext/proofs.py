@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Final, TypeAlias
 
+import doc_tables
 from checker_coverage import parse_check_arguments, probes
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -61,26 +62,10 @@ def _entry(cell: Cell) -> nodes.entry:
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[Cell]], widths: Sequence[int] | None = None) -> nodes.table:
-    group = nodes.tgroup(cols=len(header))
-    for width in widths or [1] * len(header):
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    row = nodes.row()
-    for title in header:
-        row += _entry(title)
-    head += row
-    body = nodes.tbody()
-    for cells in rows:
-        row = nodes.row()
-        for cell in cells:
-            row += _entry(cell)
-        body += row
-    group += head
-    group += body
     classes = ["spec-table"] + (["colwidths-given"] if widths else [])
-    table = nodes.table(classes=classes)
-    table += group
-    return table
+    return doc_tables.table(
+        [_entry(title) for title in header], ([_entry(cell) for cell in cells] for cells in rows), widths, classes
+    )
 
 
 def _func_ref(target: str, shown: str) -> nodes.Node:

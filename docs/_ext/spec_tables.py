@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import Any
 
+import doc_tables
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -44,26 +45,8 @@ def _entry(cell: Cell) -> nodes.entry:
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> nodes.table:
-    """A docutils table node (built directly: MyST pages would parse RST table text as Markdown)."""
-    group = nodes.tgroup(cols=len(header))
-    for _ in header:
-        group += nodes.colspec(colwidth=1)
-    head = nodes.thead()
-    head_row = nodes.row()
-    for title in header:
-        head_row += _entry(title)
-    head += head_row
-    body = nodes.tbody()
-    for cells in rows:
-        row = nodes.row()
-        for cell in cells:
-            row += _entry(cell)
-        body += row
-    group += head
-    group += body
-    table = nodes.table(classes=["spec-table"])
-    table += group
-    return table
+    """A table of equal-width columns with ``header`` and ``rows`` as cells."""
+    return doc_tables.table([_entry(title) for title in header], ([_entry(cell) for cell in cells] for cells in rows))
 
 
 def _summary(obj: Callable[..., Any]) -> str:

@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+import doc_tables
 from checker_coverage import Attribution, attributions
 from docutils import nodes
 from sphinx import addnodes
@@ -386,25 +387,7 @@ def _list_cell(items: Iterable[nodes.Node | str]) -> nodes.entry:
 
 
 def _table(header: tuple[str, ...], widths: tuple[int, ...], rows: list[list[nodes.entry]]) -> nodes.table:
-    group = nodes.tgroup(cols=len(header))
-    for width in widths:
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    row = nodes.row()
-    for title in header:
-        row += _cell(title)
-    head += row
-    body = nodes.tbody()
-    for cells in rows:
-        row = nodes.row()
-        for cell in cells:
-            row += cell
-        body += row
-    group += head
-    group += body
-    table = nodes.table(classes=["spec-table"])
-    table += group
-    return table
+    return doc_tables.table([_cell(title) for title in header], rows, widths)
 
 
 def _summary(f: Callable[..., Any]) -> str:
