@@ -16,39 +16,22 @@ import pytest
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState, initial_queue, select_queue
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep, QueueTransition, notify
-from spec.verify.obligations import Obligation, Result, Verdict, discharge
+from spec.verify.obligations import Obligation, Verdict, discharge
 from spec.verify.terms import and_, ite, not_, pick, put
+from tests.support import proof_mutants
+from tests.support.proof_mutants import assert_refuted, obligation
 
 BOUNDS = DispatcherBounds(2, 2)
 """Small bounds: two UIDs and two call types suffice for every broken transition below."""
 
 
-def obligation(obligations: list[Obligation], name: str) -> Obligation:
-    return next(ob for ob in obligations if ob.name == name)
-
-
-def assert_refuted(result: Result) -> str:
-    assert result.verdict is Verdict.REFUTED, f"{result.obligation.name} was {result.verdict.value}"
-    assert result.counterexample is not None
-    text = result.counterexample.render()
-    for part in ("pre-state", "operation:", "post-state:"):
-        assert part in text, text
-    return text
-
-
 def mutated(name: str, apply: Callable[[QueueState, QueueArgs], QueueStep]) -> dict[str, QueueTransition]:
-    return {**QUEUE_TRANSITIONS, name: replace(QUEUE_TRANSITIONS[name], apply=apply)}
+    return proof_mutants.mutated(QUEUE_TRANSITIONS, name, apply)
 
 
 def after(name: str, change: Callable[[QueueState, QueueState, QueueArgs], QueueState]) -> Callable[..., QueueStep]:
     """The real transition, then ``change(pre, post, args)`` on its post-state."""
-    real = QUEUE_TRANSITIONS[name].apply
-
-    def apply(s: QueueState, a: QueueArgs) -> QueueStep:
-        step = real(s, a)
-        return replace(step, post=change(s, step.post, a))
-
-    return apply
+    return proof_mutants.after(QUEUE_TRANSITIONS, name, change)
 
 
 # ============================================================================================

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from spec.verify import transitions
-from spec.verify.obligations import Obligation, Result, Verdict, cache_obligations, discharge
+from spec.verify.obligations import Obligation, Verdict, cache_obligations, discharge
 from spec.verify.symbolic import AbstractState, Bounds, initial_state, select
 from spec.verify.terms import Bool, Int, and_, ite, not_, pick, put
 from spec.verify.transitions import (
@@ -30,36 +30,20 @@ from spec.verify.transitions import (
     add_pod_helper,
     remove_pod_helper,
 )
+from tests.support import proof_mutants
+from tests.support.proof_mutants import assert_refuted, obligation
 
 BOUNDS = Bounds(2, 1)
 """Small bounds: a broken transition fails already with two pods and one node name (plus "")."""
 
 
-def obligation(obligations: list[Obligation], name: str) -> Obligation:
-    return next(ob for ob in obligations if ob.name == name)
-
-
-def assert_refuted(result: Result) -> None:
-    assert result.verdict is Verdict.REFUTED, f"{result.obligation.name} was {result.verdict.value}"
-    assert result.counterexample is not None
-    text = result.counterexample.render()
-    for part in ("pre-state", "operation:", "post-state:"):
-        assert part in text, text
-
-
 def mutated(name: str, apply: Callable[[AbstractState, Args], Step]) -> dict[str, TransitionEncoding]:
-    return {**TRANSITIONS, name: replace(TRANSITIONS[name], apply=apply)}
+    return proof_mutants.mutated(TRANSITIONS, name, apply)
 
 
 def after(name: str, change: Callable[[AbstractState, AbstractState, Args], AbstractState]) -> Callable[..., Step]:
     """The real transition, then ``change(pre, post, args)`` on its post-state."""
-    real = TRANSITIONS[name].apply
-
-    def apply(s: AbstractState, a: Args) -> Step:
-        step = real(s, a)
-        return replace(step, post=change(s, step.post, a))
-
-    return apply
+    return proof_mutants.after(TRANSITIONS, name, change)
 
 
 # ============================================================================================
