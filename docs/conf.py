@@ -1,7 +1,9 @@
 """Sphinx configuration for the kube-scheduler-spec documentation."""
 
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
@@ -49,3 +51,26 @@ html_theme = "furo"
 html_title = "kube-scheduler-spec"
 html_static_path = ["_static"]
 html_css_files = ["spec.css"]
+
+
+_CONTRACT_LINE = re.compile(r"^\s*(pre|post)(\[[^\]]*\])?:")
+
+
+def _contracts_as_code(app: object, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
+    """Render a docstring's PEP 316 ``pre:`` / ``post:`` lines (CrossHair's contracts) as a code block: they are
+    Python, and read as reStructuredText their ``*args`` and ``__return__`` would be markup."""
+    result: list[str] = []
+    block: list[str] = []
+    for line in [*lines, ""]:
+        if _CONTRACT_LINE.match(line):
+            block.append(line.strip())
+            continue
+        if block:
+            result += ["", ".. code-block:: python", "", *(f"   {contract}" for contract in block), ""]
+            block = []
+        result.append(line)
+    lines[:] = result[:-1]
+
+
+def setup(app: Any) -> None:
+    app.connect("autodoc-process-docstring", _contracts_as_code)

@@ -10,7 +10,7 @@ The implementation computes it incrementally, so the two are independent stateme
 
 Preconditions keep the search where the rule lives: non-negative quantities (the API server rejects negative ones;
 a missing name counts as 0 only then), names from :data:`NAMES` (the rule treats names as opaque except for the
-pod-level classes cpu, memory and hugepages-*), one or two containers and at most two init containers.
+pod-level classes cpu, memory and ``hugepages-*``), one or two containers and at most two init containers.
 :func:`node_tree_order` covers ``nodeTree.list`` and the host-port functions ``HostPortInfo.CheckConflict`` and
 ``Remove``.
 """
