@@ -53,16 +53,7 @@ JSON = Any
 CACHE_AREAS: Final = ("cache", "snapshot", "node_tree")
 
 
-def _cycle_supported() -> bool:
-    """Whether the reference scheduler (its filter plugins) can be imported."""
-    try:
-        importlib.import_module("refimpl.scheduler.plugins")
-    except ImportError:
-        return False
-    return True
-
-
-AREAS: Final = (*CACHE_AREAS, "dispatcher", *(("cycle",) if _cycle_supported() else ()))
+AREAS: Final = (*CACHE_AREAS, "dispatcher", "cycle")
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,7 +190,7 @@ class RefimplAdapter:
 
     def new_cycle(self, profile: VersionProfile, ttl_ns: int) -> Any:
         """A :class:`~conformance.adapters.refimpl_cycle.RefimplCycle` around a new cache."""
-        from conformance.adapters.refimpl_cycle import RefimplCycle
+        from conformance.adapters.refimpl_cycle import RefimplCycle  # imported here: it imports this module
 
         return RefimplCycle(profile, self.new_cache(profile, ttl_ns))
 
