@@ -295,6 +295,8 @@ class NodeInfo:
         the snapshot's lists hold), and a container that was empty there and is empty here is left as it is: every
         NodeInfo records which of its containers are empty (:attr:`empty_containers`), so refreshing a snapshot
         entry neither reads nor replaces them, here or there. In a large cluster they are cold in the CPU cache.
+        The Requested and NonZeroRequested of ``into`` belong to it alone (a clone never shares them), so they are
+        overwritten in place rather than replaced by new objects.
         ``image_version`` (the cache's image-state version) lets an unchanged image map be reused unread (see
         :meth:`_frozen_image_states`). Never fails.
         """
@@ -339,8 +341,12 @@ class NodeInfo:
             clone.pvc_ref_counts = dict(self.pvc_ref_counts)
         elif not kept & EMPTY_PVCS:
             clone.pvc_ref_counts = {}
-        clone.requested = self.requested.clone()
-        clone.non_zero_requested = self.non_zero_requested.clone()
+        if into is None:
+            clone.requested = self.requested.clone()
+            clone.non_zero_requested = self.non_zero_requested.clone()
+        else:
+            clone.requested.copy_from(self.requested)
+            clone.non_zero_requested.copy_from(self.non_zero_requested)
         clone.generation = self.generation
         clone.empty_containers = empty
         return clone

@@ -17,7 +17,7 @@ from refimpl.cache.node_info import NodeInfo
 class NodeInfoListItem:
     """``nodeInfoListItem``: a NodeInfo and its neighbours (``prev`` is nearer the head)."""
 
-    __slots__ = ("info", "name", "next", "prev")
+    __slots__ = ("entry", "entry_epoch", "info", "name", "next", "prev")
 
     def __init__(self, name: str, info: NodeInfo) -> None:
         self.name = name
@@ -25,6 +25,13 @@ class NodeInfoListItem:
         self.info = info
         self.next: NodeInfoListItem | None = None
         self.prev: NodeInfoListItem | None = None
+        self.entry = NodeInfo.empty()
+        """This node's entry in a snapshot: allocated here, next to ``info`` (allocated just before), and handed to
+        the first snapshot that takes the node; afterwards the entry :func:`~refimpl.cache.snapshot.update_snapshot`
+        last found or created for this name."""
+        self.entry_epoch: object | None = None
+        """The :attr:`~refimpl.cache.snapshot.Snapshot.epoch` at which :attr:`entry` was the snapshot's entry for
+        this name (None: no snapshot has taken it yet)."""
 
 
 class NodeInfoList:

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from refimpl.cache import NodeInfo
+from conformance.refimpl_abstraction import abstract_snapshot
+from refimpl.cache import NodeInfo, Snapshot
 from spec.errors import CacheError, ErrorKind
 from spec.frozenmap import FrozenMap
 from spec.invariants import inv_snapshot_list_in_node_tree_order, inv_snapshot_matches_cache
@@ -20,6 +21,7 @@ from spec.objects import (
     LABEL_TOPOLOGY_REGION,
     LABEL_TOPOLOGY_ZONE,
     AffinityTerms,
+    Container,
     ContainerImage,
     Node,
     Pod,
@@ -225,6 +227,54 @@ def test_update_snapshot_clones_only_the_nodes_changed_since_the_last_update(mon
     cloned.clear()
     twin.cache.update_snapshot(twin.snapshot)
     assert cloned == []
+
+
+def test_an_entry_the_snapshot_dropped_is_never_reused() -> None:
+    """Each cache list item remembers its snapshot entry, to skip the map lookup. A node removed while a pod remains
+    keeps its item (a ghost); the next update drops its entry; the node added back gets a new entry, not the
+    remembered one, and every step matches the spec (list entries are compared by identity too)."""
+    twin = Twin(V1_35)
+    twin.ok(add_node(0), add_node(1), add_pod(0), SNAP)
+    dropped = twin.snapshot.node_info_map["test-node0"]
+    twin.ok(remove_node(0), SNAP)
+    assert "test-node0" not in twin.snapshot.node_info_map
+    twin.ok(add_node(0), SNAP, add_pod(10), SNAP)
+    entry = twin.snapshot.node_info_map["test-node0"]
+    assert entry is not dropped
+    assert any(info is entry for info in twin.snapshot.list_nodes())
+    assert [p.pod.uid for p in entry.pods] == ["test-puid0", "test-puid10"]
+
+
+def test_two_snapshots_of_one_cache_each_get_their_own_entries() -> None:
+    """A remembered entry belongs to one snapshot (its epoch): a second snapshot updated from the same cache,
+    alternately with the first, gets entries of its own and the same contents."""
+    twin = Twin(V1_35)
+    twin.ok(add_node(0), add_node(1), SNAP)
+    other = Snapshot()
+    twin.cache.update_snapshot(other)
+    for op in (add_pod(0), add_pod(1), remove_node(1), update_pod(0), add_node(1), add_pod(11)):
+        twin.ok(op, SNAP)
+        twin.cache.update_snapshot(other)
+        assert abstract_snapshot(other) == abstract_snapshot(twin.snapshot), f"after {op}"
+        assert not {id(info) for info in other.node_info_map.values()} & {
+            id(info) for info in twin.snapshot.node_info_map.values()}
+
+
+def test_a_refreshed_entry_shares_no_resource_with_the_cache() -> None:
+    """An entry's Requested and NonZeroRequested are overwritten in place on refresh, so they must be the
+    entry's own: a later change in the cache leaves them as they were until the next update."""
+    twin = Twin(V1_35)
+    heavy = Pod(uid="heavy", name="heavy", node_name="test-node0",
+                containers=(Container("c", requests=resource_list(cpu=300, memory=64)),))
+    twin.ok(add_node(0), AddPod(heavy), SNAP)
+    entry = twin.snapshot.node_info_map["test-node0"]
+    live = twin.node_info("test-node0")
+    assert live is not None
+    assert entry.requested is not live.requested and entry.non_zero_requested is not live.non_zero_requested
+    twin.ok(RemovePod(heavy))
+    assert (entry.requested.milli_cpu, entry.requested.memory) == (300, 64)
+    twin.ok(SNAP)
+    assert (entry.requested.milli_cpu, entry.requested.memory) == (0, 0)
 
 
 def test_zone_change_leaves_the_list_out_of_tree_order() -> None:
