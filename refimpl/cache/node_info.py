@@ -318,8 +318,7 @@ class NodeInfo:
                 into.empty_containers, into._generations, into.node, into.allocatable, into.image_states,
                 into.requested, into.non_zero_requested)
             images = self._frozen_image_states(image_version)
-            # Rebinding a field to the object it already holds would still write that object's reference count:
-            # a cold cache line in a large cluster. Identity tests read only the pointers.
+            # A field is rebound only when it changed: rebinding writes the entry and two reference counts.
             if generations is not self._generations:
                 clone._generations = self._generations
             if node is not self.node:

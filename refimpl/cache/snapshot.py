@@ -44,9 +44,9 @@ class Snapshot:
         self.generation = 0
         """The generation of the cache's most recently updated NodeInfo at the last update."""
         self.epoch = object()
-        """Replaced whenever an entry leaves :attr:`node_info_map`: a cache list item remembers the entry it found
-        here with the epoch it found it at, and the memory is good while the epoch is unchanged (entries are added
-        only by :func:`update_snapshot`, which remembers them, and removed only by
+        """Replaced whenever an entry leaves :attr:`node_info_map`. A cache list item remembers the entry it found
+        here with the epoch it found it at; while the epoch is unchanged, that entry is still the map's (entries are
+        added only by :func:`update_snapshot`, which remembers them, and removed only by
         :func:`remove_deleted_nodes_from_snapshot`, which replaces the epoch)."""
 
     def num_nodes(self) -> int:
