@@ -136,7 +136,7 @@ class _Unit:
 
     path: str
     name: str
-    node: ast.AST
+    node: ast.stmt  # a FunctionDef, AsyncFunctionDef or ClassDef
     hypothesis: bool = False
     bases: list[QualName] = field(default_factory=list)
 
