@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
 PYTEST_ARGS ?= -n 2
-MYPY_TARGETS ?= spec refimpl conformance tests bench
+MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext
 
 export HYPOTHESIS_PROFILE
 

@@ -5,7 +5,9 @@ correspondence table is generated from."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,9 +23,9 @@ def test_the_modules_have_public_functions() -> None:
 
 
 @pytest.mark.parametrize(("module", "function"), FUNCTIONS, ids=lambda x: getattr(x, "__name__", x))
-def test_every_public_function_names_its_kubernetes_counterpart(module: str, function: object) -> None:
+def test_every_public_function_names_its_kubernetes_counterpart(module: str, function: Callable[..., Any]) -> None:
     found = counterparts(function)
-    assert found, f"{module}.{function.__name__} has no 'Kubernetes:' line"  # type: ignore[attr-defined]
+    assert found, f"{module}.{function.__name__} has no 'Kubernetes:' line"
     for counterpart in found:
         if counterpart.name is None:
             assert counterpart.why, "a 'none' line must say why"
