@@ -29,6 +29,7 @@ from conformance.crosshair_runner import (
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
 from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
 from spec.verify.dispatcher_system import DEFAULT_DISPATCHER_UNIVERSE, DispatcherSystem, DispatcherUniverse
@@ -70,6 +71,7 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     obligations = [ob for ob in all_obligations(bounds, dispatcher_bounds) if args.only is None or args.only in ob.name]
     console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
+    console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
@@ -163,9 +165,12 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def premise_label(obligation: Obligation) -> str:
-    """What a step obligation assumes about the operation: nothing, or the informer contract."""
+    """What a step obligation assumes about the operation: nothing, the informer contract, or (the
+    pipeline) TTL 0 and the environment assumption on node events."""
     if obligation.kind == "base":
         return "-"
+    if obligation.group == "cycle":
+        return obligation.premise
     if obligation.group != "cache":
         return "any enabled operation"
     if obligation.kind != "step":
@@ -176,7 +181,8 @@ def premise_label(obligation: Obligation) -> str:
 def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: DispatcherBounds) -> Table:
     title = (
         f'ksspec prove (cache: {bounds.pods} pods, {bounds.nodes} node names + ""; '
-        f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types)"
+        f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types; "
+        f"cycle: {CycleBounds().pods} pods, {CycleBounds().nodes} nodes)"
     )
     table = Table(title=title)
     for column in ("Group", "Obligation", "Premise", "Verdict"):

@@ -42,8 +42,13 @@ def test_the_obligation_table_lists_every_obligation_once() -> None:
 def test_the_bounds_read_from_the_proof_tests_are_the_ones_they_run() -> None:
     from tests.verify import test_proofs
 
-    run: dict[str, set[tuple[int, int]]] = {"cache": set(), "dispatcher": set()}
-    for test in (test_proofs.test_every_obligation_is_proved, test_proofs.test_every_dispatcher_obligation_is_proved):
+    run: dict[str, set[tuple[int, int]]] = {"cache": set(), "dispatcher": set(), "cycle": set()}
+    tests = (
+        test_proofs.test_every_obligation_is_proved,
+        test_proofs.test_every_dispatcher_obligation_is_proved,
+        test_proofs.test_every_cycle_obligation_is_proved,
+    )
+    for test in tests:
         for mark in getattr(test, "pytestmark", []):
             if mark.name == "parametrize":
                 for bounds in mark.args[1]:
@@ -51,7 +56,7 @@ def test_the_bounds_read_from_the_proof_tests_are_the_ones_they_run() -> None:
                     first, second = vars(bounds).values()
                     run[group].add((first, second))
     read = proofs.proof_test_bounds()
-    assert run["cache"] and run["dispatcher"]
+    assert run["cache"] and run["dispatcher"] and run["cycle"]
     assert {group: set(bounds) for group, bounds in read.items()} == run
 
 

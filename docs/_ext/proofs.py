@@ -37,12 +37,17 @@ from traceability import ROOT, _rich, abstracted_predicates, invariants, z3_obli
 from conformance import crosshair_runner, proof_commands
 from conformance.cli import CHECKS
 from spec.verify.checker import explore
+from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.dispatcher_symbolic import DispatcherBounds
 from spec.verify.obligations import Obligation, all_obligations
 from spec.verify.symbolic import Bounds
 
 PROOF_TESTS: Final = ROOT / "tests" / "verify" / "test_proofs.py"
-BOUND_CLASSES: Final = {"Bounds": ("cache", "P", "N"), "DispatcherBounds": ("dispatcher", "U", "T")}
+BOUND_CLASSES: Final = {
+    "Bounds": ("cache", "P", "N"),
+    "DispatcherBounds": ("dispatcher", "U", "T"),
+    "CycleBounds": ("cycle", "P", "N"),
+}
 
 Cell: TypeAlias = str | nodes.Node | Sequence[str | nodes.Node]
 
@@ -127,6 +132,7 @@ class Z3Bounds(SphinxDirective):
         items = [
             ("cache", Bounds().describe(), "Bounds"),
             ("dispatcher", DispatcherBounds().describe(), "DispatcherBounds"),
+            ("cycle", CycleBounds().describe(), "CycleBounds"),
         ]
         bullets = nodes.bullet_list()
         for group, text, cls in items:

@@ -289,10 +289,13 @@ def test_references() -> dict[QualName, tuple[TestReference, ...]]:
 
 def abstracted_predicates() -> dict[str, str]:
     """Abstract invariant name -> the spec predicate it stands for, for every Z3 encoding."""
-    from spec.verify import dispatcher_symbolic, symbolic
+    from spec.verify import cycle_symbolic, dispatcher_symbolic, symbolic
 
     found = {inv.name: inv.spec_predicate.__name__ for inv in symbolic.INVARIANTS if inv.spec_predicate}
     found.update({inv.name: inv.spec_predicate.__name__ for inv in dispatcher_symbolic.QUEUE_INVARIANTS})
+    found.update(
+        {inv.name: inv.spec_predicate.__name__ for inv in cycle_symbolic.PIPELINE_INVARIANTS if inv.spec_predicate}
+    )
     return found
 
 

@@ -12,6 +12,9 @@ Proofs (``ksspec prove``):
 - :mod:`spec.verify.dispatcher_symbolic`, :mod:`~spec.verify.dispatcher_transitions`,
   :mod:`~spec.verify.dispatcher_abstraction`, :mod:`~spec.verify.dispatcher_obligations`: the same
   four layers for the API dispatcher's call queue (one pending call per UID, relevance rules).
+- :mod:`spec.verify.cycle_symbolic`, :mod:`~spec.verify.cycle_transitions`,
+  :mod:`~spec.verify.cycle_abstraction`, :mod:`~spec.verify.cycle_obligations`: the same four
+  layers for the scheduling pipeline (no node overcommitted, with TTL 0).
 
 Model checking (``ksspec check``):
 

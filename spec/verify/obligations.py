@@ -14,9 +14,10 @@ proves the transition property :func:`~spec.invariants.trans_expiry_only_after_f
 An obligation is discharged by asking Z3 for a model of its hypotheses and the negated goal:
 none (unsat) proves it; a model is a counterexample, printed as pre-state, operation and post-state.
 
-The dispatcher's obligations (:mod:`spec.verify.dispatcher_obligations`) are built from the same
-:class:`Obligation` and :class:`Query`, with their own state and its description. A new group of
-obligations is a new function like :func:`cache_obligations`, added to :func:`all_obligations`.
+The dispatcher's obligations (:mod:`spec.verify.dispatcher_obligations`) and the scheduling
+pipeline's (:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) are built
+from the same :class:`Obligation` and :class:`Query`, with their own state and its description.
+A new group of obligations is a new function like :func:`cache_obligations`, added to :func:`all_obligations`.
 """
 
 from __future__ import annotations
@@ -82,13 +83,15 @@ class Obligation:
 
     name: str
     kind: str
-    """``base``, ``step`` or ``expiry`` (cache); ``base``, ``step``, ``relevance`` or ``total`` (dispatcher)."""
+    """``base``, ``step`` or ``expiry`` (cache); ``base``, ``step``, ``relevance`` or ``total`` (dispatcher);
+    ``base`` or ``step`` (cycle)."""
     invariant: str
     transition: str | None
     premise: str
-    """ALWAYS (no assumption on the operation) or UNDER_CONTRACT (the informer contract holds)."""
+    """ALWAYS (no assumption on the operation) or UNDER_CONTRACT (the informer contract holds); for
+    the other groups, what their obligations assume (e.g. the cycle's environment assumptions)."""
     bounds: Any
-    """The cache's :class:`Bounds` or the dispatcher's bounds."""
+    """The cache's :class:`Bounds`, or the dispatcher's or the pipeline's bounds."""
     build: Callable[[], Query]
     group: str = "cache"
 
@@ -198,13 +201,22 @@ def cache_obligations(
     return result
 
 
-def all_obligations(bounds: Bounds = Bounds(), dispatcher_bounds: Any = None) -> list[Obligation]:
-    """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's
-    (at ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`)."""
-    from spec.verify.dispatcher_obligations import dispatcher_obligations  # it imports this module
+def all_obligations(
+    bounds: Bounds = Bounds(), dispatcher_bounds: Any = None, cycle_bounds: Any = None
+) -> list[Obligation]:
+    """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's (at
+    ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`), then
+    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`)."""
+    from spec.verify.cycle_obligations import cycle_obligations  # these import this module
+    from spec.verify.cycle_symbolic import CycleBounds
+    from spec.verify.dispatcher_obligations import dispatcher_obligations
     from spec.verify.dispatcher_symbolic import DispatcherBounds
 
-    return cache_obligations(bounds) + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
+    return (
+        cache_obligations(bounds)
+        + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
+        + cycle_obligations(cycle_bounds or CycleBounds())
+    )
 
 
 # ============================================================================================

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from spec.verify.cycle_obligations import cycle_obligations
+from spec.verify.cycle_symbolic import PIPELINE_INVARIANTS, CycleBounds
+from spec.verify.cycle_transitions import PIPELINE_TRANSITIONS
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, DispatcherBounds
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
@@ -45,7 +48,30 @@ def test_dispatcher_obligations_cover_every_invariant_and_transition() -> None:
     assert "relevance/AddCall/trans_add_keeps_the_more_relevant_call" in names
     assert {"total/PopCall", "total/FinishCall"} <= names
     assert len(obligations) == len(QUEUE_INVARIANTS) * (1 + len(QUEUE_TRANSITIONS)) + len(QUEUE_TRANSITIONS) + 3
-    assert {ob.group for ob in all_obligations(Bounds(1, 1), DispatcherBounds(1, 1))} == {"cache", "dispatcher"}
+    groups = {ob.group for ob in all_obligations(Bounds(1, 1), DispatcherBounds(1, 1), CycleBounds(1, 1))}
+    assert groups == {"cache", "dispatcher", "cycle"}
+
+
+def test_cycle_obligations_cover_every_invariant_and_transition() -> None:
+    obligations = cycle_obligations(CycleBounds(2, 2))
+    names = {ob.name for ob in obligations}
+    for inv in PIPELINE_INVARIANTS:
+        assert f"base/{inv.name}" in names
+        for transition in PIPELINE_TRANSITIONS:
+            assert f"step/{transition}/{inv.name}" in names
+    assert len(obligations) == len(PIPELINE_INVARIANTS) * (1 + len(PIPELINE_TRANSITIONS))
+    assert {inv.headline for inv in PIPELINE_INVARIANTS if inv.headline} == {"no node overcommitted"}
+
+
+@pytest.mark.parametrize(
+    "bounds", [CycleBounds(1, 1), CycleBounds(2, 2), CycleBounds(4, 3), CycleBounds(5, 4)], ids=str
+)
+def test_every_cycle_obligation_is_proved(bounds: CycleBounds) -> None:
+    for obligation in cycle_obligations(bounds):
+        result = discharge(obligation)
+        assert result.verdict is Verdict.PROVED, (
+            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
+        )
 
 
 @pytest.mark.parametrize(
@@ -61,7 +87,7 @@ def test_every_dispatcher_obligation_is_proved(bounds: DispatcherBounds) -> None
 
 @pytest.mark.parametrize("bounds", [Bounds(1, 1), Bounds(2, 2), Bounds(3, 2)], ids=str)
 def test_every_obligation_is_proved(bounds: Bounds) -> None:
-    for obligation in all_obligations(bounds, DispatcherBounds(bounds.pods, 2)):
+    for obligation in all_obligations(bounds, DispatcherBounds(bounds.pods, 2), CycleBounds(bounds.pods, bounds.nodes)):
         result = discharge(obligation)
         assert result.verdict is Verdict.PROVED, (
             result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
