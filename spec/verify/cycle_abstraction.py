@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from spec.cycle import Cluster, _refreshed
+from spec.cycle import Cluster, _refreshed  # the very refresh schedule_pod makes, not a second copy of it
 from spec.filters import DEFAULT_FILTERS, fits_node_resources
 from spec.objects import Node, Pod
 from spec.resources import Resource, compute_pod_resource, resource_from_list
@@ -130,7 +130,8 @@ def abstract_cycle_step(step: CycleStep, naming: CycleNaming, cluster: Cluster) 
         return name, {}
     if step.name in ("add_node", "update_node"):
         node = args[0]
-        assert isinstance(node, Node)
+        if not isinstance(node, Node):
+            raise TypeError(f"{step.name} takes a Node, got {node!r}")
         if node.name not in naming.nodes:
             return None
         allocatable = resource_from_list(node.allocatable)
@@ -147,7 +148,8 @@ def abstract_cycle_step(step: CycleStep, naming: CycleNaming, cluster: Cluster) 
         return (name, {"node": naming.nodes.index(args[0])}) if args[0] in naming.nodes else None
     if step.name == "create_pod":
         pod = args[0]
-        assert isinstance(pod, Pod)
+        if not isinstance(pod, Pod):
+            raise TypeError(f"create_pod takes a Pod, got {pod!r}")
         request = _request(pod)
         if pod.uid not in naming.pods or request is None:
             return None

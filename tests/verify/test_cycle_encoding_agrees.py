@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import fields
 from typing import Any
 
+import pytest
 import z3
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -32,7 +33,7 @@ from spec.verify.cycle_abstraction import (
     encode_cycle_step,
     invariant_verdicts,
 )
-from spec.verify.cycle_symbolic import PipelineState, Stage, fresh_pipeline, map_pipeline
+from spec.verify.cycle_symbolic import CycleBounds, PipelineState, Stage, fresh_pipeline, map_pipeline
 from spec.verify.cycle_system import CycleStep
 from spec.verify.cycle_transitions import PIPELINE_TRANSITIONS, fresh_cycle_args
 from spec.versions import V1_34, V1_35, V1_36
@@ -254,3 +255,14 @@ def test_the_symbolic_encoding_computes_what_the_plain_one_does() -> None:
             compared += 1
         cluster = run(cluster, step) or cluster
     assert compared >= len(PIPELINE_TRANSITIONS)
+
+
+def test_bad_bounds_names_and_steps_are_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="at least one pod"):
+        CycleBounds(0, 1)
+    with pytest.raises(ValueError, match="distinct"):
+        CycleNaming(("p0", "p0"), NODES)
+    with pytest.raises(TypeError, match="takes a Node"):
+        encode_cycle_step(new_cluster(), CycleStep("add_node", ("n0",)), NAMING)
+    outside = CycleStep("create_pod", (make_pod("p9", 0, 0, False, False),))
+    assert encode_cycle_step(new_cluster(), outside, NAMING) is None
