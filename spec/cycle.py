@@ -94,8 +94,13 @@ def _require(condition: bool, why: str) -> None:
         raise CycleNotEnabled(why)
 
 
-def _refreshed(cluster: Cluster) -> Snapshot:
-    """``UpdateSnapshot`` as the cycle's first step; an inconsistency fails the cycle, keeping the recovery."""
+def refreshed_snapshot(cluster: Cluster) -> Snapshot:
+    """The snapshot a scheduling cycle reads: ``UpdateSnapshot`` of the cluster's snapshot from its cache, the
+    cycle's first step. Never fails: an inconsistency fails the cycle in Kubernetes, and the snapshot it leaves
+    (rebuilt for the next cycle) is returned.
+
+    Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
+    """
     try:
         return update_snapshot(cluster.cache, cluster.snapshot)
     except SnapshotInconsistent as error:
@@ -163,7 +168,7 @@ def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending, f"pod {uid} is not pending")
-    snapshot = _refreshed(cluster)
+    snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
     _require(node in feasible_nodes(snapshot, pod), f"node {node} is not feasible for pod {uid}")
     assumed = with_node_name(pod, node)
@@ -187,7 +192,7 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending, f"pod {uid} is not pending")
-    snapshot = _refreshed(cluster)
+    snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
     feasible = feasible_nodes(snapshot, pod)
     if node is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from spec.cycle import Cluster, _refreshed  # the very refresh schedule_pod makes, not a second copy of it
+from spec.cycle import Cluster, refreshed_snapshot  # the very refresh schedule_pod makes, not a second copy
 from spec.filters import DEFAULT_FILTERS, fits_node_resources
 from spec.objects import Node, Pod
 from spec.resources import Resource, compute_pod_resource, resource_from_list
@@ -115,7 +115,7 @@ def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | N
 def other_filters_pass(cluster: Cluster, uid: str, node: str) -> bool:
     """Whether every filter but NodeResourcesFit passes for pending pod ``uid`` on ``node`` in the
     refreshed snapshot (the ``others_pass`` argument of ``SchedulePod``)."""
-    info = _refreshed(cluster).node_info_map.get(node)
+    info = refreshed_snapshot(cluster).node_info_map.get(node)
     if info is None or info.node is None:
         return False
     pod = cluster.pending[uid]

@@ -34,7 +34,7 @@ What is abstracted away: pod and node identities beyond their index, the filters
 NodeResourcesFit (they only restrict where a pod may go, so they are a free argument of
 ``SchedulePod``), ephemeral storage and scalar resources (the abstraction represents only
 clusters that request none), the API server's objects beyond what the stage says, the snapshot
-(``schedule_pod`` refreshes it from the cache first, :func:`spec.cycle._refreshed`, so the fit
+(``schedule_pod`` refreshes it from the cache first, :func:`spec.cycle.refreshed_snapshot`, so the fit
 check reads the cache's NodeInfo), generations, ports, images and time.
 
 ``tests/verify/test_cycle_encoding_agrees.py`` checks the abstraction and every encoded
