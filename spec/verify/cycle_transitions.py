@@ -25,10 +25,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
-import z3
-
 from spec.verify.cycle_symbolic import CYCLE_RESOURCES, CycleBounds, PipelineState, Stage, select_pipeline
-from spec.verify.terms import Bool, Int, and_, in_range, ite, not_, or_, pick, put
+from spec.verify.terms import Bool, Int, and_, fresh_constants, in_range, ite, not_, or_, pick, put
 
 
 @dataclass(frozen=True)
@@ -66,10 +64,7 @@ class PipelineTransition:
 
 def fresh_cycle_args(transition: PipelineTransition, tag: str) -> dict[str, Any]:
     """Fresh Z3 constants for the transition's arguments."""
-    return {
-        name: z3.Bool(f"{tag}.{name}") if sort is CycleSort.FLAG else z3.Int(f"{tag}.{name}")
-        for name, sort in transition.params
-    }
+    return fresh_constants(transition.params, tag, CycleSort.FLAG)
 
 
 def cycle_args_in_domain(transition: PipelineTransition, args: CycleArgs, bounds: CycleBounds) -> Bool:

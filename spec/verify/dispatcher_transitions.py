@@ -20,10 +20,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
-import z3
-
 from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState, relevance_of, select_queue
-from spec.verify.terms import Bool, Int, and_, count, in_range, ite, not_, or_, pick, put
+from spec.verify.terms import Bool, Int, and_, count, fresh_constants, in_range, ite, not_, or_, pick, put
 
 
 @dataclass(frozen=True)
@@ -59,10 +57,7 @@ class QueueTransition:
 
 def fresh_queue_args(transition: QueueTransition, tag: str) -> dict[str, Any]:
     """Fresh Z3 constants for the transition's arguments."""
-    return {
-        name: z3.Bool(f"{tag}.{name}") if sort is QueueSort.FLAG else z3.Int(f"{tag}.{name}")
-        for name, sort in transition.params
-    }
+    return fresh_constants(transition.params, tag, QueueSort.FLAG)
 
 
 def queue_args_in_domain(transition: QueueTransition, args: QueueArgs, bounds: DispatcherBounds) -> Bool:

@@ -12,7 +12,7 @@ fails loudly instead of silently taking one branch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import Any, TypeAlias, TypeVar
 
@@ -99,6 +99,12 @@ def put(values: tuple[Any, ...], index: Int, value: Any) -> tuple[Any, ...]:
 def in_range(index: Int, size: int) -> Bool:
     """``0 <= index < size``."""
     return and_(index >= 0, index < size)
+
+
+def fresh_constants(params: Iterable[tuple[str, object]], tag: str, flag: object) -> dict[str, Any]:
+    """Fresh Z3 constants ``tag.name`` for an operation's parameters: Bool for those of sort ``flag``, Int for the
+    others (indices and amounts)."""
+    return {name: z3.Bool(f"{tag}.{name}") if sort is flag else z3.Int(f"{tag}.{name}") for name, sort in params}
 
 
 def _map_terms(value: Any, leaf: Callable[[Any], Any]) -> Any:
