@@ -10,7 +10,7 @@ from spec.verify.cycle_transitions import PIPELINE_TRANSITIONS
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, DispatcherBounds
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
-from spec.verify.obligations import PENDING, Verdict, all_obligations, cache_obligations, discharge
+from spec.verify.obligations import PENDING, Obligation, Verdict, all_obligations, cache_obligations, discharge
 from spec.verify.symbolic import INVARIANTS, Bounds
 from spec.verify.transitions import TRANSITIONS
 
@@ -52,6 +52,15 @@ def test_dispatcher_obligations_cover_every_invariant_and_transition() -> None:
     assert groups == {"cache", "dispatcher", "cycle"}
 
 
+def assert_all_proved(obligations: list[Obligation]) -> None:
+    """Discharge each obligation; each must be proved (a counterexample is shown if not)."""
+    for obligation in obligations:
+        result = discharge(obligation)
+        assert result.verdict is Verdict.PROVED, (
+            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
+        )
+
+
 def test_cycle_obligations_cover_every_invariant_and_transition() -> None:
     obligations = cycle_obligations(CycleBounds(2, 2))
     names = {ob.name for ob in obligations}
@@ -67,28 +76,16 @@ def test_cycle_obligations_cover_every_invariant_and_transition() -> None:
     "bounds", [CycleBounds(1, 1), CycleBounds(2, 2), CycleBounds(4, 3), CycleBounds(5, 4)], ids=str
 )
 def test_every_cycle_obligation_is_proved(bounds: CycleBounds) -> None:
-    for obligation in cycle_obligations(bounds):
-        result = discharge(obligation)
-        assert result.verdict is Verdict.PROVED, (
-            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
-        )
+    assert_all_proved(cycle_obligations(bounds))
 
 
 @pytest.mark.parametrize(
     "bounds", [DispatcherBounds(1, 1), DispatcherBounds(2, 2), DispatcherBounds(4, 3), DispatcherBounds(6, 4)], ids=str
 )
 def test_every_dispatcher_obligation_is_proved(bounds: DispatcherBounds) -> None:
-    for obligation in dispatcher_obligations(bounds):
-        result = discharge(obligation)
-        assert result.verdict is Verdict.PROVED, (
-            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
-        )
+    assert_all_proved(dispatcher_obligations(bounds))
 
 
 @pytest.mark.parametrize("bounds", [Bounds(1, 1), Bounds(2, 2), Bounds(3, 2)], ids=str)
 def test_every_obligation_is_proved(bounds: Bounds) -> None:
-    for obligation in all_obligations(bounds, DispatcherBounds(bounds.pods, 2), CycleBounds(bounds.pods, bounds.nodes)):
-        result = discharge(obligation)
-        assert result.verdict is Verdict.PROVED, (
-            result.counterexample.render() if result.counterexample else f"{obligation.name}: {result.reason}"
-        )
+    assert_all_proved(all_obligations(bounds, DispatcherBounds(bounds.pods, 2), CycleBounds(bounds.pods, bounds.nodes)))
