@@ -2,7 +2,9 @@
 
 Three sources, all deterministic:
 
-- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models;
+- curated scenarios (:mod:`conformance.scenarios`, :mod:`conformance.cycle_scenarios`), one per Kubernetes behaviour
+  the spec models; the accounting shapes of :mod:`conformance.accounting_scenarios`; Kubernetes' own table tests,
+  ported case by case (:mod:`conformance.ported`);
 - bounded exhaustive exploration: a breadth-first search over a small universe (:mod:`conformance.universe`)
   that emits, for every distinct transition class reached, the shortest trace ending in it. A cache transition
   class is (operation, outcome kind, state of the target before: pod absent / assumed / binding finished /
@@ -23,10 +25,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance import universe
+from conformance.accounting_scenarios import accounting_scenarios
 from conformance.codec import operation_name
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
 from conformance.operations import UpdateMetrics
+from conformance.ported import ported
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache import CacheState, new_cache
@@ -249,7 +253,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+    scenarios = (*curated(), *curated_cycle(), *accounting_scenarios(), *ported(), *exploration_scenarios(),
+                 *random_scenarios(), *generated_cycle())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
