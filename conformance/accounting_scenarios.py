@@ -176,6 +176,17 @@ def node_scenarios() -> list[Scenario]:
              "a zone and a node without labels have zone keys of their own; the list is round-robin across zones",
              [AddNode(ga), AddNode(beta), AddNode(both), AddNode(region_only), AddNode(plain), AddNode(second), S],
              "zones", area="node_tree"),
+        _acc("beta_labels_win", "GetZoneKey reads the beta zone and region labels first: a node whose GA and beta "
+             "labels differ shares the zone of the nodes labelled like its beta labels",
+             [AddNode(ga), AddNode(both), AddNode(second), AddNode(zone_node("x", zone="z2", region="r1")),
+              AddNode(zone_node("y", zone="z9", region="r1")),
+              AddNode(zone_node("w", zone="z1", region="r9", beta_region="r1")), S], "zones", area="node_tree"),
+        _acc("zone_dropped_and_recreated", "A zone left empty is dropped: when a node of that zone returns, the "
+             "zone is created again at the end of the zone order",
+             [AddNode(zone_node("p", zone="z7")), AddNode(zone_node("q", zone="z8")), S,
+              RemoveNode(zone_node("p", zone="z7")), AddNode(zone_node("d", zone="z4")), S,
+              AddNode(zone_node("p", zone="z7")), S],
+             "zones", area="node_tree"),
         _acc("zone_change_then_new_node", "A zone change moves the node to the end of its new zone; the snapshot's "
              "list follows only at the next full rebuild (a node added)",
              [AddNode(ga), AddNode(second), AddNode(beta), S, UpdateNode(ga, moved), S, AddNode(plain), S,
