@@ -225,6 +225,12 @@ def snapshot_scenarios() -> list[Scenario]:
              "when a node starts or stops having such pods, though no node was added (no full rebuild)",
              [AddNode(N1), AddNode(n2), S, AddPod(aff), S, AddPod(anti), S, AddPod(claim), S, RemovePod(claim),
               AddPod(other), S, RemovePod(aff), RemovePod(anti), S], "affinity", "pvc", area="snapshot"),
+        _acc("non_live_skipped_with_an_inflated_tree", "Placeholders and ghosts are never cloned into the snapshot, "
+             "also when the node tree holds a name twice (errata quirk), so removeDeletedNodesFromSnapshot would not "
+             "remove them again", [AddNode(zone_node("a", zone="z1")), AddNode(zone_node("a", zone="z2")),
+                                   AddPod(pod("p", container(cpu=10), node_name="x")), S,
+                                   AddPod(pod("q", container(cpu=10), node_name="a")), S],
+             "placeholder", "quirk", area="snapshot"),
         _acc("changed_and_unchanged_entries", "Only entries newer than the snapshot are cloned again; an update of "
              "an older node's pods leaves the other entries as they were",
              [AddNode(N1), AddNode(n2), S, AddPod(pod("e", container(cpu=100), node_name="n2")), S, S,

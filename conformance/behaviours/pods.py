@@ -40,12 +40,40 @@ _FIXED = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 
 
 def pods_moved(before: CacheState, after: CacheState) -> tuple[list[tuple[str, Pod]], list[tuple[str, Pod]]]:
-    """The (node name, pod) pairs charged by the step and those released by it."""
-    def held(state: CacheState) -> Counter[tuple[str, Pod]]:
-        return Counter((name, pod) for name, info in state.nodes.items() for pod in info.pods)
+    """The (node name, pod) pairs charged by the step and those released by it.
 
-    old, new = held(before), held(after)
-    return list((new - old).elements()), list((old - new).elements())
+    Pod objects are compared by identity: the cache stores the objects the operations carry, and a NodeInfo the step
+    did not touch is the same object before and after, so only changed NodeInfos are compared (a speed-up for
+    exploration, which classifies every step it tries).
+    """
+    charged: list[tuple[str, Pod]] = []
+    released: list[tuple[str, Pod]] = []
+    if before.nodes is after.nodes:
+        return charged, released
+    for name in before.nodes.keys() | after.nodes.keys():
+        old, new = before.nodes.get(name), after.nodes.get(name)
+        if old is new:
+            continue
+        old_pods = Counter(map(id, old.pods)) if old is not None else Counter()
+        new_pods = Counter(map(id, new.pods)) if new is not None else Counter()
+        by_id = {id(pod): pod for info in (old, new) if info is not None for pod in info.pods}
+        charged += [(name, by_id[i]) for i in (new_pods - old_pods).elements()]
+        released += [(name, by_id[i]) for i in (old_pods - new_pods).elements()]
+    return charged, released
+
+
+_MEMO: dict[tuple[int, bool], tuple[Pod, frozenset[str]]] = {}
+"""Shape behaviours by pod object (kept alive with its entry, so its id stays its own) and pod-level gate."""
+
+
+def pod_behaviours(pod: Pod, pod_level_resources: bool) -> frozenset[str]:
+    """The resource, port, claim and affinity rules ``pod``'s shape exercises (computed once per pod object)."""
+    key = (id(pod), pod_level_resources)
+    entry = _MEMO.get(key)
+    if entry is None or entry[0] is not pod:
+        tags = resource_behaviours(pod, pod_level_resources) | port_behaviours(pod) | claim_and_affinity_behaviours(pod)
+        entry = _MEMO[key] = (pod, frozenset(tags))
+    return entry[1]
 
 
 def _names(pod: Pod) -> Iterable[str]:
@@ -199,7 +227,7 @@ def accounting_behaviours(before: CacheState, after: CacheState) -> set[str]:
     level = after.profile.pod_level_resources
     tags: set[str] = set()
     for _, pod in (*charged, *released):
-        tags |= resource_behaviours(pod, level) | port_behaviours(pod) | claim_and_affinity_behaviours(pod)
+        tags |= pod_behaviours(pod, level)
     for name, pod in charged:
         info = after.nodes[name]
         if _shared_claims(info) and pod.pvc_claims:
