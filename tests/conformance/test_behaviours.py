@@ -40,6 +40,14 @@ def test_manifest_records_the_coverage(vectors: list[Vector]) -> None:
     assert list(manifest["coverage"]) == [b.name for b in BEHAVIOURS]
 
 
+def test_docs_state_the_measured_coverage(vectors: list[Vector]) -> None:
+    """docs/conformance.md says "Behaviours: **C of N** exercised" with C and N measured here."""
+    counted = totals((v.tags.area, v.tags.behaviours) for v in vectors)
+    covered = sum(1 for count in counted.values() if count)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text()
+    assert f"Behaviours: **{covered} of {len(BEHAVIOURS)}** exercised" in text
+
+
 def test_inventory_names_are_unique_and_documented() -> None:
     names = [b.name for b in BEHAVIOURS]
     assert len(names) == len(set(names))
