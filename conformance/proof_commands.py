@@ -29,6 +29,7 @@ from conformance.crosshair_runner import (
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
 from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
@@ -204,7 +205,7 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
 # ============================================================================================
 
 
-SYSTEMS = ("cache", "dispatcher", "cycle")
+SYSTEMS = ("cache", "dispatcher", "cycle", "cluster")
 
 
 def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, str]:
@@ -233,8 +234,22 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
             tick=c.tick if args.tick is None else round(args.tick * SECOND),
             horizon=c.horizon if args.horizon is None else round(args.horizon * SECOND),
             profile=get_profile(_given(args.profile, c.profile.name)),
+            crashes=args.crashes or args.late_binds,
+            kubelet=args.kubelet,
+            late_binds=args.late_binds,
         )
         return CycleSystem(pipeline, symmetry=symmetry, known_violations=known), "cycle", pipeline.describe()
+    if args.system == "cluster":
+        k = DEFAULT_CLUSTER_UNIVERSE
+        fleet = ClusterUniverse(
+            schedulers=_given(args.schedulers, k.schedulers),
+            nodes=_given(args.nodes, k.nodes),
+            pods=_given(args.pods, k.pods),
+            crashes=args.crashes or args.late_binds,
+            late_binds=args.late_binds,
+            profile=get_profile(_given(args.profile, k.profile.name)),
+        )
+        return ClusterSystem(fleet, known_violations=known), "cluster", fleet.describe()
     u = DEFAULT_UNIVERSE
     universe = Universe(
         nodes=_given(args.nodes, u.nodes),
@@ -272,7 +287,7 @@ def check(args: argparse.Namespace, console: Console) -> int:
             time_limit=args.time_limit,
             stop_at_first=not args.keep_going,
         )
-    console.print(figures_table(report, symmetry=not args.no_symmetry))
+    console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
     console.print(coverage_table(report.coverage))
     for violation in report.violations:
         console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
@@ -411,12 +426,30 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    d, q, c = DEFAULT_UNIVERSE, DEFAULT_DISPATCHER_UNIVERSE, DEFAULT_CYCLE_UNIVERSE
+    d, q, c, k = DEFAULT_UNIVERSE, DEFAULT_DISPATCHER_UNIVERSE, DEFAULT_CYCLE_UNIVERSE, DEFAULT_CLUSTER_UNIVERSE
     parser.add_argument(
         "--system", choices=SYSTEMS, default="cache", help="what to explore (default cache; see --help for each)"
     )
-    parser.add_argument("--nodes", type=int, default=None, help=f"node names (cache {d.nodes}, cycle {c.nodes})")
-    parser.add_argument("--pods", type=int, default=None, help=f"pod UIDs (cache {d.pods}, cycle {c.pods})")
+    parser.add_argument(
+        "--schedulers", type=int, default=None, help=f"cluster: schedulers over one API server (default {k.schedulers})"
+    )
+    parser.add_argument("--crashes", action="store_true", help="cycle, cluster: schedulers may crash and restart")
+    parser.add_argument(
+        "--late-binds",
+        action="store_true",
+        help="cycle, cluster: with --crashes, a crashed scheduler's bind may land after its successor listed the pods",
+    )
+    parser.add_argument(
+        "--kubelet",
+        action="store_true",
+        help="cycle: kubelets admit or reject bound pods (the cluster always has them)",
+    )
+    parser.add_argument(
+        "--nodes", type=int, default=None, help=f"node names (cache {d.nodes}, cycle {c.nodes}, cluster {k.nodes})"
+    )
+    parser.add_argument(
+        "--pods", type=int, default=None, help=f"pod UIDs (cache {d.pods}, cycle {c.pods}, cluster {k.pods})"
+    )
     parser.add_argument(
         "--pod-variants",
         type=int,
@@ -481,5 +514,6 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "--known-violations",
         action="store_true",
         help="also check the properties Kubernetes is documented to break (cache: snapshot order; dispatcher: "
-        "told twice, liveness; cycle: overcommit with a non-zero TTL)",
+        "told twice, liveness; cycle: overcommit with a non-zero TTL or late binds; cluster: overcommit by "
+        "several schedulers)",
     )
