@@ -29,6 +29,7 @@ from conformance.crosshair_runner import (
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.cluster_symbolic import ClusterBounds
 from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
@@ -73,6 +74,7 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
+    console.print(f"cluster bounds: {escape(ClusterBounds().describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
@@ -170,7 +172,7 @@ def premise_label(obligation: Obligation) -> str:
     pipeline) TTL 0 and the environment assumption on node events."""
     if obligation.kind == "base":
         return "-"
-    if obligation.group == "cycle":
+    if obligation.group in ("cycle", "cluster"):
         return obligation.premise
     if obligation.group != "cache":
         return "any enabled operation"
@@ -183,7 +185,8 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
     title = (
         f'ksspec prove (cache: {bounds.pods} pods, {bounds.nodes} node names + ""; '
         f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types; "
-        f"cycle: {CycleBounds().pods} pods, {CycleBounds().nodes} nodes)"
+        f"cycle: {CycleBounds().pods} pods, {CycleBounds().nodes} nodes; "
+        f"cluster: {ClusterBounds().pods} pods, {ClusterBounds().nodes} nodes)"
     )
     table = Table(title=title)
     for column in ("Group", "Obligation", "Premise", "Verdict"):

@@ -54,11 +54,12 @@ def without_assumptions(state: CacheState) -> CacheState:
 
 
 def cached_placements(state: CacheState) -> FrozenMap[str, object]:
-    """Per NodeInfo that has a node or pods: the node, the set of pods, Requested, NonZeroRequested, the used
-    ports and the claim counts (neither the order of the pods, nor generations, nor a ghost's Allocatable)."""
+    """Per NodeInfo that has a node or pods: the node, the set of pods, Requested, NonZeroRequested and the
+    claim counts (neither the order of the pods, nor generations, nor a ghost's Allocatable, nor the used
+    ports: ``HostPortInfo`` is a set, which :func:`~spec.invariants.inv_used_ports_are_union_of_pods` checks
+    where the informer contract holds)."""
     return FrozenMap({
-        name: (info.node, frozenset(info.pods), info.requested, info.non_zero_requested, info.used_ports,
-               info.pvc_ref_counts)
+        name: (info.node, frozenset(info.pods), info.requested, info.non_zero_requested, info.pvc_ref_counts)
         for name, info in state.nodes.items()
         if info.node is not None or info.pods
     })
@@ -67,7 +68,7 @@ def cached_placements(state: CacheState) -> FrozenMap[str, object]:
 def inv_synced_cache_matches_api_server(cluster: Cluster) -> bool:
     """Once the scheduler runs and its informers' initial lists are delivered, its cache, less its own
     assumptions, is the cache the API server's nodes and bound pods build (:func:`cache_built_from_api_server`):
-    the same node objects, the same pods on each, and Requested, NonZeroRequested, ports and claims their sums.
+    the same node objects, the same pods on each, and Requested, NonZeroRequested and claim counts their sums.
 
     This is what makes a crash harmless: a restarted scheduler rebuilds exactly this cache from the informers'
     lists (``WaitForCacheSync``), and one that never crashed holds the same. A pod whose binding event is still

@@ -41,7 +41,7 @@ from spec.filters import (
 )
 from spec.frozenmap import FrozenMap
 from spec.nodeinfo import NodeInfo, add_pod, new_node_info, set_node
-from spec.objects import Node, Pod
+from spec.objects import Container, Node, Pod
 from spec.quantities import is_extended_resource_name
 from spec.resources import Resource, compute_pod_resource
 
@@ -66,16 +66,25 @@ def kubelet_node_info(node: Node, pods: Iterable[Pod]) -> NodeInfo:
     return set_node(info, node, 0)
 
 
-def admitted_request(pod: Pod, info: NodeInfo) -> Resource:
-    """The pod's requests as the admit handler checks them: extended resources the node does not have at all
-    are left out (cluster-level and DRA-backed extended resources).
+def without_missing_extended_resources(pod: Pod, info: NodeInfo) -> Pod:
+    """The pod as the admit handler checks it: every container's and init container's request of an extended
+    resource the node's allocatable does not name is left out (cluster-level and DRA-backed extended resources).
 
     Kubernetes: `removeMissingExtendedResources` (pkg/kubelet/lifecycle/predicate.go)
     """
-    request = compute_pod_resource(pod).resource
-    kept = {name: q for name, q in request.scalar_resources.items()
-            if not is_extended_resource_name(name) or name in info.allocatable.scalar_resources}
-    return replace(request, scalar_resources=FrozenMap(kept))
+
+    def keep(container: Container) -> Container:
+        kept = {name: q for name, q in container.requests.items()
+                if not is_extended_resource_name(name) or name in info.allocatable.scalar_resources}
+        return replace(container, requests=FrozenMap(kept))
+
+    containers, init_containers = tuple(map(keep, pod.containers)), tuple(map(keep, pod.init_containers))
+    return replace(pod, containers=containers, init_containers=init_containers)
+
+
+def admitted_request(pod: Pod, info: NodeInfo) -> Resource:
+    """The requests the kubelet of ``info``'s node counts for ``pod`` (:func:`without_missing_extended_resources`)."""
+    return compute_pod_resource(without_missing_extended_resources(pod, info)).resource
 
 
 def admission_failures(pod: Pod, node: Node, admitted: Iterable[Pod]) -> list[str]:
