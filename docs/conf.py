@@ -41,6 +41,7 @@ autodoc_typehints = "description"
 refimpl_packages = [
     "refimpl.cache",
     "refimpl.dispatcher",
+    "refimpl.kubelet",
     "refimpl.scheduler",
     "refimpl.scheduler.framework",
     "refimpl.scheduler.plugins",

@@ -133,25 +133,34 @@ def responsible_for_pod(cluster: Cluster, pod: Pod) -> bool:
 def watches_pod(cluster: Cluster, uid: str) -> bool:
     """Whether the scheduler's pod informer delivers events of ``uid`` now: the process runs, and after a
     restart the pod's entry of the initial list has been delivered (an entry not delivered yet is delivered
-    as the object then is, so the events before it are absorbed)."""
+    as the object then is, so the events before it are absorbed).
+
+    Kubernetes: `sharedIndexInformer.HandleDeltas` (staging/src/k8s.io/client-go/tools/cache/shared_informer.go)
+    """
     return cluster.running and uid not in cluster.unlisted_pods
 
 
 def watches_node(cluster: Cluster, name: str) -> bool:
-    """Whether the scheduler's node informer delivers events of node ``name`` now (as :func:`watches_pod`)."""
+    """Whether the scheduler's node informer delivers events of node ``name`` now (as :func:`watches_pod`).
+
+    Kubernetes: `sharedIndexInformer.HandleDeltas` (staging/src/k8s.io/client-go/tools/cache/shared_informer.go)
+    """
     return cluster.running and name not in cluster.unlisted_nodes
 
 
 def is_synced(cluster: Cluster) -> bool:
     """The scheduler runs and its handlers have received the informers' initial lists: scheduling may start.
 
-    Kubernetes: `Scheduler.WaitForHandlersSync` (pkg/scheduler/scheduler.go), before `Scheduler.Run`
+    Kubernetes: `Scheduler.WaitForHandlersSync` (pkg/scheduler/eventhandlers.go)
     """
     return cluster.running and not cluster.unlisted_nodes and not cluster.unlisted_pods
 
 
 def uid_in_use(cluster: Cluster, uid: str) -> bool:
-    """Whether the API server has or had an object with ``uid`` (it never reuses one)."""
+    """Whether the API server has or had an object with ``uid`` (it never reuses one).
+
+    Kubernetes: none (the API server generates UIDs, `uuid.NewUUID` in `FillObjectMetaSystemFields`, never reused)
+    """
     return uid in cluster.api_pods or uid in cluster.deleted or uid in cluster.failed
 
 
