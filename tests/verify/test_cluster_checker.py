@@ -4,12 +4,20 @@ over-commits, and broken transitions caught."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 import pytest
 
 from spec import kubelet, restart
-from spec.cluster_invariants import inv_admitted_pods_fit_nodes, inv_bindings_fit_nodes
+from spec.cluster import ENVIRONMENT_TRANSITIONS, SCHEDULER_TRANSITIONS
+from spec.cluster_invariants import (
+    inv_admitted_pods_fit_nodes,
+    inv_bindings_fit_nodes,
+    inv_crash_in_flight_pods_resolved,
+    inv_synced_cache_matches_api_server,
+)
+from spec.cycle import Cluster, CycleNotEnabled, api_bind
 from spec.cycle_invariants import inv_every_pod_has_one_place, inv_no_node_overcommitted
 from spec.verify.checker import Report, explore
 from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
@@ -91,3 +99,36 @@ def test_a_restart_that_forgets_unassigned_pods_is_caught(monkeypatch: pytest.Mo
                         lambda c: tuple(u for u in original(c) if c.api_pods[u].node_name))
     report = explore(ClusterSystem(ClusterUniverse(schedulers=1, crashes=True)), name="cluster", stop_at_first=False)
     assert inv_every_pod_has_one_place.__name__ in {v.property for v in report.violations}
+
+
+def test_a_restart_that_drops_the_listed_bound_pods_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inv_synced_cache_matches_api_server can fail: a pod informer whose handler ignores assigned pods leaves
+    the restarted cache without them."""
+    original = restart.list_pod
+
+    def list_pod(cluster: Cluster) -> Cluster:
+        uid = cluster.unlisted_pods[0] if cluster.running and cluster.unlisted_pods else None
+        if uid is not None and cluster.api_pods[uid].node_name:
+            return replace(cluster, unlisted_pods=cluster.unlisted_pods[1:])
+        return original(cluster)
+
+    monkeypatch.setitem(SCHEDULER_TRANSITIONS, "list_pod", list_pod)
+    report = explore(ClusterSystem(ClusterUniverse(schedulers=1, crashes=True)), name="cluster", stop_at_first=False)
+    assert inv_synced_cache_matches_api_server.__name__ in {v.property for v in report.violations}
+
+
+def test_a_late_bind_the_restarted_scheduler_never_hears_of_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inv_crash_in_flight_pods_resolved can fail: if the crashed process's bind lands after the restart and no
+    watch event reaches the new process, the pod is bound but neither cached nor on its way."""
+
+    def land_orphaned_bind(cluster: Cluster, uid: str) -> Cluster:
+        rest = replace(cluster, orphaned=cluster.orphaned.remove(uid))
+        try:
+            return api_bind(rest, cluster.orphaned[uid])
+        except CycleNotEnabled:
+            return rest
+
+    monkeypatch.setitem(ENVIRONMENT_TRANSITIONS, "land_orphaned_bind", land_orphaned_bind)
+    universe = ClusterUniverse(schedulers=1, crashes=True, late_binds=True)
+    report = explore(ClusterSystem(universe), name="cluster", stop_at_first=False)
+    assert inv_crash_in_flight_pods_resolved.__name__ in {v.property for v in report.violations}
