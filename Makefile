@@ -11,7 +11,9 @@ MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext
 
 export HYPOTHESIS_PROFILE
 
-.PHONY: venv test lint docs verify bench clean constraints
+KUBERNETES_ADAPTER := examples/kubernetes-adapter
+
+.PHONY: venv test lint docs verify bench clean constraints conform-kubernetes
 
 venv: $(STAMP)
 
@@ -45,6 +47,17 @@ bench: $(STAMP)
 		echo "no benchmarks exist yet (bench/run.py is missing)"; \
 		exit 1; \
 	fi
+
+# The conformance suite against Kubernetes' own cache and call queue: the Go adapter built against k8s.io/kubernetes
+# v1.35.0 (go.mod) and v1.34.0 (go.v1.34.mod), each run on the vectors of its profile. Needs Go; the k8s.io modules
+# come from the Go module cache (GOMODCACHE) or the module proxy, and go.sum pins them.
+conform-kubernetes: $(STAMP)
+	cd $(KUBERNETES_ADAPTER) && go build -o bin/kubernetes-adapter . \
+		&& go build -modfile=go.v1.34.mod -tags k8s_v1_34 -o bin/kubernetes-adapter-v1.34 .
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter --profile v1.35 \
+		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.35.txt --no-progress
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter-v1.34 --profile v1.34 \
+		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.34.txt --no-progress
 
 # Re-pin every direct and transitive dependency to what pip picks today.
 constraints:
