@@ -3,16 +3,14 @@
 Where ``go`` is installed, the adapter is built (the k8s.io modules come from the Go module cache, or the module
 proxy) and run on a few vectors covering every path of the protocol: TTL expiry through the linked cleanup, the
 node tree, the snapshot, a klog.FlushAndExit and a nil dereference answered as ``fatal``, and the call queue popped
-and finished step by step. ``make conform-kubernetes`` runs every vector, for v1.35 and v1.34. The expected-failures
-files are checked without Go.
+and finished step by step. Both builds (v1.35.0, v1.34.0) then run every vector, as ``make conform-kubernetes`` does,
+and the result table in docs/conformance.md must be theirs. The expected-failures files are checked without Go.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +21,9 @@ from conformance.protocol import hello_request
 from conformance.runner import EXIT_OK, judge_step, read_expected_failures
 from conformance.sessions import SubprocessSession
 from tests.conformance.cli import ksspec
+from tests.conformance.kubernetes_results import ADAPTER, BUILDS, build, results_markdown, run
 
-ADAPTER = Path(__file__).resolve().parents[2] / "examples" / "kubernetes-adapter"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 EXPECTED_FAILURES = sorted(ADAPTER.glob("expected-failures-*.txt"))
 # One vector per path of the adapter; all hold for v1.35.
 SAMPLE = (
@@ -46,12 +45,15 @@ needs_go = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def adapter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = tmp_path_factory.mktemp("kubernetes-adapter") / "kubernetes-adapter"
-    build = subprocess.run(["go", "build", "-o", str(binary), "."], cwd=ADAPTER, capture_output=True, text=True,
-                           timeout=1800)
-    assert build.returncode == 0, f"go build failed in {ADAPTER}:\n{build.stderr}"
-    yield str(binary)
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Both adapters, built once (the k8s.io packages compile once into Go's build cache, shared with make)."""
+    directory = tmp_path_factory.mktemp("kubernetes-adapter")
+    return {profile: build(profile, directory) for profile in BUILDS}
+
+
+@pytest.fixture(scope="module")
+def adapter(builds: dict[str, Path]) -> str:
+    return str(builds["v1.35"])
 
 
 @needs_go
@@ -95,6 +97,12 @@ def test_the_adapter_reports_what_kubernetes_does_not_what_a_vector_expects(
     assert verdicts[:-1] == [None, None]
     assert verdicts[-1] is not None
     assert verdicts[-1][0] == "step 2 (forget_pod): adapter answered ok, expected error kind 'PodNotAssumed'"
+
+
+@needs_go
+def test_docs_show_the_result_table_of_both_builds(builds: dict[str, Path]) -> None:
+    table = results_markdown({profile: run(profile, binary) for profile, binary in builds.items()})
+    assert table in DOCS.read_text(), f"regenerate it: python -m tests.conformance.kubernetes_results\n{table}"
 
 
 @pytest.mark.parametrize("path", EXPECTED_FAILURES, ids=lambda p: p.name)
