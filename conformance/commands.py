@@ -1,4 +1,5 @@
-"""The ``conformance generate`` and ``conform`` subcommands of ``ksspec``; the CLI calls :func:`register`."""
+"""The ``conformance generate``, ``conformance coverage`` and ``conform`` subcommands of ``ksspec``; the CLI calls
+:func:`register`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance import generate, runner
+from conformance import coverage_command, generate, runner
 from conformance.console import make_console
 from conformance.format import VECTORS_DIR, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
@@ -78,7 +79,7 @@ def conform(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``conformance generate`` and ``conform`` to the ``ksspec`` command line."""
+    """Add ``conformance generate``, ``conformance coverage`` and ``conform`` to the ``ksspec`` command line."""
     conformance = subparsers.add_parser("conformance", help="conformance vectors")
     sub = conformance.add_subparsers(dest="conformance_command", required=True, metavar="SUBCOMMAND")
     gen = sub.add_parser("generate", help="generate the vectors from the spec",
@@ -86,6 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--check", action="store_true", help="fail if the committed vectors drift from the spec")
     gen.add_argument("--directory", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
     gen.set_defaults(handler=conformance_generate)
+    coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
+                                                  description=coverage_command.conformance_coverage.__doc__))
 
     run = subparsers.add_parser("conform", help="run the vectors against an implementation",
                                 description=conform.__doc__)

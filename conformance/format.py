@@ -23,10 +23,21 @@ from typing import Any, Final
 
 import jsonschema
 
+from conformance.behaviours.coverage import totals
+
 JSON = Any
 
-FORMAT_VERSION: Final = "2.0.0"
+FORMAT_VERSION: Final = "2.2.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+2.2.0 (from 2.1.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
+expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of
+overwriting it (PR #135180, found by running the suite on Kubernetes' own call queue).
+
+2.1.0 (from 2.0.0) is a minor bump: new vectors over the existing operations and observations, and
+``tags.behaviours`` now also holds the behaviours of the inventory (:mod:`conformance.behaviours`) each vector was
+observed to exercise. An adapter that conformed to 2.0.0 reads every 2.1.0 vector; the manifest gained a
+``coverage`` object (vectors per behaviour).
 
 2.0.0 (from 1.0.0) is a major bump: cache-area observations gained two keys every adapter must report
 (``returned``, ``metrics``), so an adapter that conformed to 1.x fails every cache vector, and the schema gained
@@ -192,6 +203,7 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     manifest = {
         "format_version": FORMAT_VERSION,
         "generated_by": "ksspec conformance generate",
+        "coverage": totals((v.tags.area, v.tags.behaviours) for v in vectors),
         "vectors": [
             {"id": v.id, "file": file_name(v), "area": v.tags.area, "origin": v.tags.origin,
              "behaviours": list(v.tags.behaviours), "profiles": list(v.tags.profiles), "steps": len(v.steps),
