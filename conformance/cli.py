@@ -24,8 +24,8 @@ from typing import Any, Final
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Column, Table
 
 from conformance import commands as conformance_commands
 from conformance import proof_commands, simulate_command
@@ -307,21 +307,24 @@ def verify(args: argparse.Namespace) -> int:
         console.print(f"[yellow]not a checkout[/]: {escape(str(root))} has no tests/, so the rows that need the "
                       "project's test suite are NOT RUN; the others run from the installed package (for every "
                       "row: `make verify` in a clone, or --root CHECKOUT)", highlight=False)
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (SpinnerColumn(), TextColumn("checks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("[dim]{task.fields[running]}", table_column=Column(no_wrap=True, overflow="ellipsis")))
     with Progress(*columns, console=console, disable=args.no_progress or not console.is_terminal,
                   transient=True) as progress:
-        overall = progress.add_task("checks", total=len(checks))
-        running: dict[str, TaskID] = {}
+        overall = progress.add_task("checks", total=len(checks), running="")
+        running: list[str] = []  # the short names of the checks under way (the callbacks run in worker threads)
+
+        def show_running() -> None:
+            progress.update(overall, running="running: " + ", ".join(running) if running else "")
 
         def started(check: Check) -> None:
-            running[check.name] = progress.add_task(f"[dim]{escape(check.name)}[/]", total=None)
+            running.append(check.name.split(" (")[0])
+            show_running()
 
         def done(result: CheckResult) -> None:
-            task = running.pop(result.check.name, None)
-            if task is not None:
-                progress.remove_task(task)
+            running.remove(result.check.name.split(" (")[0])
             progress.advance(overall)
+            show_running()
             progress.console.print(result_line(result), highlight=False, soft_wrap=True)
 
         results = run_checks(checks, root, hypothesis_profile, jobs, started, done)
