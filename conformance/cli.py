@@ -2,9 +2,10 @@
 
 ``ksspec verify`` runs the checks of a profile and prints a summary table: by default the fast profile
 (:data:`FAST`, :data:`CHECKS`: what a first-time user waits for), with ``--thorough`` the full run (:data:`THOROUGH`).
-The checks run a few at a time (one per core by default), heaviest first, with a progress bar across them. A check
-whose directory does not exist is reported as NOT RUN, never as PASS: outside a checkout (ksspec installed from a
-wheel), the rows that need the project's test suite are NOT RUN and the rest run from the installed package.
+The checks run a few at a time (one per core by default), the lightest first and then the heaviest first, with a
+progress bar across them. A check whose directory does not exist is reported as NOT RUN, never as PASS: outside a
+checkout (ksspec installed from a wheel), the rows that need the project's test suite are NOT RUN and the rest run
+from the installed package.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Check:
     test_dir: str  # relative to the project root; the check is NOT RUN while this directory is missing
     command: tuple[str, ...] = ()  # if set, run `ksspec <command>` in the project root instead of pytest
     weight: float = 1.0
-    """Its rough cost relative to the others: ``ksspec verify`` starts the heaviest first, so the run ends sooner."""
+    """Its rough cost relative to the others: ``ksspec verify`` starts the lightest first, then the heaviest first."""
 
 
 ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods", "1")
@@ -102,6 +103,8 @@ class VerifyProfile:
     checks: tuple[Check, ...]
     hypothesis_profile: str
     leaves_out: str
+    jobs: int | None = None
+    """Checks run at once by default; None: one per core."""
 
 
 FAST: Final = VerifyProfile(
@@ -116,8 +119,12 @@ THOROUGH: Final = VerifyProfile(
     "thorough",
     THOROUGH_CHECKS,
     "ci",
-    "the thorough profile: the refinement suite under Hypothesis profile ci and `ksspec prove` with CrossHair; "
-    "the spec's own tests are `make test`'s",
+    "the thorough profile: the refinement suite under Hypothesis profile ci and `ksspec prove` with CrossHair, one "
+    "check at a time; the spec's own tests are `make test`'s",
+    # One at a time, as before the fast profile: CrossHair runs two processes of its own against wall-clock
+    # deadlines, and the refinement suite two pytest workers, so running other checks beside them only
+    # oversubscribes two cores (on a loaded machine CrossHair's deadlines then expire).
+    jobs=1,
 )
 
 HYPOTHESIS_PROFILES: Final = ("fast", "ci", "dev", "thorough")
@@ -167,10 +174,10 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def pytest_command(check: Check, workers: str = PYTEST_WORKERS) -> list[str]:
+def pytest_command(check: Check) -> list[str]:
     if check.command:
         return [sys.executable, "-m", "conformance.cli", *check.command]
-    return [sys.executable, "-m", "pytest", "-q", "-n", workers, check.test_dir]
+    return [sys.executable, "-m", "pytest", "-q", "-n", PYTEST_WORKERS, check.test_dir]
 
 
 def last_line(output: str) -> str:
@@ -180,7 +187,7 @@ def last_line(output: str) -> str:
     return non_blank[-1] if non_blank else ""
 
 
-def run_check(check: Check, root: Path, hypothesis_profile: str, workers: str = PYTEST_WORKERS) -> CheckResult:
+def run_check(check: Check, root: Path, hypothesis_profile: str) -> CheckResult:
     """Run ``check`` in ``root``: NOT RUN if its directory is missing, else PASS or FAIL by pytest (or the
     command's exit code)."""
     if not (root / check.test_dir).is_dir():
@@ -192,7 +199,7 @@ def run_check(check: Check, root: Path, hypothesis_profile: str, workers: str = 
     env = {**os.environ, "HYPOTHESIS_PROFILE": hypothesis_profile}
     started = time.monotonic()
     completed = subprocess.run(
-        pytest_command(check, workers),
+        pytest_command(check),
         cwd=root,
         env=env,
         stdout=subprocess.PIPE,
@@ -222,17 +229,17 @@ def run_checks(
     on_start: Callable[[Check], None] = lambda _: None,
     on_done: Callable[[CheckResult], None] = lambda _: None,
 ) -> list[CheckResult]:
-    """Run ``checks``, ``jobs`` at a time, heaviest first; the results in the order of ``checks``. ``on_start`` and
-    ``on_done`` are called from the worker threads as each check starts and ends."""
-    workers = str(max(1, jobs))  # a pytest row may use every core: the other rows mostly wait on it at the end
-
+    """Run ``checks``, ``jobs`` at a time: the lightest first (a first result within seconds), then the heaviest
+    first (so the run ends sooner); the results in the order of ``checks``. ``on_start`` and ``on_done`` are called
+    from the worker threads as each check starts and ends."""
     def run(check: Check) -> CheckResult:
         on_start(check)
-        result = run_check(check, root, hypothesis_profile, workers)
+        result = run_check(check, root, hypothesis_profile)
         on_done(result)
         return result
 
     order = sorted(range(len(checks)), key=lambda i: -checks[i].weight)
+    order = order[-1:] + order[:-1]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {i: pool.submit(run, checks[i]) for i in order}  # the pool starts them in submission order
         return [futures[i].result() for i in range(len(checks))]
@@ -298,7 +305,7 @@ def verify(args: argparse.Namespace) -> int:
         return usage_error(console, error)
     root: Path = args.root
     checks = profile.checks
-    jobs = min(args.jobs, len(checks))
+    jobs = min(args.jobs or profile.jobs or default_jobs(), len(checks))
     console.print(f"ksspec verify, {profile.name} profile: {len(checks)} checks, {jobs} at a time, in "
                   f"{escape(str(root))} (Hypothesis profile {escape(hypothesis_profile)})", highlight=False,
                   soft_wrap=True)
@@ -410,8 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="project checkout containing tests/ (default: the checkout ksspec is installed from, else the installed "
         "package, without the test suite)",
     )
-    verify_parser.add_argument("-j", "--jobs", type=_jobs, default=default_jobs(),
-                               help="checks run at once (default: one per core, %(default)s)")
+    verify_parser.add_argument("-j", "--jobs", type=_jobs, default=None,
+                               help=f"checks run at once (default: one per core, {default_jobs()}; with --thorough, 1)")
     verify_parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify_parser.set_defaults(handler=verify)
     prove_parser = commands.add_parser(

@@ -186,13 +186,13 @@ def test_checks_run_concurrently_and_report_in_table_order(tmp_path: Path) -> No
     assert [r.status for r in results] == [Status.PASS, Status.PASS], results[0].output + results[1].output
 
 
-def test_heaviest_checks_start_first(tmp_path: Path) -> None:
-    light = replace(suite(tmp_path, "light", "def test_ok():\n    pass\n"), weight=1)
-    heavy = replace(suite(tmp_path, "heavy", "def test_ok():\n    pass\n"), weight=9)
+def test_the_lightest_check_starts_first_then_the_heaviest(tmp_path: Path) -> None:
+    weights = {"light": 1, "heavy": 9, "middle": 5, "small": 2}
+    checks = [replace(suite(tmp_path, name, "def test_ok():\n    pass\n"), weight=w) for name, w in weights.items()]
     started: list[str] = []
-    results = run_checks([light, heavy], tmp_path, "dev", jobs=1, on_start=lambda c: started.append(c.name))
-    assert started == ["heavy", "light"]
-    assert [r.check.name for r in results] == ["light", "heavy"]
+    results = run_checks(checks, tmp_path, "dev", jobs=1, on_start=lambda c: started.append(c.name))
+    assert started == ["light", "heavy", "middle", "small"]  # a first result at once; then longest first
+    assert [r.check.name for r in results] == list(weights)
 
 
 def test_verify_reports_each_failing_check_among_passing_ones(
@@ -222,16 +222,17 @@ def test_verify_reports_each_failing_check_among_passing_ones(
 
 def test_thorough_runs_the_thorough_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    seen: list[tuple[tuple[Check, ...], str]] = []
+    seen: list[tuple[tuple[Check, ...], str, int]] = []
 
     def fake(checks: Any, root: Path, profile: str, jobs: int, *_: Any) -> list[CheckResult]:
-        seen.append((tuple(checks), profile))
+        seen.append((tuple(checks), profile, jobs))
         return [CheckResult(c, Status.PASS, 0.1, "ok") for c in checks]
 
     monkeypatch.setattr(cli, "run_checks", fake)
     assert main(["verify", "--thorough", "--root", str(tmp_path)]) == 0
-    assert main(["verify", "--root", str(tmp_path), "--hypothesis-profile", "thorough"]) == 0
-    assert seen == [(THOROUGH.checks, "ci"), (FAST.checks, "thorough")]
+    assert main(["verify", "--root", str(tmp_path), "--hypothesis-profile", "thorough", "--jobs", "3"]) == 0
+    assert main(["verify", "--thorough", "--root", str(tmp_path), "--jobs", "2"]) == 0
+    assert seen == [(THOROUGH.checks, "ci", 1), (FAST.checks, "thorough", 3), (THOROUGH.checks, "ci", 2)]
     assert "thorough profile" in capsys.readouterr().out
 
 
