@@ -14,6 +14,7 @@ import argparse
 import enum
 import importlib.metadata
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -53,8 +54,9 @@ DISPATCHER_CHECK = ("check", "--system", "dispatcher")
 CYCLE_CHECK = ("check", "--system", "cycle")
 """The scheduling pipeline over its default universe (a few seconds)."""
 
-STDIO_REFIMPL_ADAPTER = f"{sys.executable} -m conformance.adapters.stdio_main"
-"""The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too."""
+STDIO_REFIMPL_ADAPTER = f"{shlex.quote(sys.executable)} -m conformance.adapters.stdio_main"
+"""The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too (quoted: an
+installed ksspec's interpreter may live under a path with spaces)."""
 
 REFINEMENT_DIR: Final = "tests/refimpl"
 """The refinement suite: the one row that needs a checkout (the tests are not installed with the package)."""
