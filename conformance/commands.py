@@ -12,8 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from conformance import coverage_command, generate, runner
 from conformance.console import make_console
-from conformance.format import VECTORS_DIR, load_vectors
+from conformance.format import VECTORS, VECTORS_DIR, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
+from conformance.usage import check_report_path, check_version_profile, usage_error
 
 
 def conformance_generate(args: argparse.Namespace) -> int:
@@ -43,13 +44,17 @@ def conform(args: argparse.Namespace) -> int:
     error (crash, hang, garbage, out-of-order answer, protocol version)."""
     console = make_console()
     try:
+        if args.profile is not None:
+            check_version_profile("--profile", args.profile)
+        for flag, report in (("--junit", args.junit), ("--json", args.json)):
+            if report is not None:
+                check_report_path(flag, report)
         shard = runner.parse_shard(args.shard) if args.shard else None
         vectors = load_vectors(args.vectors)
         listed = args.expected_failures.read_text() if args.expected_failures else ""
         expected = runner.read_expected_failures(listed)
     except (ValueError, OSError) as error:
-        console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
-        return runner.EXIT_USAGE_OR_ADAPTER
+        return usage_error(console, error)  # one line, however long
     unknown = sorted(expected - {v.id for v in vectors})
     if unknown:
         console.print(f"[bold red]error:[/] the expected-failures file lists unknown vectors: {', '.join(unknown)}")
@@ -71,7 +76,10 @@ def conform(args: argparse.Namespace) -> int:
     console.print(summary_table(results))
     not_selected = len(vectors) - len(selected)
     console.print(f"{len(results)} run, {not_selected} not selected (tag/shard filters); {seconds:.2f}s")
-    write_reports(results, name, seconds, args.junit, args.json)
+    try:
+        write_reports(results, name, seconds, args.junit, args.json)
+    except OSError as error:  # checked before the run, so only if the file system changed meanwhile
+        return usage_error(console, f"cannot write the report: {error}")
     code = runner.exit_code(results)
     console.print({0: "[bold green]conform passed[/]", 1: "[bold red]conform failed: divergences[/]",
                    2: "[bold red]conform failed: adapter errors[/]"}[code])
@@ -105,7 +113,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--expected-failures", type=Path, help="file of vector ids expected to fail (# comments)")
     run.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     run.add_argument("--json", type=Path, help="write a JSON report here")
-    run.add_argument("--vectors", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
+    run.add_argument("--vectors", type=Path, default=VECTORS,
+                     help="vector directory (default: the vectors installed with ksspec, %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=conform)
 
