@@ -54,8 +54,10 @@ from spec.operations import (
 )
 from spec.podstates import expected_transition, node_guard, pod_phase
 from spec.quantities import SECOND
-from spec.verify.checker import Edge, TraceStep, Violation
-from spec.verify.symmetry import IDENTITY, Canonicalizer, Renaming, rename_operation
+from spec.snapshot import Snapshot
+from spec.verify.checker import Edge, Expansion, TraceStep, Violation
+from spec.verify.fingerprint import MASK, fingerprint
+from spec.verify.symmetry import IDENTITY, Canonicalizer, Renamer, Renaming, rename_operation
 from spec.verify.universe import Mode, Universe, node_variant, pod_variant
 
 StepFunction = Callable[[World, Operation], tuple[World, Outcome]]
@@ -92,12 +94,137 @@ class CacheSystem:
         self.step = step
         self._cache_edges: dict[CacheState, list[_CacheEdge]] = {}
         self._cache_violations: dict[CacheState, list[str]] = {}
+        self._nodes: dict[CacheState, _CacheNode] = {}
+        self._caches: dict[CacheState, CacheState] = {}
+        """Cache representatives by value: equal representatives are one object."""
+        self._renamers: dict[tuple[Renaming, tuple[int, ...]], int] = {}
+        self._renamer_list: list[Renamer] = []
+        self._snapshots: dict[tuple[int, int], tuple[int, Snapshot]] = {}
+        """(renamer number, snapshot fingerprint) -> the renamed snapshot's fingerprint and the snapshot."""
+        self._refreshed: dict[tuple[CacheState, int, str], tuple[tuple[str, ...], tuple[int, Snapshot] | None]] = {}
+        """(cache, refreshed snapshot's fingerprint, outcome) -> UpdateSnapshot's step violations and target."""
+        self._snapshot_values: dict[Snapshot, tuple[int, Snapshot]] = {}
+        """Refreshed snapshots by value, with their fingerprints."""
 
     def initial_states(self) -> list[World]:
         return self.universe.initial_worlds()
 
     def canonical(self, state: World) -> tuple[World, object]:
-        return self.canonicalizer.world(state)
+        """The representative of ``state``: the cache's (:mod:`spec.verify.symmetry`) and the
+        snapshot renamed alike. Equal representatives are the same objects."""
+        cache, renamer_number = self._canonical_cache(state.cache)
+        _, snapshot = self._renamed_snapshot(renamer_number, state.snapshot)
+        return World(cache, snapshot), self._renamer_list[renamer_number].renaming
+
+    def fingerprint(self, representative: World) -> int:
+        """The fingerprint of the cache's and the snapshot's (:func:`world_fingerprint`)."""
+        return world_fingerprint(fingerprint(representative.cache), fingerprint(representative.snapshot))
+
+    def _canonical_cache(self, cache: CacheState) -> tuple[CacheState, int]:
+        rep, renamer = self.canonicalizer.cache(cache)
+        rep = self._caches.setdefault(rep, rep)  # by value: equal representatives become one object
+        key = renamer.snapshot_key
+        number = self._renamers.get(key)
+        if number is None:
+            number = self._renamers[key] = len(self._renamer_list)
+            self._renamer_list.append(renamer)
+        return rep, number
+
+    def _renamed_snapshot(
+        self, renamer_number: int, snapshot: Snapshot, snapshot_fp: int | None = None
+    ) -> tuple[int, Snapshot]:
+        key = (renamer_number, fingerprint(snapshot) if snapshot_fp is None else snapshot_fp)
+        known = self._snapshots.get(key)
+        if known is None:
+            rep = self._renamer_list[renamer_number].snapshot(snapshot)
+            known = self._snapshots[key] = (fingerprint(rep), rep)
+        return known
+
+    def expand(self, state: World) -> Expansion[World]:
+        """The edges of :meth:`edges`, without building the successors: the cache operations' edges
+        come from the cache's :class:`_CacheNode` (computed once per cache), each successor's
+        snapshot is renamed once per renamer, and ``UpdateSnapshot`` is applied to the world."""
+        node = self._node(state.cache)
+        snapshot = state.snapshot
+        snapshot_fp = fingerprint(snapshot)
+        targets: list[tuple[int, int]] = []
+        renamed: dict[int, tuple[int, Snapshot]] = {}
+        for renamer_number, edges in node.targets_by_renamer:
+            known = renamed[renamer_number] = self._renamed_snapshot(renamer_number, snapshot, snapshot_fp)
+            renamed_fp = known[0]
+            targets.extend(((cache_fp * _MULTIPLIER + renamed_fp) & MASK, index) for cache_fp, index in edges)
+        targets.sort(key=lambda target: target[1])
+        index = len(node.coverage)
+        op = UpdateSnapshot()
+        after, outcome = self.step(state, op)
+        coverage = (*node.coverage, _coverage(op, outcome))
+        violations = node.violations
+        if outcome.status is Status.FATAL:
+            step_violations = tuple(self.step_violations(state, op, outcome, after))
+            snapshot_target = None
+        else:
+            step_violations, snapshot_target = self._refresh(node, state, op, outcome, after)
+        if step_violations:
+            violations = (*violations, (index, step_violations))
+        if snapshot_target is not None and snapshot_target[1] is not snapshot:
+            targets.append(((node.fingerprint * _MULTIPLIER + snapshot_target[0]) & MASK, index))
+
+        def representative(edge_index: int) -> World:
+            if edge_index == index:
+                assert snapshot_target is not None
+                return World(node.cache, snapshot_target[1])
+            after_cache, renamer_number = node.after[edge_index]
+            return World(after_cache, renamed[renamer_number][1])
+
+        return Expansion(coverage, violations, targets, representative)
+
+    def _refresh(
+        self, node: _CacheNode, before: World, op: UpdateSnapshot, outcome: Outcome, after: World
+    ) -> tuple[tuple[str, ...], tuple[int, Snapshot] | None]:
+        """UpdateSnapshot's step violations and its target's renamed snapshot, remembered per refreshed snapshot."""
+        if after.cache is not before.cache or not self._renamer_list[node.renamer].keeps_representatives:
+            found = tuple(self.step_violations(before, op, outcome, after))
+            return found, self._renamed_snapshot(node.renamer, after.snapshot)
+        refreshed = self._snapshot_values.get(after.snapshot)  # by value: hashing is cheaper than a fingerprint
+        if refreshed is None:
+            refreshed = self._snapshot_values[after.snapshot] = (fingerprint(after.snapshot), after.snapshot)
+        refreshed_fp = refreshed[0]
+        key = (node.cache, refreshed_fp, _coverage(op, outcome) + str(outcome.changed))
+        known = self._refreshed.get(key)
+        if known is None:
+            found = tuple(self.step_violations(before, op, outcome, after))
+            target = self._snapshots.setdefault((node.renamer, refreshed_fp), refreshed)
+            known = self._refreshed[key] = (found, target)
+        return known
+
+    def _node(self, cache: CacheState) -> _CacheNode:
+        node = self._nodes.get(cache)
+        if node is not None:
+            return node
+        edges = self._cache_edges_of(World(cache))
+        _, own = self._canonical_cache(cache)
+        coverage = tuple(edge.coverage for edge in edges)
+        violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
+        after: dict[int, tuple[CacheState, int]] = {}
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for i, edge in enumerate(edges):
+            if edge.after is None or edge.after is cache:
+                continue
+            rep, renamer_number = self._canonical_cache(edge.after)
+            after[i] = (rep, renamer_number)
+            groups.setdefault(renamer_number, []).append((fingerprint(rep), i))
+        node = _CacheNode(cache, fingerprint(cache), own, coverage, violations, tuple(groups.items()), after)
+        if len(self._nodes) >= MEMO_LIMIT:
+            self._nodes.clear()
+        self._nodes[cache] = node
+        return node
+
+    def _cache_edges_of(self, state: World) -> list[_CacheEdge]:
+        cache_edges = self._cache_edges.get(state.cache)
+        if cache_edges is None:
+            cache_edges = list(self._compute_cache_edges(state))
+            self._remember(self._cache_edges, state.cache, cache_edges)
+        return cache_edges
 
     def within_bounds(self, state: World) -> bool:
         """No NodeInfo holds more pod entries than the universe has UIDs. Only adversarial streams
@@ -115,11 +242,7 @@ class CacheSystem:
     def edges(self, state: World) -> Iterator[Edge[World]]:
         """Every operation's edge. The cache operations' results depend on the cache alone, and a
         cache recurs with many snapshots, so they are computed once per cache."""
-        cache_edges = self._cache_edges.get(state.cache)
-        if cache_edges is None:
-            cache_edges = list(self._compute_cache_edges(state))
-            self._remember(self._cache_edges, state.cache, cache_edges)
-        for edge in cache_edges:
+        for edge in self._cache_edges_of(state):
             if edge.after is None:
                 target = None
             elif edge.after is state.cache:
@@ -234,6 +357,32 @@ class CacheSystem:
 
 MEMO_LIMIT: Final = 200_000
 """Caches whose edges are remembered at once; beyond that the memo starts afresh."""
+
+
+_MULTIPLIER: Final = 0x9E3779B97F4A7C15
+
+
+def world_fingerprint(cache: int, snapshot: int) -> int:
+    """A world's fingerprint from its cache's and its snapshot's: ``cache * K + snapshot`` modulo
+    2^64, K odd (the golden-ratio constant), so for a fixed snapshot distinct caches stay distinct."""
+    return (cache * _MULTIPLIER + snapshot) & MASK
+
+
+@dataclass(frozen=True)
+class _CacheNode:
+    """What :meth:`CacheSystem.expand` needs of one cache representative, computed once."""
+
+    cache: CacheState
+    fingerprint: int
+    renamer: int
+    """The number of the renamer the representative maps to itself with."""
+    coverage: tuple[str, ...]
+    """The coverage classes of the cache operations' edges."""
+    violations: tuple[tuple[int, tuple[str, ...]], ...]
+    targets_by_renamer: tuple[tuple[int, list[tuple[int, int]]], ...]
+    """Per renamer (number), the (cache fingerprint, edge index) of the edges that change the cache."""
+    after: dict[int, tuple[CacheState, int]]
+    """Edge index -> the next cache's representative and its renamer number."""
 
 
 @dataclass(frozen=True)

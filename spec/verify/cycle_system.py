@@ -44,6 +44,7 @@ from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import World
 from spec.quantities import SECOND, Duration, resource_list
 from spec.verify.checker import Edge, TraceStep, Violation
+from spec.verify.fingerprint import fingerprint
 from spec.verify.symmetry import IDENTITY, Canonicalizer, Renaming, rename_node, rename_pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
@@ -231,6 +232,9 @@ class CycleSystem:
 
     def initial_states(self) -> list[Cluster]:
         return self.universe.initial_states()
+
+    def fingerprint(self, representative: Cluster) -> int:
+        return fingerprint(representative)
 
     def within_bounds(self, state: Cluster) -> bool:
         return True

@@ -163,6 +163,17 @@ class _Renamer:
         self.serials = serials
         self.rename_names = not renaming.is_identity
 
+    @property
+    def snapshot_key(self) -> tuple[Renaming, tuple[int, ...]]:
+        """What :meth:`snapshot` depends on: two renamers with the same key rename snapshots alike."""
+        return self.renaming, self.generation.values
+
+    @property
+    def keeps_representatives(self) -> bool:
+        """Whether :meth:`snapshot` maps every snapshot already numbered like this cache's
+        representative to an equal snapshot: no name changes and every generation kept."""
+        return not self.rename_names and self.generation.values == tuple(range(0, 2 * len(self.generation.values), 2))
+
     def name(self, node_name: str) -> str:
         return self.nodes.get(node_name, node_name)
 
@@ -258,6 +269,10 @@ class _Renamer:
         )
 
 
+Renamer = _Renamer
+"""The public name of a renamer: :meth:`Canonicalizer.cache` returns one."""
+
+
 def symmetry_renaming(cache: CacheState, pod_uids: tuple[str, ...], node_names: tuple[str, ...]) -> Renaming:
     """The renaming to canonical names: nodes in most-recently-updated order, then pods by place."""
     listed = [n for n in cache.node_list if n in node_names]
@@ -302,6 +317,11 @@ class Canonicalizer:
                 self._snapshots.clear()
             self._snapshots[key] = (world.snapshot, snapshot_rep)
         return World(cache_rep, snapshot_rep), renamer.renaming
+
+    def cache(self, cache: CacheState) -> tuple[CacheState, Renamer]:
+        """The representative of ``cache`` and the renamer that produced it (apply it to a snapshot
+        of the same world with :meth:`Renamer.snapshot`)."""
+        return self._cache(cache)
 
     def _cache(self, cache: CacheState) -> tuple[CacheState, _Renamer]:
         known = self._caches.get(id(cache))

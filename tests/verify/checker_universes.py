@@ -38,8 +38,6 @@ class Run:
     argv: tuple[str, ...]
     step: str = ""
     """``module:function`` of a step function replacing the system's own (a test's broken transition)."""
-    slow: bool = False
-    """Takes more than a few seconds with the fast checker: the baseline test runs it only when asked."""
 
     @property
     def name(self) -> str:
@@ -66,7 +64,7 @@ RUNS: Final = (
     Run(("--system", "cycle", "--known-violations", "--keep-going")),
     Run(("--nodes", "3", "--pods", "1", "--ttl", "0")),
     # docs/proofs.md: measured figures
-    Run(("--system", "dispatcher", "--uids", "3", "--adds", "4", "--call-variants", "2"), slow=True),
+    Run(("--system", "dispatcher", "--uids", "3", "--adds", "4", "--call-variants", "2")),
     Run(("--system", "cycle", "--pods", "4")),
     Run(("--system", "cycle", "--nodes", "3", "--pods", "1")),
     # docs/_ext/checker_coverage.py: every system x mode x TTL x --known-violations, to its deepest probe
@@ -99,12 +97,14 @@ RUNS: Final = (
     Run(("--system", "dispatcher", "--uids", "2", "--adds", "2", "--no-symmetry")),
     Run(("--system", "dispatcher", "--uids", "2", "--adds", "2"), step=f"{_SYSTEM_TESTS}:finish_keeping_the_call"),
     Run(("--system", "dispatcher", "--uids", "1", "--adds", "2"), step=f"{_SYSTEM_TESTS}:add_ignoring_relevance"),
-    Run(("--system", "cycle", "--nodes", "1", "--pods", "2", "--node-variants", "2", "--ttl", "0", "--profile", "v1.34")),
+    Run(("--system", "cycle", "--nodes", "1", "--pods", "2", "--node-variants", "2", "--ttl", "0", "--profile",
+         "v1.34")),
     Run(("--system", "cycle", "--nodes", "2", "--pods", "1", "--ttl", "0")),
     Run(("--system", "cycle", "--nodes", "2", "--pods", "1", "--ttl", "0", "--no-symmetry")),
     Run(("--system", "cycle", "--ttl", "0"), step=f"{_SYSTEM_TESTS}:schedule_without_filters"),
     Run(("--system", "cycle", "--pods", "1", "--ttl", "0"), step=f"{_SYSTEM_TESTS}:fail_binding_without_forget"),
-    Run(("--system", "cycle", "--pods", "2", "--pod-variants", "2", "--ttl", "1", "--known-violations", "--keep-going")),
+    Run(("--system", "cycle", "--pods", "2", "--pod-variants", "2", "--ttl", "1", "--known-violations",
+         "--keep-going")),
     Run(("--system", "cycle", "--pods", "2", "--pod-variants", "2", "--ttl", "1")),
 )
 
