@@ -57,7 +57,7 @@ from spec.quantities import SECOND
 from spec.snapshot import Snapshot
 from spec.verify.checker import Edge, Expansion, TraceStep, Violation
 from spec.verify.fingerprint import MASK, fingerprint
-from spec.verify.symmetry import IDENTITY, Canonicalizer, Renamer, Renaming, rename_operation
+from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_operation
 from spec.verify.universe import Mode, Universe, node_variant, pod_variant
 
 StepFunction = Callable[[World, Operation], tuple[World, Outcome]]
@@ -90,21 +90,14 @@ class CacheSystem:
         self.universe = universe
         self.mode = mode
         self.known_violations = known_violations
-        self.canonicalizer = Canonicalizer((universe.pod_uids, universe.node_names) if symmetry else None)
         self.step = step
         self._cache_edges: dict[CacheState, list[_CacheEdge]] = {}
         self._cache_violations: dict[CacheState, list[str]] = {}
         self._nodes: dict[CacheState, _CacheNode] = {}
-        self._caches: dict[CacheState, CacheState] = {}
-        """Cache representatives by value: equal representatives are one object."""
-        self._renamers: dict[tuple[Renaming, tuple[int, ...]], int] = {}
-        self._renamer_list: list[Renamer] = []
-        self._snapshots: dict[tuple[int, int], tuple[int, Snapshot]] = {}
-        """(renamer number, snapshot fingerprint) -> the renamed snapshot's fingerprint and the snapshot."""
+        self.representatives = Representatives((universe.pod_uids, universe.node_names) if symmetry else None)
+        self.canonicalizer = self.representatives.canonicalizer
         self._refreshed: dict[tuple[CacheState, int, str], tuple[tuple[str, ...], tuple[int, Snapshot] | None]] = {}
         """(cache, refreshed snapshot's fingerprint, outcome) -> UpdateSnapshot's step violations and target."""
-        self._snapshot_values: dict[Snapshot, tuple[int, Snapshot]] = {}
-        """Refreshed snapshots by value, with their fingerprints."""
 
     def initial_states(self) -> list[World]:
         return self.universe.initial_worlds()
@@ -112,33 +105,13 @@ class CacheSystem:
     def canonical(self, state: World) -> tuple[World, object]:
         """The representative of ``state``: the cache's (:mod:`spec.verify.symmetry`) and the
         snapshot renamed alike. Equal representatives are the same objects."""
-        cache, renamer_number = self._canonical_cache(state.cache)
-        _, snapshot = self._renamed_snapshot(renamer_number, state.snapshot)
-        return World(cache, snapshot), self._renamer_list[renamer_number].renaming
+        cache, renamer_number = self.representatives.cache(state.cache)
+        _, snapshot = self.representatives.snapshot(renamer_number, state.snapshot)
+        return World(cache, snapshot), self.representatives.renamers[renamer_number].renaming
 
     def fingerprint(self, representative: World) -> int:
         """The fingerprint of the cache's and the snapshot's (:func:`world_fingerprint`)."""
         return world_fingerprint(fingerprint(representative.cache), fingerprint(representative.snapshot))
-
-    def _canonical_cache(self, cache: CacheState) -> tuple[CacheState, int]:
-        rep, renamer = self.canonicalizer.cache(cache)
-        rep = self._caches.setdefault(rep, rep)  # by value: equal representatives become one object
-        key = renamer.snapshot_key
-        number = self._renamers.get(key)
-        if number is None:
-            number = self._renamers[key] = len(self._renamer_list)
-            self._renamer_list.append(renamer)
-        return rep, number
-
-    def _renamed_snapshot(
-        self, renamer_number: int, snapshot: Snapshot, snapshot_fp: int | None = None
-    ) -> tuple[int, Snapshot]:
-        key = (renamer_number, fingerprint(snapshot) if snapshot_fp is None else snapshot_fp)
-        known = self._snapshots.get(key)
-        if known is None:
-            rep = self._renamer_list[renamer_number].snapshot(snapshot)
-            known = self._snapshots[key] = (fingerprint(rep), rep)
-        return known
 
     def expand(self, state: World) -> Expansion[World]:
         """The edges of :meth:`edges`, without building the successors: the cache operations' edges
@@ -150,7 +123,7 @@ class CacheSystem:
         targets: list[tuple[int, int]] = []
         renamed: dict[int, tuple[int, Snapshot]] = {}
         for renamer_number, edges in node.targets_by_renamer:
-            known = renamed[renamer_number] = self._renamed_snapshot(renamer_number, snapshot, snapshot_fp)
+            known = renamed[renamer_number] = self.representatives.snapshot(renamer_number, snapshot, snapshot_fp)
             renamed_fp = known[0]
             targets.extend(((cache_fp * _MULTIPLIER + renamed_fp) & MASK, index) for cache_fp, index in edges)
         targets.sort(key=lambda target: target[1])
@@ -182,18 +155,16 @@ class CacheSystem:
         self, node: _CacheNode, before: World, op: UpdateSnapshot, outcome: Outcome, after: World
     ) -> tuple[tuple[str, ...], tuple[int, Snapshot] | None]:
         """UpdateSnapshot's step violations and its target's renamed snapshot, remembered per refreshed snapshot."""
-        if after.cache is not before.cache or not self._renamer_list[node.renamer].keeps_representatives:
+        if after.cache is not before.cache or not self.representatives.renamers[node.renamer].keeps_representatives:
             found = tuple(self.step_violations(before, op, outcome, after))
-            return found, self._renamed_snapshot(node.renamer, after.snapshot)
-        refreshed = self._snapshot_values.get(after.snapshot)  # by value: hashing is cheaper than a fingerprint
-        if refreshed is None:
-            refreshed = self._snapshot_values[after.snapshot] = (fingerprint(after.snapshot), after.snapshot)
+            return found, self.representatives.snapshot(node.renamer, after.snapshot)
+        refreshed = self.representatives.snapshot_fingerprint(after.snapshot)
         refreshed_fp = refreshed[0]
         key = (node.cache, refreshed_fp, _coverage(op, outcome) + str(outcome.changed))
         known = self._refreshed.get(key)
         if known is None:
             found = tuple(self.step_violations(before, op, outcome, after))
-            target = self._snapshots.setdefault((node.renamer, refreshed_fp), refreshed)
+            target = self.representatives.remember_snapshot(node.renamer, refreshed_fp, refreshed)
             known = self._refreshed[key] = (found, target)
         return known
 
@@ -202,7 +173,7 @@ class CacheSystem:
         if node is not None:
             return node
         edges = self._cache_edges_of(World(cache))
-        _, own = self._canonical_cache(cache)
+        _, own = self.representatives.cache(cache)
         coverage = tuple(edge.coverage for edge in edges)
         violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
         after: dict[int, tuple[CacheState, int]] = {}
@@ -210,7 +181,7 @@ class CacheSystem:
         for i, edge in enumerate(edges):
             if edge.after is None or edge.after is cache:
                 continue
-            rep, renamer_number = self._canonical_cache(edge.after)
+            rep, renamer_number = self.representatives.cache(edge.after)
             after[i] = (rep, renamer_number)
             groups.setdefault(renamer_number, []).append((fingerprint(rep), i))
         node = _CacheNode(cache, fingerprint(cache), own, coverage, violations, tuple(groups.items()), after)

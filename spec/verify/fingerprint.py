@@ -57,8 +57,17 @@ def _string(value: str) -> int:
     return known
 
 
+_INTEGERS: dict[int, int] = {}
+
+
 def _integer(value: int) -> int:
-    return _digest(b"int", str(int(value)).encode())
+    known = _INTEGERS.get(value)
+    if known is None:
+        known = _digest(b"int", str(int(value)).encode())
+        if len(_INTEGERS) >= 100_000:
+            _INTEGERS.clear()
+        _INTEGERS[value] = known
+    return known
 
 
 def _float(value: float) -> int:
@@ -67,19 +76,46 @@ def _float(value: float) -> int:
     return _digest(b"float", repr(value).encode())
 
 
+_TUPLES: dict[tuple[Any, ...], int] = {}
+"""Tuples fingerprinted recently (a tuple cannot remember its own): equal tuples, equal fingerprints."""
+
+
 def _tuple(value: tuple[Any, ...]) -> int:
-    return _digest(b"tuple", _packed([fingerprint(item) for item in value]))
+    known = _TUPLES.get(value)
+    if known is None:
+        known = _digest(b"tuple", _packed([fingerprint(item) for item in value]))
+        if len(_TUPLES) >= 100_000:
+            _TUPLES.clear()
+        _TUPLES[value] = known
+    return known
+
+
+_SETS: dict[frozenset[Any], int] = {}
+_MAPS: dict[FrozenMap[Any, Any], int] = {}
+"""Frozensets and maps fingerprinted recently, by value: a new object with a known value costs a hash."""
 
 
 def _set(value: frozenset[Any] | set[Any]) -> int:
-    return _digest(b"set", _packed(sorted(fingerprint(item) for item in value)))
+    frozen = value if isinstance(value, frozenset) else frozenset(value)
+    known = _SETS.get(frozen)
+    if known is None:
+        known = _digest(b"set", _packed(sorted(fingerprint(item) for item in value)))
+        if len(_SETS) >= 100_000:
+            _SETS.clear()
+        _SETS[frozen] = known
+    return known
 
 
 def _frozen_map(value: FrozenMap[Any, Any]) -> int:
     known = value._fingerprint
     if known is None:
-        pairs = sorted((fingerprint(k), fingerprint(v)) for k, v in value.items())
-        known = _digest(b"map", _packed([half for pair in pairs for half in pair]))
+        known = _MAPS.get(value)
+        if known is None:
+            pairs = sorted((fingerprint(k), fingerprint(v)) for k, v in value.items())
+            known = _digest(b"map", _packed([half for pair in pairs for half in pair]))
+            if len(_MAPS) >= 100_000:
+                _MAPS.clear()
+            _MAPS[value] = known
         value._fingerprint = known
     return known
 
@@ -121,6 +157,11 @@ _BY_TYPE: Final[dict[type, Callable[[Any], int]]] = {
 def fingerprint(value: Any) -> int:
     """The 64-bit fingerprint of ``value`` (an unsigned int). Fails with ``TypeError`` on a value
     of a type without a canonical encoding here (a list, a dict, an arbitrary object)."""
+    attributes = getattr(value, "__dict__", None)
+    if attributes is not None:
+        known: int | None = attributes.get(FINGERPRINT_ATTRIBUTE)
+        if known is not None:
+            return known
     encode = _BY_TYPE.get(type(value))
     if encode is not None:
         return encode(value)
