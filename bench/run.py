@@ -277,6 +277,13 @@ def bench_scheduler() -> dict[str, Any]:
     return {"rows": rows}
 
 
+def bench_checker() -> dict[str, Any]:
+    """The model-checker benchmarks of bench/checker.py (issue #16)."""
+    checker = importlib.import_module("checker")  # bench/ is sys.path[0] when this script runs
+    rows: list[dict[str, Any]] = checker.run()
+    return {"rows": rows}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
@@ -285,6 +292,7 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "dispatcher": bench_dispatcher,
     "conformance": bench_conformance,
     "scheduler": bench_scheduler,
+    "checker": bench_checker,
 }
 
 
@@ -302,6 +310,7 @@ PLAN = [
     Run("dispatcher", {}),
     Run("conformance", {}),
     Run("scheduler", {}),
+    Run("checker", {}),
 ]
 
 
@@ -357,7 +366,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance", "scheduler"):
+        elif run.case in ("dispatcher", "conformance", "scheduler", "checker"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

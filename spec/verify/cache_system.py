@@ -172,7 +172,7 @@ class CacheSystem:
         node = self._nodes.get(cache)
         if node is not None:
             return node
-        edges = self._cache_edges_of(World(cache))
+        edges = self._cache_edges.get(cache) or list(self._compute_cache_edges(World(cache)))  # not kept: the node is
         _, own = self.representatives.cache(cache)
         coverage = tuple(edge.coverage for edge in edges)
         violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
@@ -181,7 +181,7 @@ class CacheSystem:
         for i, edge in enumerate(edges):
             if edge.after is None or edge.after is cache:
                 continue
-            rep, renamer_number = self.representatives.cache(edge.after)
+            rep, renamer_number = self.representatives.cache(edge.after, remember=False)
             after[i] = (rep, renamer_number)
             groups.setdefault(renamer_number, []).append((fingerprint(rep), i))
         node = _CacheNode(cache, fingerprint(cache), own, coverage, violations, tuple(groups.items()), after)

@@ -320,12 +320,13 @@ class Canonicalizer:
             self._snapshots[key] = (world.snapshot, snapshot_rep)
         return World(cache_rep, snapshot_rep), renamer.renaming
 
-    def cache(self, cache: CacheState) -> tuple[CacheState, Renamer]:
+    def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, Renamer]:
         """The representative of ``cache`` and the renamer that produced it (apply it to a snapshot
-        of the same world with :meth:`Renamer.snapshot`)."""
-        return self._cache(cache)
+        of the same world with :meth:`Renamer.snapshot`). ``remember=False`` computes it without
+        keeping ``cache`` alive (for a caller that asks once per cache)."""
+        return self._cache(cache, remember)
 
-    def _cache(self, cache: CacheState) -> tuple[CacheState, _Renamer]:
+    def _cache(self, cache: CacheState, remember: bool = True) -> tuple[CacheState, _Renamer]:
         known = self._caches.get(id(cache))
         if known is not None and known[0] is cache:
             return known[1], known[2]
@@ -337,6 +338,8 @@ class Canonicalizer:
             numbering, counter = _numbering(cache)
             renamer = _Renamer(renaming, numbering, _serial_ranks(cache))
             rep = renamer.cache(cache, counter)
+        if not remember:
+            return rep, renamer
         if len(self._caches) >= MEMO_LIMIT:
             self._caches.clear()
             self._snapshots.clear()
@@ -364,9 +367,10 @@ class Representatives:
         self._snapshots: dict[tuple[int, int], tuple[int, Snapshot]] = {}
         self._snapshot_values: dict[Snapshot, tuple[int, Snapshot]] = {}
 
-    def cache(self, cache: CacheState) -> tuple[CacheState, int]:
-        """The representative of ``cache`` (one object per value) and its renamer's number."""
-        rep, renamer = self.canonicalizer.cache(cache)
+    def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, int]:
+        """The representative of ``cache`` (one object per value) and its renamer's number
+        (``remember``: as :meth:`Canonicalizer.cache`)."""
+        rep, renamer = self.canonicalizer.cache(cache, remember=remember)
         rep = self._caches.setdefault(rep, rep)
         key = renamer.snapshot_key
         number = self._renamers.get(key)
