@@ -1,9 +1,10 @@
 """Benchmarks of the model checker (issue #16): states per second on one core, memory per state, the large
 universes with -j 2, and what splitting a run into parts costs.
 
-``bench/run.py`` runs :func:`run` in a fresh interpreter and prints its rows; ``python bench/checker.py`` prints them
-alone. Today's figures (main before issue 16, on the project's 2-core machine) are the issue's: 1,366 distinct
-states/s for the default cache universe, and neither large universe exhausted within 600 s.
+``bench/run.py`` runs this script in a fresh interpreter and prints its rows; ``python -P bench/checker.py`` prints
+them alone, as JSON lines (``-P``: bench/conformance.py must not shadow the conformance package). Today's figures
+(main before issue 16, on the project's 2-core machine) are the issue's: 1,366 distinct states/s for the default
+cache universe, and neither large universe exhausted within 600 s.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ def build(run: Run) -> tuple[Any, str, argparse.Namespace]:
     if run.step:
         module, function = run.step.split(":")
         step: Callable[..., Any] = getattr(importlib.import_module(module), function)
-        system.step = step
+        system.step = step  # type: ignore[attr-defined]  # every system has one
     return system, name, args
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import os
 import dataclasses
+import os
 import pickle
 import subprocess
 import sys
