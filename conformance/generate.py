@@ -2,7 +2,8 @@
 
 Three sources, all deterministic:
 
-- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models;
+- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models, and those
+  mutation testing showed missing (:mod:`conformance.mutation_scenarios`);
 - bounded exhaustive exploration: a breadth-first search over a small universe (:mod:`conformance.universe`)
   that emits, for every distinct transition class reached, the shortest trace ending in it. A cache transition
   class is (operation, outcome kind, state of the target before: pod absent / assumed / binding finished /
@@ -26,6 +27,7 @@ from conformance import universe
 from conformance.codec import operation_name
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
@@ -249,7 +251,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+    scenarios = (*curated(), *curated_cycle(), *mutation_curated(), *exploration_scenarios(), *random_scenarios(),
+                 *generated_cycle())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

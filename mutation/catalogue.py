@@ -29,6 +29,13 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 EQUIVALENTS: Final = Path(__file__).resolve().parent / "equivalents.toml"
 CLASS_SEPARATOR: Final = "ǁ"
 MUTANT_MARK: Final = "__mutmut_"
+CATEGORIES: Final = {
+    "equivalent": "computes the same observable result on every input (the reason says why)",
+    "message": "changes only the text of an error or status message: the runner judges error kinds, never messages",
+    "unobserved": "changes state the conformance protocol never observes (the reason names it)",
+    "unreachable": "changes a path the protocol cannot take (a default the adapter always overrides, a thread)",
+}
+"""What a reason starts with (``category: ...``): why no vector can tell the mutant from the original."""
 
 
 class CatalogueError(ValueError):
@@ -158,6 +165,10 @@ class Equivalent:
     """Its position in the file (1-based), for messages."""
 
     @property
+    def category(self) -> str:
+        return self.reason.partition(":")[0]
+
+    @property
     def module_path(self) -> Path:
         return Path(*self.function.partition(":")[0].split(".")).with_suffix(".py")
 
@@ -193,6 +204,10 @@ def parse_equivalents(text: str, source: str = "equivalents.toml") -> list[Equiv
             raise CatalogueError(f"{where}: 'function' must be 'package.module:Class.method' or 'package.module:f'")
         if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
             raise CatalogueError(f"{where} ({function}): 'reason' must be one non-empty line")
+        category, colon, text = reason.strip().partition(":")
+        if not colon or category not in CATEGORIES or not text.strip():
+            raise CatalogueError(f"{where} ({function}): 'reason' must read 'CATEGORY: why', with CATEGORY one of "
+                                 f"{', '.join(sorted(CATEGORIES))}")
         if not isinstance(occurrence, int) or occurrence < 1:
             raise CatalogueError(f"{where} ({function}): 'occurrence' must be a positive integer")
         removed, added = _strings(entry, "removed", where), _strings(entry, "added", where)

@@ -99,6 +99,8 @@ class Report:
     stale: list[tuple[Equivalent, str, Verdict]] = field(default_factory=list)
     """Listed entries whose mutant did not survive: (entry, mutant, verdict)."""
     other: list[tuple[str, int | None]] = field(default_factory=list)
+    categories: Counter[str] = field(default_factory=Counter)
+    """The equivalent mutants by the category their reason gives."""
 
     def table(self) -> list[tuple[str, Counter[Verdict]]]:
         by_package: dict[str, Counter[Verdict]] = {}
@@ -126,6 +128,7 @@ def judge(names: Iterable[str], codes: Mapping[str, int | None], current: Mappin
             report.other.append((name, code))
         elif verdict is Verdict.SURVIVED and entry is not None:
             verdict = Verdict.EQUIVALENT
+            report.categories[entry.category] += 1
         elif verdict is Verdict.SURVIVED:
             report.unlisted.append(current[name])
         elif entry is not None:
@@ -244,6 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"mutmut against the conformance suite ({what}, {args.workers} workers, {elapsed:.0f} s)")
     print(render_table(report))
+    if report.categories:
+        print("equivalent, by reason: " + ", ".join(f"{k} {n}" for k, n in sorted(report.categories.items())))
     if not report.ok:
         print()
         print(render_problems(report, current))

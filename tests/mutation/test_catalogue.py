@@ -68,7 +68,7 @@ def _mutation(number: int, removed: str, added: str, function: str = "xǁCacheǁ
 
 
 def _entry(removed: str, added: str, occurrence: int = 1, index: int = 1) -> Equivalent:
-    return Equivalent(f"{CACHE}:Cache.get_pod", (removed,), (added,), "because", occurrence, index)
+    return Equivalent(f"{CACHE}:Cache.get_pod", (removed,), (added,), "equivalent: because", occurrence, index)
 
 
 def test_a_renumbered_mutant_still_matches_its_entry() -> None:
@@ -102,22 +102,29 @@ def test_occurrence_picks_among_identical_mutations() -> None:
 
 def test_a_rendered_entry_parses_back() -> None:
     mutation = Mutation(f"{CACHE}.xǁCacheǁget_pod__mutmut_2", ('raise E("it\'s \\\\ gone")',), ("raise E(None)",))
-    [entry] = parse_equivalents(render_entry(mutation, "the message is not judged", occurrence=2))
+    [entry] = parse_equivalents(render_entry(mutation, "message: not judged", occurrence=2))
     assert (entry.function, entry.removed, entry.added, entry.occurrence) == (
         f"{CACHE}:Cache.get_pod", mutation.removed, mutation.added, 2)
     assert match_equivalents([entry], {mutation.name: mutation}).problems  # occurrence 2 of one: no such mutant
 
 
+ENTRY = "[[equivalent]]\nfunction = 'a.b:f'\n"
+LINES = "removed = ['x']\nadded = ['y']\n"
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("[[equivalent]\n", "not valid TOML"),
     ("[other]\n", "unexpected top-level key"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = ['x']\nadded = ['y']\n", "'reason' must be one non-empty line"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = ['x']\nadded = ['y']\nreason = \"a\\nb\"\n", "one non-empty line"),
-    ("[[equivalent]]\nfunction = 'a.b.f'\nremoved = ['x']\nadded = ['y']\nreason = 'r'\n", "'function' must be"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = 'x'\nadded = ['y']\nreason = 'r'\n", "'removed' must be a list"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = []\nadded = []\nreason = 'r'\n", "remove or add at least one"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = ['x']\nadded = []\nreason = 'r'\noccurrence = 0\n", "occurrence"),
-    ("[[equivalent]]\nfunction = 'a.b:f'\nremoved = ['x']\nadded = []\nreason = 'r'\nwhy = 1\n", "unexpected field"),
+    (ENTRY + LINES, "'reason' must be one non-empty line"),
+    (ENTRY + LINES + "reason = \"a\\nb\"\n", "one non-empty line"),
+    (ENTRY + LINES + "reason = 'it is'\n", "CATEGORY: why"),
+    (ENTRY + LINES + "reason = 'same: it is'\n", "one of equiv"),
+    (ENTRY + LINES + "reason = 'message: '\n", "CATEGORY: why"),
+    ("[[equivalent]]\nfunction = 'a.b.f'\n" + LINES + "reason = 'message: r'\n", "'function' must be"),
+    (ENTRY + "removed = 'x'\nadded = ['y']\nreason = 'message: r'\n", "'removed' must be a list"),
+    (ENTRY + "removed = []\nadded = []\nreason = 'message: r'\n", "remove or add at least one"),
+    (ENTRY + LINES + "reason = 'message: r'\noccurrence = 0\n", "occurrence"),
+    (ENTRY + LINES + "reason = 'message: r'\nwhy = 1\n", "unexpected field"),
 ])
 def test_a_malformed_equivalents_file_is_refused_with_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(CatalogueError, match=message):

@@ -18,7 +18,7 @@ def _current() -> dict[str, Mutation]:
 
 
 def _listed(*numbers: int) -> list[Equivalent]:
-    return [Equivalent("refimpl.cache.cache:Cache.get_pod", (f"a = {i}",), (f"a = {i + 1}",), "why", 1, k)
+    return [Equivalent("refimpl.cache.cache:Cache.get_pod", (f"a = {i}",), (f"a = {i + 1}",), "equivalent: why", 1, k)
             for k, i in enumerate(numbers, start=1)]
 
 
@@ -33,7 +33,7 @@ def test_survivors_are_equivalent_only_when_listed_and_listed_ones_must_survive(
         f"{QUEUE}1": Verdict.SURVIVED}
     assert [m.name for m in report.unlisted] == [f"{CACHE}3", f"{QUEUE}1"]
     assert [(name, verdict) for _, name, verdict in report.stale] == [(f"{CACHE}6", Verdict.KILLED)]
-    assert not report.ok
+    assert not report.ok and report.categories == {"equivalent": 1}
     problems = render_problems(report, current)
     assert "2 mutant(s) survived that mutation/equivalents.toml does not list" in problems
     assert "listed as equivalent but killed" in problems
