@@ -34,8 +34,11 @@ CATEGORIES: Final = {
     "message": "changes only the text of an error or status message: the runner judges error kinds, never messages",
     "unobserved": "changes state the conformance protocol never observes (the reason names it)",
     "unreachable": "changes a path the protocol cannot take (a default the adapter always overrides, a thread)",
+    "gap": "is not equivalent: a vector or an observation the suite lacks would kill it (the reason says which)",
 }
-"""What a reason starts with (``category: ...``): why no vector can tell the mutant from the original."""
+"""What a reason starts with (``category: ...``): why no vector tells the mutant from the original. Every category
+but ``gap`` says none can; ``gap`` records a known hole in the suite, which ``make mutation`` counts apart."""
+GAP: Final = "gap"
 
 
 class CatalogueError(ValueError):

@@ -3,8 +3,9 @@
 mutmut mutates the scope ``[tool.mutmut]`` names in ``pyproject.toml`` and judges every mutant by
 ``mutation/test_vectors.py`` (the conformance vectors against the bundled reference adapter, one test per
 vector, so a mutant runs only the vectors that reach its function). This script runs mutmut, reads its results
-and prints, per package, the mutants, killed (timeouts among them: a hung adapter fails its vector), equivalent
-(survived and listed in ``mutation/equivalents.toml``), survived (neither) and not reached (no vector calls the
+and prints, per package, the mutants, killed, timeout (a hung adapter fails its vector, so these are killed too),
+equivalent (survived, and listed in ``mutation/equivalents.toml`` with the reason no vector can tell it apart),
+known gap (survived, and listed as a hole in the suite), survived (neither) and not reached (no vector calls the
 function). It fails when a mutant survives that the list does not name, when a listed mutant was killed or not
 reached (the list is stale), or when mutmut reports anything else (a crash, an interrupted run).
 
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Final
 
 from mutation.catalogue import (
+    GAP,
     ROOT,
     Equivalent,
     Matching,
@@ -50,6 +52,7 @@ class Verdict(StrEnum):
     KILLED = "killed"
     TIMEOUT = "timeout"
     EQUIVALENT = "equivalent"
+    KNOWN_GAP = "known gap"
     SURVIVED = "survived"
     NOT_REACHED = "not reached"
     OTHER = "other"
@@ -69,7 +72,8 @@ MUTMUT_STATUS: Final[Mapping[int | None, Verdict]] = {
 }
 """mutmut's exit codes per mutant (mutmut/stats.py ``status_by_exit_code``, mutmut 3.8.1) as verdicts here."""
 
-COLUMNS: Final = (Verdict.KILLED, Verdict.TIMEOUT, Verdict.EQUIVALENT, Verdict.SURVIVED, Verdict.NOT_REACHED)
+COLUMNS: Final = (Verdict.KILLED, Verdict.TIMEOUT, Verdict.EQUIVALENT, Verdict.KNOWN_GAP, Verdict.SURVIVED,
+                  Verdict.NOT_REACHED)
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,7 +104,7 @@ class Report:
     """Listed entries whose mutant did not survive: (entry, mutant, verdict)."""
     other: list[tuple[str, int | None]] = field(default_factory=list)
     categories: Counter[str] = field(default_factory=Counter)
-    """The equivalent mutants by the category their reason gives."""
+    """The listed survivors by the category their reason gives."""
 
     def table(self) -> list[tuple[str, Counter[Verdict]]]:
         by_package: dict[str, Counter[Verdict]] = {}
@@ -127,7 +131,7 @@ def judge(names: Iterable[str], codes: Mapping[str, int | None], current: Mappin
         if verdict is Verdict.OTHER:
             report.other.append((name, code))
         elif verdict is Verdict.SURVIVED and entry is not None:
-            verdict = Verdict.EQUIVALENT
+            verdict = Verdict.KNOWN_GAP if entry.category == GAP else Verdict.EQUIVALENT
             report.categories[entry.category] += 1
         elif verdict is Verdict.SURVIVED:
             report.unlisted.append(current[name])
@@ -248,12 +252,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mutmut against the conformance suite ({what}, {args.workers} workers, {elapsed:.0f} s)")
     print(render_table(report))
     if report.categories:
-        print("equivalent, by reason: " + ", ".join(f"{k} {n}" for k, n in sorted(report.categories.items())))
+        print("listed survivors, by reason: " + ", ".join(f"{k} {n}" for k, n in sorted(report.categories.items())))
     if not report.ok:
         print()
         print(render_problems(report, current))
         return 1
-    print("mutation: every surviving mutant is listed as equivalent")
+    print("mutation: every surviving mutant is listed (equivalent, or a known gap)")
     return 0
 
 

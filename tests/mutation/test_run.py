@@ -38,8 +38,19 @@ def test_survivors_are_equivalent_only_when_listed_and_listed_ones_must_survive(
     assert "2 mutant(s) survived that mutation/equivalents.toml does not list" in problems
     assert "listed as equivalent but killed" in problems
     table = render_table(report)
-    assert table.splitlines()[1].split() == ["refimpl.cache", "6", "2", "1", "1", "1", "1"]
-    assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "2", "1"]
+    assert table.splitlines()[1].split() == ["refimpl.cache", "6", "2", "1", "1", "0", "1", "1"]
+    assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "0", "2", "1"]
+
+
+def test_a_listed_gap_is_counted_apart_from_equivalents() -> None:
+    current = {k: v for k, v in _current().items() if k.startswith(CACHE)}
+    entries = [Equivalent("refimpl.cache.cache:Cache.get_pod", ("a = 1",), ("a = 2",), "gap: needs a vector", 1, 1),
+               *_listed(2)]
+    report = judge([f"{CACHE}1", f"{CACHE}2"], {f"{CACHE}1": 0, f"{CACHE}2": 0}, current,
+                   match_equivalents(entries, current))
+    assert report.ok and report.verdicts == {f"{CACHE}1": Verdict.KNOWN_GAP, f"{CACHE}2": Verdict.EQUIVALENT}
+    assert report.categories == {"gap": 1, "equivalent": 1}
+    assert render_table(report).splitlines()[-1].split() == ["total", "2", "0", "0", "1", "1", "0", "0"]
 
 
 def test_every_survivor_listed_is_a_clean_report() -> None:
