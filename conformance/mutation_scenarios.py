@@ -9,12 +9,17 @@ the spec.
 
 from __future__ import annotations
 
+from conformance import cycle_scenarios as cy
+from conformance.operations import ClusterAddNode, CreatePod, SchedulePod
 from conformance.scenarios import UNSCHEDULABLE, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.api_calls import NominatingInfo, NominatingMode, PodCondition
 from spec.call_queue_operations import AddCall, PopCall
+from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemovePod
-from spec.quantities import SECOND
+from spec.quantities import SECOND, resource_list, resources_from
+
+GPU = "example.com/gpu"
 
 
 def cache_scenarios() -> list[Scenario]:
@@ -57,6 +62,72 @@ def dispatcher_scenarios() -> list[Scenario]:
     ]
 
 
+def _asks(uid: str, requests: dict[str, int]) -> Pod:
+    """An unscheduled pod with one container requesting ``requests``."""
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", resources_from(requests)),))
+
+
+def _ports(uid: str, *ports: ContainerPort) -> Pod:
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", resource_list(cpu=100), ports),))
+
+
+def cycle_scenarios() -> list[Scenario]:
+    """The default profile's Filter plugins (pkg/scheduler/framework/plugins): ``Fit``'s ``fitsRequest``
+    (noderesources/fit.go), ``NodePorts`` (``HostPortInfo.CheckConflict``, framework/types.go) and
+    ``TaintToleration`` (``Toleration.ToleratesTaint``, k8s.io/api core/v1 toleration.go)."""
+    mib = 2**20
+    roomy = cy.node("n1", cpu=4000)
+    tainted = cy.node("t", taints=(Taint("dedicated", "gpu"),))
+    half = {GPU: 1, "cpu": 2000, "memory": 2**29, "ephemeral-storage": 2**29}
+    return [
+        cy._cy("filter.memory", "Fit: the memory a pod asks must fit in what the node's pods leave free",
+               [ClusterAddNode(roomy), CreatePod(_asks("a", {"cpu": 100, "memory": 600 * mib})),
+                CreatePod(_asks("b", {"cpu": 100, "memory": 600 * mib})), *cy.placed("a", "n1"),
+                SchedulePod("b", "n1")],
+               "filter", "resources"),
+        cy._cy("filter.ephemeral_storage", "Fit: ephemeral storage is checked like cpu and memory",
+               [ClusterAddNode(Node("n1", resource_list(cpu=4000, memory=2**30, pods=10, ephemeral_storage=2**30))),
+                CreatePod(_asks("a", {"ephemeral-storage": 600 * mib})),
+                CreatePod(_asks("b", {"ephemeral-storage": 600 * mib})),
+                CreatePod(_asks("c", {"ephemeral-storage": 424 * mib})), *cy.placed("a", "n1"),
+                SchedulePod("b", "n1"), SchedulePod("c", "n1")], "filter", "resources"),
+        cy._cy("filter.extended_resource", "Fit with an extended resource (fitsRequest's slow path): every "
+               "resource, the extended one, cpu, memory, ephemeral storage and the pod count, fits exactly when the "
+               "pod asks what is free; a node without the resource, or with too little, rejects the pod; a zero "
+               "request of one resource does not end the check of the next",
+               [ClusterAddNode(Node("g", resources_from({"cpu": 4000, "memory": 2**30, "ephemeral-storage": 2**30,
+                                                        "pods": 2, GPU: 2}))),
+                ClusterAddNode(Node("h", resources_from({"cpu": 4000, "memory": 2**30, "pods": 10, GPU: 2}))),
+                ClusterAddNode(roomy), CreatePod(_asks("a", half)), CreatePod(_asks("b", {GPU: 2})),
+                CreatePod(_asks("c", half)), CreatePod(_asks("d", {GPU: 1})),
+                CreatePod(_asks("z", {"example.com/a": 0, GPU: 3})), SchedulePod("a", "n1"), *cy.placed("a", "g"),
+                SchedulePod("b", "g"), SchedulePod("z", "g"), *cy.placed("c", "g"), SchedulePod("d", "g"),
+                SchedulePod("b", "h")], "filter", "resources", "pods"),
+        cy._cy("filter.host_port_ip_and_protocol", "NodePorts: 0.0.0.0 conflicts with the port on any IP, a "
+               "specific IP only with itself and 0.0.0.0; UDP and TCP do not conflict; host port 1 counts",
+               [ClusterAddNode(roomy), CreatePod(_ports("ip", ContainerPort(80, 80, host_ip="10.0.0.1"),
+                                                         ContainerPort(1, 1))),
+                CreatePod(_ports("any", ContainerPort(80, 80))), CreatePod(_ports("other", ContainerPort(80, 80,
+                                                                                  host_ip="10.0.0.2"))),
+                CreatePod(_ports("udp", ContainerPort(80, 80, "UDP", "10.0.0.1"))),
+                CreatePod(_ports("one", ContainerPort(1, 1, host_ip="10.0.0.3"))),
+                *cy.placed("ip", "n1"), SchedulePod("any", "n1"), SchedulePod("other", "n1"), SchedulePod("udp", "n1"),
+                SchedulePod("one", "n1")], "filter", "ports"),
+        cy._cy("filter.toleration_matching", "TaintToleration: a toleration must match the taint's effect (empty: "
+               "any), key (empty: any) and, under Equal or no operator, value",
+               [ClusterAddNode(tainted),
+                *(CreatePod(cy.pod(uid, tolerations=(t,))) for uid, t in [
+                    ("effect", Toleration("dedicated", "Equal", "gpu", "NoExecute")),
+                    ("key", Toleration("other", "Equal", "gpu")),
+                    ("value", Toleration("dedicated", "Equal", "cpu")),
+                    ("bare", Toleration("dedicated", "", "gpu")),
+                    ("odd", Toleration("dedicated", "Unknown", "gpu")),
+                    ("all", Toleration("", "Exists"))]),
+                *(SchedulePod(uid, "t") for uid in ("effect", "key", "value", "bare", "odd", "all"))],
+               "filter", "taints"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
-    return [*cache_scenarios(), *dispatcher_scenarios()]
+    return [*cache_scenarios(), *dispatcher_scenarios(), *cycle_scenarios()]
