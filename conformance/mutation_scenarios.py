@@ -102,7 +102,16 @@ def cycle_scenarios() -> list[Scenario]:
                 CreatePod(_asks("c", half)), CreatePod(_asks("d", {GPU: 1})),
                 CreatePod(_asks("z", {"example.com/a": 0, GPU: 3})), SchedulePod("a", "n1"), *cy.placed("a", "g"),
                 SchedulePod("b", "g"), SchedulePod("z", "g"), *cy.placed("c", "g"), SchedulePod("d", "g"),
-                SchedulePod("b", "h")], "filter", "resources", "pods"),
+                SchedulePod("d", "n1"), SchedulePod("b", "h"), SchedulePod("d", "h")], "filter", "resources", "pods"),
+        cy._cy("filter.single_resource_on_a_full_node", "Fit: a pod asking one unit of a single resource (1m cpu, "
+               "1 byte of memory or of ephemeral storage) does not fit a node that has none of it left",
+               [ClusterAddNode(Node("full", resources_from({"cpu": 1000, "memory": 2**30, "ephemeral-storage": 2**30,
+                                                           "pods": 10}))),
+                CreatePod(_asks("all", {"cpu": 1000, "memory": 2**30, "ephemeral-storage": 2**30})),
+                *(CreatePod(_asks(name, {name: 1})) for name in ("cpu", "memory", "ephemeral-storage")),
+                *cy.placed("all", "full"), *(SchedulePod(name, "full") for name in ("cpu", "memory",
+                                                                                   "ephemeral-storage"))],
+               "filter", "resources"),
         cy._cy("filter.host_port_ip_and_protocol", "NodePorts: 0.0.0.0 conflicts with the port on any IP, a "
                "specific IP only with itself and 0.0.0.0; UDP and TCP do not conflict; host port 1 counts",
                [ClusterAddNode(roomy), CreatePod(_ports("ip", ContainerPort(80, 80, host_ip="10.0.0.1"),

@@ -62,6 +62,13 @@ def function_of(mutant: str) -> str:
     return f"{module}:{local[2:]}"
 
 
+def module_file(module: str, root: Path = ROOT) -> Path:
+    """The source file of a dotted module, relative to ``root`` (a package's ``__init__.py``: mutmut names its
+    functions after the package)."""
+    path = Path(*module.split("."))
+    return path / "__init__.py" if (root / path).is_dir() else path.with_suffix(".py")
+
+
 def number_of(mutant: str) -> int:
     return int(mutant.rpartition(MUTANT_MARK)[2])
 
@@ -173,7 +180,7 @@ class Equivalent:
 
     @property
     def module_path(self) -> Path:
-        return Path(*self.function.partition(":")[0].split(".")).with_suffix(".py")
+        return module_file(self.function.partition(":")[0])
 
     def describe(self) -> str:
         lines = [*(f"  - {line}" for line in self.removed), *(f"  + {line}" for line in self.added)]

@@ -13,6 +13,7 @@ from mutation.catalogue import (
     function_of,
     load_equivalents,
     match_equivalents,
+    module_file,
     mutations,
     mutations_of_file,
     occurrence_of,
@@ -65,6 +66,8 @@ def test_names() -> None:
     assert package_of(f"{CACHE}.x_get_pod_key__mutmut_1") == "refimpl.cache"
     plugin = "refimpl.scheduler.plugins.node_ports.xǁNodePortsǁfilter__mutmut_1"
     assert package_of(plugin) == "refimpl.scheduler.plugins"
+    assert module_file("refimpl.cache.cache") == Path("refimpl/cache/cache.py")
+    assert module_file("refimpl.scheduler.plugins") == Path("refimpl/scheduler/plugins/__init__.py")
     with pytest.raises(CatalogueError, match="not a mutmut mutant name"):
         function_of("refimpl.cache.cache.get_pod__mutmut_1")
 
