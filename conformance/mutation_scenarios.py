@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from conformance import cycle_scenarios as cy
 from conformance.operations import ClusterAddNode, CreatePod, SchedulePod
-from conformance.scenarios import UNSCHEDULABLE, node, patch, pod
+from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.api_calls import NominatingInfo, NominatingMode, PodCondition
 from spec.call_queue_operations import AddCall, PopCall
-from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
-from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemovePod
+from spec.frozenmap import FrozenMap
+from spec.objects import AffinityTerms, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
+from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
 from spec.quantities import SECOND, resource_list, resources_from
 
 GPU = "example.com/gpu"
@@ -39,6 +40,79 @@ def cache_scenarios() -> list[Scenario]:
         Scenario("cache.host_port.lowest_is_recorded", "HostPortInfo.Add and Remove ignore only ports <= 0: host "
                  "port 1 is recorded and freed", [AddNode(node("n1")), AddPod(low), RemovePod(low)],
                  behaviours=("ports",)),
+    ]
+
+
+def _labelled(name: str, **labels: str) -> Node:
+    return Node(name, resource_list(cpu=1000, memory=2**30, pods=10), labels=FrozenMap(labels))
+
+
+def accounting_scenarios() -> list[Scenario]:
+    """``NodeInfo.AddPod``/``RemovePod`` and ``Resource.Add`` (framework/types.go), ``GetZoneKey``
+    (component-helpers node/topology.go) and ``UpdateSnapshot``'s incremental rebuild (backend/cache/cache.go)."""
+    rich = Node("n1", resources_from({"cpu": 4000, "memory": 2**30, "ephemeral-storage": 2**30, "pods": 10,
+                                      GPU: 4, "hugepages-2Mi": 2**30}))
+    a = Pod("a", "pod-a", node_name="n1", containers=(Container("c", resources_from(
+        {"cpu": 100, "ephemeral-storage": 2**20, GPU: 1})),))
+    b = Pod("b", "pod-b", node_name="n1", containers=(Container("c", resources_from(
+        {"ephemeral-storage": 3 * 2**20, GPU: 2, "hugepages-2Mi": 2**21})),))
+    beta_zone, beta_region = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
+    ga_zone, ga_region = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
+    zones = [_labelled("plain"), _labelled("labelled", team="a"), _labelled("plain2"),
+             _labelled("beta", **{beta_zone: "z1"}), _labelled("ga", **{ga_zone: "z1"}),
+             _labelled("beta_region", **{beta_region: "r1"}), _labelled("ga_region", **{ga_region: "r1"}),
+             _labelled("both", **{beta_zone: "z2", ga_zone: "z1"}), _labelled("empty_beta", **{beta_zone: "",
+                                                                                               ga_zone: "z1"})]
+    aff = Pod("aff", "pod-aff", node_name="a", pod_affinity=AffinityTerms())
+    anti = Pod("anti", "pod-anti", node_name="b", pod_anti_affinity=AffinityTerms(required=1))
+    x = Pod("x", "pod-x", node_name="a", pvc_claims=("data",))
+    y = Pod("y", "pod-y", node_name="a", pvc_claims=("logs",))
+    def c(name: str, restart: str | None = None, port: int = 0, protocol: str = "", **requests: int) -> Container:
+        ports = (ContainerPort(port, port, protocol),) if port else ()
+        return Container(name, resource_list(**requests), ports, restart_policy=restart)
+
+    init = Pod("init", "pod-init", node_name="n2", containers=(c("app", cpu=100, memory=100),),
+               init_containers=(c("big", cpu=500, memory=50, port=81), c("side", "Always", cpu=50, memory=70, port=82,
+                                                                          protocol="UDP"),
+                                c("late", cpu=200, memory=300), c("side2", "Always", cpu=10)),
+               overhead=resource_list(cpu=7, memory=11))
+    level = Pod("level", "pod-level", node_name="n2", containers=(c("app", cpu=100, memory=100, ephemeral_storage=5),
+                                                                  c("zero", cpu=0)),
+                pod_level_requests=resources_from({"cpu": 300, GPU: 9, "hugepages-2Mi": 2**21}),
+                overhead=resource_list(cpu=1))
+    return [
+        Scenario("cache.resources.init_sidecars_overhead_pod_level", "PodRequests (component-helpers "
+                 "resource/helpers.go): containers summed, raised to the peak of each init container run beside the "
+                 "sidecars started before it, sidecars also summed with the containers; pod-level cpu, memory and "
+                 "hugepages replace the aggregate where the profile honours them; overhead added; sidecar host "
+                 "ports (UDP too) recorded, plain init containers' not; the non-zero defaults per container",
+                 [AddNode(node("n2")), AddPod(init), AddPod(level), RemovePod(init), S],
+                 behaviours=("resources", "ports")),
+        Scenario("cache.resources.ephemeral_storage_and_scalars", "NodeInfo.AddPod and RemovePod add and subtract "
+                 "ephemeral storage and every scalar resource (extended, hugepages) pod by pod; allocatable keeps "
+                 "them all", [AddNode(rich), AddPod(a), AddPod(b), RemovePod(a), S], behaviours=("resources",)),
+        Scenario("node_tree.zone_keys", "GetZoneKey: the beta labels win over the GA ones (a present but empty beta "
+                 "label too), a region alone makes a zone, and nodes with labels but no zone share the empty zone "
+                 "with unlabelled ones", [*(AddNode(n) for n in zones), S], area="node_tree", behaviours=("zones",)),
+        Scenario("snapshot.lists_follow_affinity_and_claims", "UpdateSnapshot rebuilds the affinity lists and the "
+                 "used-claim set whenever a node gains or loses its first or last such pod, or its claims change "
+                 "at the same count", [AddNode(node("a")), AddNode(node("b")), S, AddPod(aff), S, AddPod(anti), S,
+                 AddPod(x), S, RemovePod(aff), S, RemovePod(x), AddPod(y), S, RemovePod(anti), S],
+                 area="snapshot", behaviours=("affinity", "pvc")),
+        Scenario("snapshot.changed_node_behind_the_head", "A node whose pod leaves moves to the head of the "
+                 "most-recently-updated list, so UpdateSnapshot sees it even when another node changed after it",
+                 [AddNode(node("a")), AddNode(node("b")), AddPod(pod("p", "a", 100)), AddPod(pod("q", "a", 100)),
+                  AddPod(pod("r", "b", 100)), S, RemovePod(pod("p", "a", 100)), S], area="snapshot",
+                 behaviours=("generation",)),
+        Scenario("snapshot.image_counts_after_changes", "A NodeInfo cloned again after image changes elsewhere shows "
+                 "the current image counts", [AddNode(node("a", images=(NGINX,))), S,
+                 AddNode(node("b", images=(NGINX,))), AddNode(node("c", images=(NGINX,))), AddPod(pod("p", "a")), S,
+                 RemoveNode(node("c", images=(NGINX,))), AddPod(pod("q", "a")), S], area="snapshot",
+                 behaviours=("images",)),
+        Scenario("cache.images.add_node_again_replaces_images", "AddNode of a node already cached replaces its "
+                 "image summaries: the old images lose the node", [AddNode(node("a", images=(NGINX,))),
+                 AddNode(node("b", images=(NGINX,))), AddNode(node("a", images=(ContainerImage(("redis:7",), 50),)))],
+                 behaviours=("images", "node")),
     ]
 
 
@@ -139,4 +213,4 @@ def cycle_scenarios() -> list[Scenario]:
 
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
-    return [*cache_scenarios(), *dispatcher_scenarios(), *cycle_scenarios()]
+    return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios()]
