@@ -102,6 +102,10 @@ def prove(args: argparse.Namespace, console: Console) -> int:
 def run_crosshair_checks(args: argparse.Namespace, console: Console) -> tuple[bool, str]:
     """Run CrossHair on every function with ``pre:``/``post:`` contracts, within the budget; print a table of
     them with their verdicts and times. True if each is confirmed or has no counterexample, and a one-line summary."""
+    if not crosshair_runner.crosshair_installed():
+        console.print("[bold red]CrossHair is not installed[/]: install kube-scheduler-spec[crosshair] (or "
+                      "crosshair-tool), or pass --no-crosshair for the Z3 obligations alone", highlight=False)
+        return False, "CrossHair not installed"
     roots = tuple(args.crosshair_root)
     targets = crosshair_runner.find_targets(args.root, roots)
     budget_plan = crosshair_runner.plan(targets, args.crosshair_timeout, args.crosshair_budget, args.crosshair_jobs)
@@ -406,7 +410,11 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"CrossHair processes run at once (default {DEFAULT_JOBS})",
     )
     parser.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="project checkout the CrossHair roots are relative to"
+        "--root",
+        type=Path,
+        default=Path.cwd(),
+        help="directory the CrossHair roots are relative to (ksspec's default: where the packages are imported from, "
+        "the checkout or site-packages)",
     )
 
 
