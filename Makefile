@@ -7,11 +7,11 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
 PYTEST_ARGS ?= -n 2
-MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext
+MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext mutation
 
 export HYPOTHESIS_PROFILE
 
-.PHONY: venv test lint docs verify bench clean constraints verify-thorough test-packaging
+.PHONY: venv test lint docs verify bench clean constraints verify-thorough test-packaging mutation mutation-sample
 
 venv: $(STAMP)
 
@@ -59,6 +59,17 @@ bench: $(STAMP)
 		exit 1; \
 	fi
 
+# The mutation score of refimpl under the conformance suite alone (mutmut; see docs/conformance.md). The full run
+# takes tens of minutes on 2 cores; mutation-sample runs MUTATION_SAMPLE mutants drawn with MUTATION_SEED (CI).
+MUTATION_SAMPLE ?= 250
+MUTATION_SEED ?= 13
+
+mutation: $(STAMP)
+	$(VENV)/bin/python -m mutation.run
+
+mutation-sample: $(STAMP)
+	$(VENV)/bin/python -m mutation.run --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED)
+
 # Re-pin every direct and transitive dependency to what pip picks today.
 constraints:
 	rm -rf .venv-constraints
@@ -71,5 +82,5 @@ constraints:
 
 clean:
 	rm -rf $(VENV) .venv-constraints docs/_build build dist *.egg-info \
-		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair
+		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
