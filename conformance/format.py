@@ -33,12 +33,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.2.0"
+FORMAT_VERSION: Final = "2.3.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
 
-2.2.0 (from 2.1.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
+2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
 expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of
 overwriting it (PR #135180, found by running the suite on Kubernetes' own call queue).
+
+2.2.0 (from 2.1.0) is a minor bump: new curated vectors over the existing operations and observations, those
+mutation testing showed missing (:mod:`conformance.mutation_scenarios`).
 
 2.1.0 (from 2.0.0) is a minor bump: new vectors over the existing operations and observations, and
 ``tags.behaviours`` now also holds the behaviours of the inventory (:mod:`conformance.behaviours`) each vector was
