@@ -114,11 +114,10 @@ class CacheSystem:
 
     def edges(self, state: World) -> Iterator[Edge[World]]:
         """Every operation's edge. The cache operations' results depend on the cache alone, and a
-        cache recurs with many snapshots, so they are computed once per cache."""
-        cache_edges = self._cache_edges.get(state.cache)
-        if cache_edges is None:
-            cache_edges = list(self._compute_cache_edges(state))
-            self._remember(self._cache_edges, state.cache, cache_edges)
+        cache recurs with many snapshots, so they are computed once per cache: as they are yielded,
+        so that an explorer that stops early (its time limit) has not waited for all of them."""
+        known = self._cache_edges.get(state.cache)
+        cache_edges = self._computing_cache_edges(state) if known is None else known
         for edge in cache_edges:
             if edge.after is None:
                 target = None
@@ -131,6 +130,15 @@ class CacheSystem:
         after, outcome = self.step(state, op)
         violations = tuple(self.step_violations(state, op, outcome, after))
         yield Edge(op, _coverage(op, outcome), None if outcome.status is Status.FATAL else after, violations)
+
+    def _computing_cache_edges(self, state: World) -> Iterator[_CacheEdge]:
+        """The cache edges as they are computed, remembered once all are (a consumer that stops early leaves
+        nothing half-remembered)."""
+        computed = []
+        for edge in self._compute_cache_edges(state):
+            computed.append(edge)
+            yield edge
+        self._remember(self._cache_edges, state.cache, computed)
 
     def _compute_cache_edges(self, state: World) -> Iterator[_CacheEdge]:
         for op in self.universe.operations(state, self.mode):

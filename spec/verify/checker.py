@@ -130,10 +130,12 @@ def explore(
 
     Stops at the first violation unless ``stop_at_first`` is False (then it keeps one shortest
     trace per violated property and does not expand violating states). ``depth_limit`` bounds the
-    path length; ``time_limit`` (seconds) stops early, leaving the report not exhausted.
+    path length; ``time_limit`` (seconds) stops early, leaving the report not exhausted: it is checked before
+    each state is expanded and after each of its edges, so a state with many edges does not overrun it.
     """
     report = Report(name, depth_limit=depth_limit)
     started = time.perf_counter()
+    deadline = None if time_limit is None else started + time_limit
     seen: dict[S, _Node] = {}
     queue: deque[S] = deque()
     violated: set[str] = set()
@@ -159,9 +161,8 @@ def explore(
         queue.append(rep)
 
     timed_out = at_depth_limit = False
-    while queue and not stop:
-        if time_limit is not None and time.perf_counter() - started > time_limit:
-            report.stopped_by = f"time limit {time_limit:g}s"
+    while queue and not stop and not timed_out:
+        if _past(deadline):
             timed_out = True
             break
         state = queue.popleft()
@@ -170,6 +171,9 @@ def explore(
             at_depth_limit = True
             continue
         for edge in system.edges(state):
+            if _past(deadline):  # the state stays half-expanded: the report is not complete
+                timed_out = True
+                break
             report.transitions += 1
             report.coverage[edge.coverage] += 1
             if edge.violations:
@@ -195,6 +199,8 @@ def explore(
                 continue
             queue.append(rep)
 
+    if timed_out:
+        report.stopped_by = f"time limit {time_limit:g}s"
     report.states = len(seen)
     report.seconds = time.perf_counter() - started
     report.complete = not stop and not timed_out
@@ -204,6 +210,11 @@ def explore(
     elif at_depth_limit:
         report.stopped_by = f"depth limit {depth_limit}"
     return report
+
+
+def _past(deadline: float | None) -> bool:
+    """Whether the time limit's deadline (a ``perf_counter`` reading) has passed; never without a limit."""
+    return deadline is not None and time.perf_counter() > deadline
 
 
 def _path(seen: dict[S, _Node], state: S) -> list[tuple[object, object]]:
