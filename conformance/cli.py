@@ -22,6 +22,7 @@ from rich.table import Table
 
 from conformance import commands as conformance_commands
 from conformance import proof_commands, simulate_command
+from conformance.arguments import ArgumentParser, existing_directory
 from conformance.console import make_console
 
 
@@ -64,6 +65,8 @@ CHECKS: tuple[Check, ...] = (
 )
 
 DEFAULT_HYPOTHESIS_PROFILE = "ci"
+HYPOTHESIS_PROFILES = ("ci", "dev", "thorough")
+"""The Hypothesis settings profiles tests/conftest.py registers."""
 PYTEST_OK = 0
 PYTEST_NO_TESTS_COLLECTED = 5  # pytest.ExitCode.NO_TESTS_COLLECTED
 FAILURE_OUTPUT_TAIL_LINES = 80  # lines of a failing check's output shown before the summary table
@@ -196,7 +199,7 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="ksspec",
         description="Check the kube-scheduler cache specification, reference implementation and conformance.",
     )
@@ -206,12 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify_parser.add_argument(
         "--hypothesis-profile",
+        choices=HYPOTHESIS_PROFILES,
         default=DEFAULT_HYPOTHESIS_PROFILE,
         help=f"Hypothesis settings profile for the checks (default: {DEFAULT_HYPOTHESIS_PROFILE})",
     )
     verify_parser.add_argument(
         "--root",
-        type=Path,
+        type=existing_directory("--root"),
         default=default_project_root(),
         help="project checkout containing tests/ (default: the checkout ksspec is installed from)",
     )

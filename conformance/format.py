@@ -203,18 +203,50 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     return files
 
 
+MANIFEST_SCHEMA: Final = {
+    "type": "object",
+    "required": ["vectors"],
+    "properties": {"vectors": {"type": "array", "items": {
+        "type": "object",
+        "required": ["id", "sha256"],
+        "properties": {"id": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+    }}},
+}
+"""What the loader needs of the manifest (it holds more, for readers)."""
+VECTOR_FILE_SCHEMA: Final = {"type": "object", "required": ["vectors"], "properties": {"vectors": {"type": "array"}}}
+"""A vector file: an object whose ``vectors`` array holds the vectors (each checked against :func:`schema`)."""
+
+
+def read_json(path: Path, shape: JSON) -> JSON:
+    """The JSON document at ``path``, checked against the JSON Schema ``shape``; fails with
+    :class:`VectorFormatError` naming the file and, for a structure error, the JSON path (index included)."""
+    try:
+        data: JSON = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise VectorFormatError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+                                ) from None
+    except UnicodeDecodeError as error:
+        raise VectorFormatError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    problems = sorted(jsonschema.Draft202012Validator(shape).iter_errors(data), key=lambda e: list(e.absolute_path))
+    if problems:
+        raise VectorFormatError(f"{path}: at {problems[0].json_path}: {problems[0].message}")
+    return data
+
+
 def load_manifest(directory: Path = VECTORS_DIR) -> JSON:
+    """The manifest of ``directory``; fails with :class:`VectorFormatError` if it is missing or malformed."""
     path = directory / MANIFEST_NAME
     if not path.is_file():
         raise VectorFormatError(f"no manifest at {path}; run `ksspec conformance generate` first")
-    manifest: JSON = json.loads(path.read_text())
-    return manifest
+    return read_json(path, MANIFEST_SCHEMA)
 
 
 def iter_vector_files(directory: Path = VECTORS_DIR) -> Iterator[tuple[str, JSON]]:
+    """Each vector file of ``directory`` (by name) and its content, checked to be an object with a ``vectors``
+    array."""
     for path in sorted(directory.glob("*.json")):
         if path.name != MANIFEST_NAME:
-            yield path.name, json.loads(path.read_text())
+            yield path.name, read_json(path, VECTOR_FILE_SCHEMA)
 
 
 def load_vectors(directory: Path = VECTORS_DIR, *, verify_checksums: bool = True) -> list[Vector]:
@@ -223,11 +255,16 @@ def load_vectors(directory: Path = VECTORS_DIR, *, verify_checksums: bool = True
     Fails with :class:`VectorFormatError` for an invalid vector, a duplicate id, a vector missing from the
     manifest (or the reverse), or a checksum mismatch.
     """
-    manifest = {entry["id"]: entry for entry in load_manifest(directory)["vectors"]}
+    manifest: dict[str, JSON] = {}
+    for index, entry in enumerate(load_manifest(directory)["vectors"]):
+        if entry["id"] in manifest:
+            where = f"{directory / MANIFEST_NAME}: at $.vectors[{index}].id"
+            raise VectorFormatError(f"{where}: duplicate id {entry['id']!r}")
+        manifest[entry["id"]] = entry
     vectors: list[Vector] = []
     seen: set[str] = set()
     for name, content in iter_vector_files(directory):
-        for index, data in enumerate(content.get("vectors", [])):
+        for index, data in enumerate(content["vectors"]):
             vector = vector_from_json(data, f"{name}[{index}]")
             if vector.id in seen:
                 raise VectorFormatError(f"{name}: duplicate vector id {vector.id!r}")
