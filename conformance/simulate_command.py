@@ -92,6 +92,7 @@ def config_from(args: argparse.Namespace) -> SimulationConfig:
         uniform_nodes=args.identical_pods,
         opportunistic_batching=not args.no_batching,
         max_virtual_time=round(args.max_virtual_seconds * SECOND),
+        pod_lifetime=round(args.pod_lifetime_seconds * SECOND),
     )
 
 
@@ -227,6 +228,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--churn", type=non_negative("--churn"), default=0.0,
                         help="cluster changes per virtual second while pods arrive and 10 s after: pod deletions, "
                              "node updates, additions and deletions (default 0)")
+    parser.add_argument("--pod-lifetime-seconds", type=non_negative("--pod-lifetime-seconds"), default=0.0,
+                        help="each pod finishes and is deleted this long after it is bound (default 0: pods run for "
+                             "ever); with --arrival-rate R about R x this many pods run at once: a steady state")
     parser.add_argument("--identical-pods", action="store_true",
                         help="identical pods, each filling most of a node, on identical nodes: the workload "
                              "opportunistic batching serves")
