@@ -187,8 +187,8 @@ class Worker:
 
     The handshake failure policy: after ``target.handshake_failures`` handshakes in a row fail, every further
     vector is an error at once, without starting the adapter again. Blame: an adapter that answers a request twice
-    is found out when the extra answer arrives; the vector that request belongs to becomes an error (amended, if it
-    had already ended) and a vector that saw the extra answer instead of its own is run again on a fresh session.
+    is found out when the extra answer arrives; the vector that request belongs to becomes an error (its result
+    amended, if it had already ended), and a vector that merely received the extra answer keeps its verdict.
     """
 
     def __init__(self, target: Target, groups: GroupTracker | None = None) -> None:
@@ -271,11 +271,16 @@ class Worker:
             return VectorResult(vector.id, area, Outcome.SKIP,
                                 f"expectations hold for {', '.join(vector.tags.profiles)}, not a selected profile")
         first_id = self.next_id
+        result: VectorResult | None = None
         try:
             result = self._steps(vector, profile)
             self._check_unsolicited()
-        except StaleAnswer as stale:  # a request of this vector answered twice
-            self._drop()
+        except StaleAnswer as stale:  # a request answered twice: this vector's, or (late) the previous one's
+            amended = self._blame_previous(stale.request_id)
+            self._drop()  # the extra line is still buffered: start afresh
+            if amended is not None and result is not None:  # found after this vector ended: it keeps its verdict
+                self.amendments.append(amended)
+                return result
             index = stale.request_id - first_id - 1 if stale.request_id > first_id else None
             op = vector.steps[index].op if index is not None and index < len(vector.steps) else None
             where = "reset" if index is None else f"step {index} ({op})"
@@ -285,6 +290,7 @@ class Worker:
             self._drop()
             return VectorResult(vector.id, area, Outcome.ERROR, f"{failure.where}: {failure.cause}", failure.index,
                                 failure.op, [], profile)
+        assert result is not None
         self.previous = _Ran(vector, result, first_id, self.next_id - 1)
         return result
 

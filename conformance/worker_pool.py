@@ -142,7 +142,8 @@ def run_pool(
         index = pending.popleft()
         slot.index = index
         slot.deadline = time.monotonic() + budget(items[index])
-        slot.conn.send(("run", index, items[index]))
+        with contextlib.suppress(OSError):  # the worker died: its sentinel says so, and the item is lost then
+            slot.conn.send(("run", index, items[index]))
 
     def receive(slot: _Slot) -> None:
         """Handle every message the worker has sent (it may have died right after)."""

@@ -185,14 +185,17 @@ def using_forget_pod(outcome: str, text: str) -> Callable[[Run], None]:
 
 
 def answered_twice(late: bool) -> Callable[[Run], None]:
-    """The victim whose step the adapter answered twice is the error; nothing else is blamed."""
+    """The victim whose step the adapter answered twice is the error; nothing else is blamed. (Answered twice at
+    once, the extra line is usually read with the first, but on a loaded machine it may come after the runner
+    looked: then, as when it comes late, the vector's result is amended.)"""
 
     def check(run: Run) -> None:
         for vector, got in outcomes(run).items():
             detail = details(run)[vector]
             if vector.startswith(VICTIM):
                 assert got == "error" and "step 2 (" in detail and "twice" in detail, (vector, detail)
-                assert ("after the vector ended" in detail) == late, detail
+                if late:
+                    assert "after the vector ended (its verdict had been pass)" in detail, detail
             else:
                 assert got == "pass", (vector, detail)
 
