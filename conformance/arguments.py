@@ -1,9 +1,9 @@
-"""Checking ``ksspec``'s command-line arguments: argparse types that name what was wrong, and a parser whose
-usage errors are one line and exit code 2.
+"""Checking ``ksspec``'s command-line arguments as they are parsed: argparse types that name what was wrong, and a
+parser whose usage errors are one line (``error: ...``) and exit code 2.
 
-Every flag of every subcommand is checked here or by one of these types before any work starts; a problem found
-later (an ``--impl`` that cannot be loaded, a ``--tag`` that matches no vector) is reported by the command with
-:func:`usage_error`, in the same one-line form.
+Every flag of every subcommand is checked by one of these types, or, where the check needs more than the value
+(a report path, a version profile, an ``--impl`` to load, a ``--tag`` that must match a vector), by the command
+before any work starts, with :mod:`conformance.usage`'s checks and the same one-line form.
 """
 
 from __future__ import annotations
@@ -13,31 +13,23 @@ import math
 import os
 import re
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from conformance.usage import EXIT_USAGE
 from spec.versions import get_profile
-
-EXIT_USAGE = 2
-"""argparse's (and every ``ksspec`` command's) exit code for bad usage."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` whose usage errors are one line on stderr (the usage is in ``--help``)."""
+    """``argparse.ArgumentParser`` whose usage errors are one line on stderr, ``error: <what> (see <prog>
+    --help)``, as the commands' own checks print them (the usage itself is in ``--help``)."""
 
     def error(self, message: str) -> NoReturn:
         named = re.fullmatch(r"argument ([^:]+): (.*)", message, re.DOTALL)
         if named and any(named[2].startswith(f"{flag} ") for flag in named[1].split("/")):
             message = named[2]  # the type's message names the flag already
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def usage_error(prog: str, message: str) -> int:
-    """Print one usage-error line to stderr, as :class:`ArgumentParser` does; return :data:`EXIT_USAGE`."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,35 +135,6 @@ def check_readable_file(path: Path, option: str) -> None:
         raise ValueError(f"{option} {path}: {'not a file' if path.exists() else 'no such file'}")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{option} {path}: not readable")
-
-
-def report_path(what: str) -> Callable[[str], Path]:
-    """An argparse type: where a report can be written (:func:`check_report_path`)."""
-
-    def parse(text: str) -> Path:
-        path = Path(text)
-        try:
-            check_report_path(path, what)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-        return path
-
-    return parse
-
-
-def check_report_path(path: Path, option: str) -> None:
-    """Fail with ``ValueError`` (one line naming ``option``) unless a report can be written at ``path``: its
-    directory exists and is writable, and the path is not a directory or a read-only file. Checked before the
-    run starts, so a typo does not cost the run's results."""
-    if not path.name or path.is_dir():
-        raise ValueError(f"{option} {path}: is a directory; give a file name")
-    parent = path.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: the directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path}: the directory {parent} is not writable")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"{option} {path}: the file exists and is not writable")
 
 
 def check_program(argv: list[str], option: str) -> None:

@@ -1,4 +1,5 @@
-"""The ``conformance generate`` and ``conform`` subcommands of ``ksspec``; the CLI calls :func:`register`."""
+"""The ``conformance generate``, ``conformance coverage`` and ``conform`` subcommands of ``ksspec``; the CLI calls
+:func:`register`."""
 
 from __future__ import annotations
 
@@ -13,23 +14,14 @@ from typing import Any
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance import generate, runner
+from conformance import coverage_command, generate, runner
 from conformance.adapters.refimpl_adapter import load_adapter
-from conformance.arguments import (
-    check_program,
-    check_readable_file,
-    existing_directory,
-    int_in,
-    non_empty,
-    positive,
-    profile_name,
-    report_path,
-    usage_error,
-)
+from conformance.arguments import check_program, check_readable_file, int_in, non_empty, positive
 from conformance.console import make_console
-from conformance.format import VECTORS_DIR, Vector, load_vectors
+from conformance.format import VECTORS, VECTORS_DIR, Vector, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
 from conformance.sessions import DEFAULT_STARTUP_TIMEOUT, split_command
+from conformance.usage import check_report_path, check_version_profile, usage_error
 
 MAX_WORKERS = 256
 
@@ -40,7 +32,7 @@ def conformance_generate(args: argparse.Namespace) -> int:
     console = make_console()
     directory: Path = args.directory
     if args.check and not directory.is_dir():
-        return usage_error("ksspec conformance generate", f"--directory {directory}: no such directory")
+        return usage_error(console, f"--directory {directory}: no such directory")
     started = time.perf_counter()
     vectors = generate.generate_all()
     if args.check:
@@ -55,8 +47,7 @@ def conformance_generate(args: argparse.Namespace) -> int:
     try:
         generate.write(vectors, directory)
     except OSError as error:
-        return usage_error("ksspec conformance generate", f"--directory {directory}: cannot write the vectors "
-                           f"({error.strerror or error})")
+        return usage_error(console, f"--directory {directory}: cannot write the vectors ({error.strerror or error})")
     console.print(f"wrote {len(vectors)} vectors to {directory} ({time.perf_counter() - started:.1f}s)")
     return 0
 
@@ -139,6 +130,11 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
     console = make_console()
     try:
         target = _load_target(args)
+        if args.profile is not None:
+            check_version_profile("--profile", args.profile)
+        for flag, report in (("--junit", args.junit), ("--json", args.json)):
+            if report is not None:
+                check_report_path(flag, report)
         if args.junit is not None and args.json is not None and args.junit.resolve() == args.json.resolve():
             raise ValueError(f"--junit and --json name the same file {args.junit}")
         shard = runner.parse_shard(args.shard) if args.shard else None
@@ -149,10 +145,10 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         expected = runner.read_expected_failures(listed)
         _check_tags(vectors, args.tag)
     except (ValueError, OSError) as error:
-        return usage_error(CONFORM, str(error))
+        return usage_error(console, error)  # one line, however long
     unknown = sorted(expected - {v.id for v in vectors})
     if unknown:
-        return usage_error(CONFORM, f"the expected-failures file lists unknown vectors: {', '.join(unknown)}")
+        return usage_error(console, f"the expected-failures file lists unknown vectors: {', '.join(unknown)}")
     selected = runner.select(vectors, args.tag, shard)
     name = args.adapter or args.impl
     console.print(f"{len(selected)} of {len(vectors)} vectors selected; implementation {escape(name)}")
@@ -201,6 +197,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--check", action="store_true", help="fail if the committed vectors drift from the spec")
     gen.add_argument("--directory", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
     gen.set_defaults(handler=conformance_generate)
+    coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
+                                                  description=coverage_command.conformance_coverage.__doc__))
 
     run = subparsers.add_parser("conform", help="run the vectors against an implementation",
                                 description=conform.__doc__)
@@ -213,8 +211,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                      help="run vectors with this area, origin, behaviour, profile or id prefix (repeatable; any "
                           "matches; one that matches no vector is an error)")
     run.add_argument("--shard", help="run shard i of n (1-based), e.g. 2/4")
-    run.add_argument("--profile", type=profile_name, help="run only vectors that hold for this profile, under it "
-                     "(default: each vector under a profile it holds for that the adapter supports)")
+    run.add_argument("--profile", help="run only vectors that hold for this profile, under it (default: each "
+                     "vector under a profile it holds for that the adapter supports)")
     run.add_argument("-j", "--workers", type=int_in(1, MAX_WORKERS, "--workers"), default=1,
                      help="parallel worker processes (default 1: the runner's own process)")
     run.add_argument("--timeout", type=positive("--timeout"), default=runner.DEFAULT_TIMEOUT,
@@ -227,10 +225,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                           "(default %(default)d)")
     run.add_argument("--expected-failures", type=Path,
                      help="file of vector ids expected to fail (# comments)")
-    run.add_argument("--junit", type=report_path("--junit"), help="write a JUnit XML report here")
-    run.add_argument("--json", type=report_path("--json"), help="write a JSON report here")
-    run.add_argument("--vectors", type=existing_directory("--vectors"), default=VECTORS_DIR,
-                     help="vector directory (default: %(default)s)")
+    run.add_argument("--junit", type=Path, help="write a JUnit XML report here (checked before the run)")
+    run.add_argument("--json", type=Path, help="write a JSON report here (checked before the run)")
+    run.add_argument("--vectors", type=Path, default=VECTORS,
+                     help="vector directory (default: the vectors installed with ksspec, %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=conform)
 

@@ -22,6 +22,7 @@ from spec.operations import (
 )
 from spec.quantities import SECOND
 from spec.snapshot import update_snapshot
+from spec.verify import checker
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Edge, Report, Violation, explore
 from spec.verify.symmetry import Canonicalizer, Renaming, canonical_world
@@ -93,6 +94,9 @@ class SlowSystem:
     def canonical(self, state: int) -> tuple[int, object]:
         return state, None
 
+    def fingerprint(self, representative: int) -> int:
+        return representative
+
     def concretize(self, initial: int, path: list[tuple[object, object]], prop: str) -> Violation:
         raise AssertionError("no violation to concretize")
 
@@ -120,15 +124,21 @@ def test_time_limit_on_a_large_universe() -> None:
     universe.operations(state, Mode.CONTRACT)  # the irreducible overrun, timed under the same load
     one_list = time.perf_counter() - started
     assert report.seconds < 0.3 + 3 * one_list + 1.0  # expanding a whole state took 14.4 s (one_list ~0.7 s)
-    # The edges of a state left half-expanded are not remembered as its complete list.
-    system = CacheSystem(Universe(nodes=2, pods=2), Mode.CONTRACT)
-    first = next(iter(system.initial_states()))
-    some = system.edges(first)
-    next(some)
-    del some  # abandoned after one edge, as the explorer abandons a state at its deadline
-    assert system._cache_edges == {}
-    complete = list(system.edges(first))
-    assert len(system._cache_edges[first.cache]) == len(complete) - 1  # all but UpdateSnapshot, computed apart
+
+
+def test_an_expansion_cut_by_the_deadline_leaves_nothing_half_remembered() -> None:
+    system, fresh = CacheSystem(Universe(nodes=2, pods=2), Mode.CONTRACT), CacheSystem(Universe(nodes=2, pods=2))
+    state, _ = system.canonical(next(iter(system.initial_states())))
+    token = checker._DEADLINE.set(0.0)  # long past
+    try:
+        with pytest.raises(checker.DeadlinePassed):
+            system.expand(state)
+    finally:
+        checker._DEADLINE.reset(token)
+    again, whole = system.expand(state), fresh.expand(fresh.canonical(next(iter(fresh.initial_states())))[0])
+    assert (again.coverage, again.violations, list(again.targets)) == (whole.coverage, whole.violations,
+                                                                      list(whole.targets))
+    checker.check_deadline()  # outside an exploration with a limit: never
 
 
 # ============================================================================================

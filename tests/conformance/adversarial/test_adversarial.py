@@ -299,5 +299,5 @@ def test_unwritable_report_path_is_refused_before_the_run(conform: Callable[...,
     run = conform(*_adapter("serve"), *FAST, *FEW, "--junit", str(tmp_path / "missing" / "junit.xml"), limit=30,
                   reports=False)
     assert run.code == 2 and run.pids == [] and run.report is None
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--junit" in lines[0] and "does not exist" in lines[0], run.stderr
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "--junit" in lines[0] and "does not exist" in lines[0], lines
