@@ -100,6 +100,9 @@ BAD = [
     # ksspec conformance generate
     (["conformance", "generate", "--check", "--directory", "/nonexistent"], "--directory /nonexistent: no such "
                                                                             "directory"),
+    (["conformance", "coverage", "--vectors", "/nonexistent"], "the manifest /nonexistent/manifest.json is missing"),
+    # ksspec verify -j
+    (["verify", "-j", "0"], "argument -j/--jobs: must be at least 1, got 0"),
     # ksspec simulate (its types are conformance.arguments')
     (["simulate", "--nodes", "0"], "--nodes must be between 1 and"),
     (["simulate", "--arrival-rate", "inf"], "--arrival-rate must be a finite number"),
