@@ -49,6 +49,7 @@ from spec.operations import World
 from spec.quantities import resource_list
 from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.cycle_system import describe_cluster
+from spec.verify.fingerprint import fingerprint
 from spec.verify.symmetry import Canonicalizer
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
@@ -187,6 +188,10 @@ class ClusterSystem:
 
     def within_bounds(self, state: KubeCluster) -> bool:
         return True
+
+    def fingerprint(self, representative: KubeCluster) -> int:
+        """The fingerprint of the whole value (:mod:`spec.verify.fingerprint`)."""
+        return fingerprint(representative)
 
     def canonical(self, state: KubeCluster) -> tuple[KubeCluster, object]:
         """Each scheduler's cache and snapshot with their counters renumbered and the gauge dropped
