@@ -115,8 +115,7 @@ def kubelets_table(sim: ClusterSimulation) -> Table:
     table.add_column("value", justify="right")
     world, kubelets, stats = sim.world, sim.kubelets, sim.stats
     rows = [
-        ("pods created / deleted", f"{len(world.pods) + len(world.deleted_pods):,} / "
-                                   f"{len(world.deleted_pods) - len(world.failed_pods):,}"),
+        ("pods created / deleted", f"{stats.pods_created:,} / {stats.pods_deleted:,}"),
         ("bindings accepted", f"{world.binds_applied:,}"),
         ("admitted by kubelets", f"{kubelets.admitted_total:,}"),
         ("rejected by kubelets (Failed)", f"{sum(kubelets.rejected.values()):,}"),

@@ -46,6 +46,7 @@ def test_two_schedulers_overcommit_at_the_api_server_and_the_kubelets_reject(
     assert checked > 100 and violations > 0
     assert "known violation: step" in out
     table = measures(out)
+    assert table["pods created / deleted"] == "16 / 0"
     assert int(table["rejected by kubelets (Failed)"]) > 0
     assert int(table["rejected: OutOfcpu"]) > 0
     assert re.search(r"│ default-sch\S*\s+│(\s+[\d,]+ │){7}\s+0 \(\d+\) │", out), out
@@ -84,6 +85,8 @@ def test_the_same_seed_gives_the_same_run(capsys: pytest.CaptureFixture[str]) ->
         return [line for line in out.splitlines() if "wall" not in line]
 
     assert stable(first[1]) == stable(second[1])
+    created, deleted = (int(x) for x in measures(first[1])["pods created / deleted"].split(" / "))
+    assert created == 30 and deleted > 0
     assert stable(first[1]) != stable(run(capsys, *args[:-1], "8")[1])
 
 

@@ -121,6 +121,8 @@ class SchedulerRecord:
 class ClusterStats:
     """Counts of the cluster's own steps."""
 
+    pods_created: int = 0
+    pods_deleted: int = 0
     crashes: int = 0
     restarts: int = 0
     orphaned_calls: int = 0
@@ -290,6 +292,7 @@ class ClusterSimulation:
         """A user creates ``pod`` at the API server."""
         with self._step("create_pod", pod.uid):
             self.world.create_pod(pod)
+            self.stats.pods_created += 1
 
     # ========================================================================================
     # The clock-driven run
@@ -469,3 +472,4 @@ class ClusterSimulation:
         with self._step("delete_pod"):
             if self.world.pods:
                 self.world.delete_pod(self._churn_rng.choice(sorted(self.world.pods)))
+                self.stats.pods_deleted += 1
