@@ -95,9 +95,10 @@ def schedulers_table(sim: ClusterSimulation, checkers: list[InvariantChecker]) -
     """Per scheduler, summed over its incarnations, with its invariant violations (``checkers``, one per
     scheduler): those that fail the run, and in brackets the known ones."""
     table = Table(title="schedulers")
-    for name in ("scheduler", "scheduled", "bound", "failed binding cycles", "unschedulable attempts", "crashes",
-                 "in flight at a crash", "pods rejected by kubelets", "invariant violations (known)"):
-        table.add_column(name, justify="left" if name == "scheduler" else "right")
+    table.add_column("scheduler", no_wrap=True)
+    for name in ("scheduled", "bound", "failed binding cycles", "cycles without a node", "crashes",
+                 "in flight at a crash", "rejected by kubelets", "violations (known)"):
+        table.add_column(name, justify="right")
     for record, checker in zip(sim.records, checkers, strict=True):
         known = sum(t.violations for t in checker.tallies.values() if t.known)
         table.add_row(record.name, f"{record.total('scheduled'):,}", f"{record.total('bound'):,}",

@@ -23,6 +23,7 @@ extensions = [
     "traceability",
     "proofs",
     "refimpl_api",
+    "simulation_runs",
 ]
 
 root_doc = "index"

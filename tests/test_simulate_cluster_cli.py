@@ -113,6 +113,12 @@ def test_bad_values_are_refused_with_a_message(
     assert message in err and "Traceback" not in err
 
 
+def test_a_combination_the_cluster_does_not_model_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--schedulers", "2", "--pod-lifetime-seconds", "5", "--pods", "1")
+    assert code == 2
+    assert "error: the cluster simulation does not model pods that finish" in out and "Traceback" not in out
+
+
 def test_a_kubelet_that_admits_everything_fails_the_run(monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(kubelets_module, "can_admit_pod", lambda pod, node, admitted: PodAdmitResult(True))

@@ -88,6 +88,8 @@ class ClusterConfig:
             raise ValueError(f"the crash rate must be at least 0 and below 1, got {self.crash_rate}")
         if self.restart_delay < 0:
             raise ValueError(f"the restart delay must not be negative, got {self.restart_delay} ns")
+        if self.simulation.pod_lifetime:
+            raise ValueError("the cluster simulation does not model pods that finish: the pod lifetime must be 0")
         if not 0 <= self.min_kubelet_delay <= self.max_kubelet_delay:
             raise ValueError(f"kubelet delay bounds must satisfy 0 <= min <= max, got {self.min_kubelet_delay}.."
                              f"{self.max_kubelet_delay} ns")
