@@ -84,6 +84,8 @@ class ResultChannel:
     def receive(self, timeout: float | None = None) -> Exception | None:
         """Take the next value, waiting at most ``timeout`` seconds (forever if None); raises ``TimeoutError``."""
         with self._ready:
+            if not self._values and timeout is not None and timeout <= 0:  # a poll: no wait (Go's select default)
+                raise TimeoutError(f"no value within {timeout} s")
             if not self._ready.wait_for(lambda: self._values, timeout):
                 raise TimeoutError(f"no value within {timeout} s")
             return self._values.popleft()

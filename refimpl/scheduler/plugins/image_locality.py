@@ -21,6 +21,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import IMAGES, columns_of
 from spec.objects import Pod
 
 NAME: Final = "ImageLocality"
@@ -95,13 +96,43 @@ class ImageLocality(ScorePlugin, SignPlugin):
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop (nodes without images score 0 at once)."""
-        containers = len(pod.init_containers) + len(pod.containers)
+        """:meth:`score` for every node, in one loop: nodes without images score 0 at once, the pod's image names
+        are normalized once, and the score of each combination of image summaries is computed once (summaries are
+        shared by the nodes holding an image, and read-only in a snapshot; a node without the images scores 0,
+        since ``calculatePriority`` of 0 is 0)."""
+        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        containers = len(images)
         total_num_nodes = self.handle.snapshot.num_nodes()
-        return [
-            calculate_priority(sum_image_scores(info, pod, total_num_nodes), containers) if info.image_states else 0
-            for info in nodes
-        ], None
+        columns = columns_of(nodes)
+        flags, rows = (columns[0].flags, columns[1]) if columns is not None else (None, ())
+        memo: dict[object, int] = {}  # the node's summaries' ids -> score; the nodes keep the summaries alive
+        single = images[0] if containers == 1 else None
+        scores: list[int] = []
+        append = scores.append
+        for i, info in enumerate(nodes):
+            if flags is not None and not flags[rows[i]] & IMAGES:
+                append(0)
+                continue
+            states = info.image_states
+            if single is not None:  # one image: the node's summary of it decides
+                summary = states.get(single)
+                if summary is None:
+                    append(0)
+                    continue
+                key: object = id(summary)
+                summaries = [summary]
+            else:
+                summaries = [summary for name in images if (summary := states.get(name)) is not None]
+                if not summaries:
+                    append(0)
+                    continue
+                key = tuple(map(id, summaries))
+            score = memo.get(key)
+            if score is None:
+                total = sum(scaled_image_score(summary, total_num_nodes) for summary in summaries)
+                score = memo[key] = calculate_priority(total, containers)
+            append(score)
+        return scores, None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         images = sorted(normalized_image_name(c.image) for c in pod.init_containers + pod.containers)

@@ -59,6 +59,23 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node, in one loop (the selector is read once)."""
+        selector = list(pod.node_selector.items())
+        rejected: list[tuple[int, Status]] = []
+        unmatched = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)  # never changed: one per call
+        for i, info in enumerate(nodes):
+            node = info.node
+            if node is None:
+                rejected.append((i, Status(Code.ERROR, "node not found")))
+                continue
+            labels = node.labels
+            for key, value in selector:
+                if labels.get(key) != value:
+                    rejected.append((i, unmatched))
+                    break
+        return rejected
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """``PreScore``: Skip: no preferred scheduling terms are modelled."""
         return _SKIP

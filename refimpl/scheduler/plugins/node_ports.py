@@ -18,6 +18,8 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.interfaces import filter_each
+from refimpl.scheduler.framework.node_slice import USED_PORTS, columns_of
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod
 
@@ -81,6 +83,16 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
             if check_conflict(used, ip, protocol, port):
                 return Status(Code.UNSCHEDULABLE, ERR_REASON)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node: only a node with host ports in use can fail."""
+        columns = columns_of(nodes)
+        if columns is not None:
+            flags, rows = columns[0].flags, columns[1]
+            suspects = [i for i, row in enumerate(rows) if flags[row] & USED_PORTS]
+        else:
+            suspects = [i for i, info in enumerate(nodes) if info.used_ports]
+        return filter_each(self, state, pod, nodes, suspects) if suspects else []
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         return [(SIGNATURE_KEY, json.dumps(sorted(wanted_ports(pod))))], None

@@ -125,8 +125,10 @@ def test_scores_are_weighted_and_range_checked() -> None:
     scores, status = fwk.run_score_plugins(CycleState(), POD, [info])
     assert status is None and scores[0].total_score == 3 * 10 + 7
     _, status = Framework([Fixed("A", score=101)]).run_score_plugins(CycleState(), POD, [info])
+    # RunScorePlugins (runtime/framework.go, v1.35) wraps the range error in "applying score defaultWeights ...".
     assert status is not None and status.message() == (
-        'plugin "A" returns an invalid score 101, it should in the range of [0, 100] after normalizing')
+        'applying score defaultWeights on Score plugins: plugin "A" returns an invalid score 101, it should in the '
+        'range of [0, 100] after normalizing')
 
 
 def test_profiles_are_validated() -> None:
