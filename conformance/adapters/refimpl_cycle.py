@@ -35,7 +35,7 @@ from conformance.operations import (
 )
 from refimpl.cache import Cache, FakeClock, NodeInfo, Snapshot
 from refimpl.scheduler.framework import CycleState, Framework
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from spec.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.objects import Node, Pod

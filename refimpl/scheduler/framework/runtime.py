@@ -56,7 +56,6 @@ from refimpl.scheduler.framework.node_slice import NodeSlice
 from refimpl.scheduler.framework.status import CODE_NAMES, Code, NodeToStatus, Status, as_status, is_success
 from refimpl.scheduler.framework.waiting_pods import REMOVED_MESSAGE, WaitingPod, WaitingPods
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
-from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_PERMIT_TIMEOUT: Final = 15 * 60 * 1_000_000_000
 """``maxTimeout``: a Permit wait is capped at 15 minutes (nanoseconds)."""
@@ -576,31 +575,3 @@ def _wrapped(prefix: str, plugin: str, status: Status, *, attribute: bool = True
     error = RuntimeError(f"{prefix} {go_quote(plugin)}: {status.message()}")
     wrapped = Status(Code.ERROR, str(error), error=error)
     return wrapped.with_plugin(plugin) if attribute else wrapped
-
-
-def new_default_framework(
-    *,
-    profile: VersionProfile = DEFAULT_PROFILE,
-    percentage_of_nodes_to_score: int | None = None,
-    extra_plugins: Sequence[Plugin] = (),
-    scheduler_name: str = DEFAULT_SCHEDULER_NAME,
-    handle: Handle | None = None,
-    clock: Clock | None = None,
-    signing: bool = True,
-) -> Framework:
-    """The default profile (:mod:`refimpl.scheduler.plugins`) for ``profile``'s release, with ``extra_plugins``
-    (for example a ``FaultInjector``) before the default plugins at every extension point. The scheduler points
-    its handle at the snapshot, clock and API access."""
-    from refimpl.scheduler.plugins import DEFAULT_SCORE_WEIGHTS, default_plugins  # the plugins import this module
-
-    handle = handle if handle is not None else Handle(clock=clock)
-    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources)]
-    return Framework(
-        plugins,
-        score_weights=DEFAULT_SCORE_WEIGHTS,
-        scheduler_name=scheduler_name,
-        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-        clock=clock,
-        signing=signing,
-        handle=handle,
-    )

@@ -24,9 +24,10 @@ from refimpl.scheduler.framework import (
     ScorePlugin,
     Status,
 )
-from refimpl.scheduler.framework.runtime import MAX_PERMIT_TIMEOUT, new_default_framework
+from refimpl.scheduler.framework.runtime import MAX_PERMIT_TIMEOUT
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.framework.waiting_pods import go_duration
+from refimpl.scheduler.plugins import new_default_framework
 from spec.objects import Pod, Taint, Toleration
 from tests.support.universe import NODE_NAMES, node_variants, pods_with_uid
 
