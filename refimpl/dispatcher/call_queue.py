@@ -81,6 +81,10 @@ class ResultChannel:
             self._ready.notify()
             return True
 
+    def ready(self) -> bool:
+        """Whether a value is buffered (a poll: the answer may be stale by the time it is read)."""
+        return bool(self._values)
+
     def receive(self, timeout: float | None = None) -> Exception | None:
         """Take the next value, waiting at most ``timeout`` seconds (forever if None); raises ``TimeoutError``."""
         with self._ready:

@@ -7,7 +7,11 @@ time. A successful one leaves a :class:`~refimpl.scheduler.binding_cycle.Binding
 which a driver steps (:meth:`Scheduler.step_binding_cycles`) or which :meth:`Scheduler.run` runs on a thread.
 
 Filtering is sequential in round-robin order from ``nextStartNodeIndex`` and stops once ``numFeasibleNodesToFind``
-nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. Not modelled: extenders, preemption
+nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. For speed it filters a slice of nodes
+at a time, one plugin over the whole slice, reading the default plugins' figures from columns
+(:mod:`refimpl.scheduler.framework.node_slice`), and each Score plugin scores every node in one call; with
+:attr:`Scheduler.fast_paths` False the cycle runs every plugin on one node at a time, as Kubernetes' code reads, with
+the same results (tests/refimpl/scheduler/test_fast_paths.py). Not modelled: extenders, preemption
 (no PostFilter plugin is in the default profile modelled here), the nominator (``NominatedNodeName`` is not on
 :class:`spec.objects.Pod`), pod deletion timestamps, metrics.
 """

@@ -209,6 +209,10 @@ class Receivable(Protocol):
 
     def receive(self, timeout: float | None = None) -> Exception | None: ...
 
+    def ready(self) -> bool:
+        """Whether a value is waiting, so that ``receive(0)`` returns it (the channel has one receiver)."""
+        ...
+
 
 class Awaiting:
     """A Bind in progress: its status is ``finish(outcome)`` once ``channel`` delivers the call's outcome."""
@@ -226,10 +230,9 @@ class Awaiting:
 
     def poll(self) -> bool:
         if not self._received:
-            try:
-                self._outcome = self.channel.receive(0)
-            except TimeoutError:
+            if not self.channel.ready():  # asked first: a driver polls often, and a TimeoutError costs
                 return False
+            self._outcome = self.channel.receive(0)
             self._received = True
         return True
 

@@ -1,23 +1,23 @@
-"""Nodes that a cycle filters or scores together, with the figures the default plugins read kept in arrays.
+"""Nodes that a cycle filters or scores together, with the figures the default plugins read kept in columns.
 
 A refimpl-only speed-up; Kubernetes has nothing of the kind. In a cluster of thousands of nodes the NodeInfos a
 cycle reads are cold in the CPU cache, and each figure a filter reads (the Node's ``unschedulable``, Requested's
-``milli_cpu``, ...) is another object fetched from memory: those fetches, not the arithmetic, were most of a cycle's
-cost. So :class:`NodeColumns` keeps the figures the default plugins' common cases read in arrays, one row per
-position in the snapshot's node list, and a :class:`NodeSlice` is a list of NodeInfos that knows their rows. A
-plugin's ``filter_nodes`` or ``score_nodes`` may read the rows instead of the NodeInfos; it must give the answers
-that reading the NodeInfos gives (tests/refimpl/scheduler/test_fast_paths.py).
+``milli_cpu``, ...) is another object to reach: those reads, not the arithmetic, were most of a cycle's cost. So
+:class:`NodeColumns` keeps the figures the default plugins' common cases read in columns (lists, and a bytearray of
+flags), one row per position in the snapshot's node list, and a :class:`NodeSlice` is a list of NodeInfos that
+knows their rows. A plugin's ``filter_nodes`` or ``score_nodes`` may read the rows instead of the NodeInfos; it
+must give the answers that reading the NodeInfos gives (tests/refimpl/scheduler/test_fast_paths.py).
 
 A row is refreshed from its NodeInfo whenever the NodeInfo's generation is no longer the object the row was
 computed from: every change to a NodeInfo takes a fresh generation, and a snapshot entry changes only when the
-snapshot is updated. A figure that does not fit in 64 bits is not stored: the row then sends the plugins to the
-NodeInfo (``pod_room`` and the allocatable figures are 0, and :data:`IRREGULAR` is set).
+snapshot is updated.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Sequence
+from itertools import compress, count
+from operator import attrgetter, is_not
 from typing import Final
 
 from refimpl.cache import NodeInfo
@@ -32,11 +32,8 @@ USED_PORTS: Final = 8
 """Flag: some pod on the node uses a host port."""
 IMAGES: Final = 16
 """Flag: the NodeInfo has image states."""
-IRREGULAR: Final = 32
-"""Flag: some figure does not fit in 64 bits; the numeric columns of the row are 0."""
 
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
+_generation = attrgetter("generation")
 
 
 class NodeColumns:
@@ -53,26 +50,30 @@ class NodeColumns:
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
         rather than changing it)."""
-        count = len(nodes)
+        size = len(nodes)
         self.nodes = nodes
-        self.generations: list[object] = [None] * count
+        self.generations: list[object] = [None] * size
         """The generation object each row was computed from (None: never computed)."""
-        self.names: list[str] = [""] * count
-        self.flags = bytearray(count)
-        zeros = bytes(8 * count)
-        self.pod_room = array("q", zeros)
-        self.free_milli_cpu = array("q", zeros)
-        self.free_memory = array("q", zeros)
-        self.free_ephemeral_storage = array("q", zeros)
-        self.allocatable_milli_cpu = array("q", zeros)
-        self.allocatable_memory = array("q", zeros)
-        self.non_zero_milli_cpu = array("q", zeros)
-        self.non_zero_memory = array("q", zeros)
+        self.names: list[str] = [""] * size
+        self.flags = bytearray(size)
+        self.pod_room = [0] * size
+        self.free_milli_cpu = [0] * size
+        self.free_memory = [0] * size
+        self.free_ephemeral_storage = [0] * size
+        self.allocatable_milli_cpu = [0] * size
+        self.allocatable_memory = [0] * size
+        self.non_zero_milli_cpu = [0] * size
+        self.non_zero_memory = [0] * size
 
-    def refresh(self, infos: Iterable[NodeInfo], positions: Iterable[int]) -> None:
-        """Bring the rows at ``positions`` (those of ``infos``, in step) up to date."""
+    def refresh(self, infos: Sequence[NodeInfo], rows: Sequence[int]) -> None:
+        """Bring the rows ``rows`` (those of ``infos``, in step) up to date."""
         generations = self.generations
-        for info, row in zip(infos, positions, strict=True):
+        if isinstance(rows, range) and rows.step == 1:  # the usual slice: compared in C, a row at a time only if stale
+            stale = compress(count(), map(is_not, map(_generation, infos), generations[rows.start:rows.stop]))
+            for index in stale:
+                self._fill(rows[index], infos[index])
+            return
+        for info, row in zip(infos, rows, strict=True):
             if info.generation is not generations[row]:
                 self._fill(row, info)
 
@@ -91,15 +92,14 @@ class NodeColumns:
         if info.image_states:
             flags |= IMAGES
         free, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
-        figures = (free.allowed_pod_number - len(info.pods), free.milli_cpu - used.milli_cpu, free.memory - used.memory,
-                   free.ephemeral_storage - used.ephemeral_storage, free.milli_cpu, free.memory, non_zero.milli_cpu,
-                   non_zero.memory)
-        if not all(_INT64_MIN <= figure <= _INT64_MAX for figure in figures):
-            flags |= IRREGULAR
-            figures = (0, 0, 0, 0, 0, 0, 0, 0)
-        (self.pod_room[row], self.free_milli_cpu[row], self.free_memory[row], self.free_ephemeral_storage[row],
-         self.allocatable_milli_cpu[row], self.allocatable_memory[row], self.non_zero_milli_cpu[row],
-         self.non_zero_memory[row]) = figures
+        self.pod_room[row] = free.allowed_pod_number - len(info.pods)
+        self.free_milli_cpu[row] = free.milli_cpu - used.milli_cpu
+        self.free_memory[row] = free.memory - used.memory
+        self.free_ephemeral_storage[row] = free.ephemeral_storage - used.ephemeral_storage
+        self.allocatable_milli_cpu[row] = free.milli_cpu
+        self.allocatable_memory[row] = free.memory
+        self.non_zero_milli_cpu[row] = non_zero.milli_cpu
+        self.non_zero_memory[row] = non_zero.memory
         self.flags[row] = flags
         self.names[row] = info.name
         self.generations[row] = info.generation

@@ -57,6 +57,7 @@ from refimpl.scheduler.framework.status import CODE_NAMES, Code, NodeToStatus, S
 from refimpl.scheduler.framework.waiting_pods import REMOVED_MESSAGE, WaitingPod, WaitingPods
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 
+_VALID_SCORES: Final = frozenset(range(MIN_NODE_SCORE, MAX_NODE_SCORE + 1))
 MAX_PERMIT_TIMEOUT: Final = 15 * 60 * 1_000_000_000
 """``maxTimeout``: a Permit wait is capped at 15 minutes (nanoseconds)."""
 SCHEDULER_NAME_SIGNATURE_KEY: Final = "v1.Pod.Spec.SchedulerName"
@@ -386,7 +387,8 @@ class Framework:
                 scored[k] = values
         invalid: tuple[int, int] | None = None  # (node index, plugin index) of the first score out of range
         for k, values in enumerate(scored):
-            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+            if not _VALID_SCORES.issuperset(values) and (  # the set: one pass in C for the usual integers
+                    min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
                 index = next(i for i, v in enumerate(values) if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
                 if invalid is None or index < invalid[0]:
                     invalid = (index, k)

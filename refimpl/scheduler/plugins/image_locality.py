@@ -21,7 +21,6 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
-from refimpl.scheduler.framework.node_slice import IMAGES, columns_of
 from spec.objects import Pod
 
 NAME: Final = "ImageLocality"
@@ -103,16 +102,11 @@ class ImageLocality(ScorePlugin, SignPlugin):
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         containers = len(images)
         total_num_nodes = self.handle.snapshot.num_nodes()
-        columns = columns_of(nodes)
-        flags, rows = (columns[0].flags, columns[1]) if columns is not None else (None, ())
         memo: dict[object, int] = {}  # the node's summaries' ids -> score; the nodes keep the summaries alive
         single = images[0] if containers == 1 else None
         scores: list[int] = []
         append = scores.append
-        for i, info in enumerate(nodes):
-            if flags is not None and not flags[rows[i]] & IMAGES:
-                append(0)
-                continue
+        for info in nodes:
             states = info.image_states
             if single is not None:  # one image: the node's summary of it decides
                 summary = states.get(single)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Final
+from operator import itemgetter
+from typing import Final, cast
 
 from refimpl.cache import NodeInfo, PodResource, compute_pod_resource
 from refimpl.scheduler.framework import (
@@ -163,13 +164,17 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             return filter_each(self, state, pod, nodes, range(len(nodes)))
         cpu, memory, storage = wanted.milli_cpu, wanted.memory, wanted.ephemeral_storage
         columns = columns_of(nodes)
-        if columns is not None:  # the same test on the rows (an irregular row has no pod room: a suspect)
+        if columns is not None:  # the same test on the rows
             table, rows = columns
             room, free_cpu, free_memory, free_storage = (table.pod_room, table.free_milli_cpu, table.free_memory,
                                                          table.free_ephemeral_storage)
-            suspects = [i for i, row in enumerate(rows)
-                        if not (room[row] > 0 and cpu <= free_cpu[row] and memory <= free_memory[row]
-                                and storage <= free_storage[row])]
+            if storage:
+                suspects = [i for i, row in enumerate(rows)
+                            if not (room[row] > 0 and cpu <= free_cpu[row] and memory <= free_memory[row]
+                                    and storage <= free_storage[row])]
+            else:  # a resource the pod does not request is never lacking (fitsRequest tests only requests > 0)
+                suspects = [i for i, row in enumerate(rows)
+                            if not (room[row] > 0 and cpu <= free_cpu[row] and memory <= free_memory[row])]
             return filter_each(self, state, pod, nodes, suspects) if suspects else []
         suspects = [
             i for i, info in enumerate(nodes)
@@ -201,24 +206,24 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             resource = self._resource(state, pod)
             requests = (resource.non0_cpu, resource.non0_mem)
         cpu, memory = requests
+        columns = columns_of(nodes)
+        if columns is not None and len(nodes) > 1:  # the same on the rows, gathered by itemgetter (in C)
+            table, rows = columns
+            gather = itemgetter(*rows)
+            fast: list[int | None] = [  # None: a capacity is 0, for least_allocated_score to decide
+                (((capacity_cpu - used_cpu - cpu) * MAX_NODE_SCORE // capacity_cpu
+                  if used_cpu + cpu <= capacity_cpu else 0)
+                 + ((capacity_memory - used_memory - memory) * MAX_NODE_SCORE // capacity_memory
+                    if used_memory + memory <= capacity_memory else 0)) // 2
+                if capacity_cpu and capacity_memory else None
+                for capacity_cpu, capacity_memory, used_cpu, used_memory in zip(
+                    gather(table.allocatable_milli_cpu), gather(table.allocatable_memory),
+                    gather(table.non_zero_milli_cpu), gather(table.non_zero_memory), strict=True)
+            ]
+            return [least_allocated_score(cpu, memory, nodes[i]) if score is None else score
+                    for i, score in enumerate(fast)] if None in fast else cast(list[int], fast), None
         scores: list[int] = []
         append = scores.append
-        columns = columns_of(nodes)
-        if columns is not None:  # the same, on the rows (an irregular row has no allocatable: the NodeInfo's path)
-            table, rows = columns
-            capacities_cpu, capacities_memory = table.allocatable_milli_cpu, table.allocatable_memory
-            used_cpu, used_memory = table.non_zero_milli_cpu, table.non_zero_memory
-            for i, row in enumerate(rows):
-                capacity_cpu, capacity_memory = capacities_cpu[row], capacities_memory[row]
-                if capacity_cpu and capacity_memory:
-                    wanted_cpu, wanted_memory = used_cpu[row] + cpu, used_memory[row] + memory
-                    append((((capacity_cpu - wanted_cpu) * MAX_NODE_SCORE // capacity_cpu
-                             if wanted_cpu <= capacity_cpu else 0)
-                            + ((capacity_memory - wanted_memory) * MAX_NODE_SCORE // capacity_memory
-                               if wanted_memory <= capacity_memory else 0)) // 2)
-                else:
-                    append(least_allocated_score(cpu, memory, nodes[i]))
-            return scores, None
         for info in nodes:  # least_allocated_score, inlined for the usual node that has both resources
             free = info.allocatable
             capacity_cpu, capacity_memory = free.milli_cpu, free.memory

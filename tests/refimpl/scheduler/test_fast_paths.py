@@ -3,7 +3,7 @@
 The straightforward paths are Kubernetes' code as it reads: ``findNodesThatPassFilters`` runs ``RunFilterPlugins``
 on one node after another, and ``RunScorePlugins`` runs every plugin's ``Score`` node by node, then
 ``NormalizeScore``, then the weights. The fast paths filter slices of nodes one plugin at a time, read the default
-plugins' figures from arrays (:mod:`refimpl.scheduler.framework.node_slice`) and score every node of a plugin in
+plugins' figures from columns (:mod:`refimpl.scheduler.framework.node_slice`) and score every node of a plugin in
 one call. Compared here: whole seeded simulations (every cycle's chosen node, feasible nodes, rejected nodes'
 statuses, scores, the round-robin start, every event and the final cluster), the framework's answers on random
 nodes and pods (irregular figures, ghosts, scalar resources, taints, ports, images included), and the error paths.
@@ -31,7 +31,7 @@ from refimpl.scheduler.framework import (
     ScorePlugin,
     Status,
 )
-from refimpl.scheduler.framework.node_slice import IMAGES, IRREGULAR, NO_NODE, TAINTED, NodeColumns, NodeSlice
+from refimpl.scheduler.framework.node_slice import IMAGES, NO_NODE, TAINTED, NodeColumns, NodeSlice
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins import DEFAULT_SCORE_WEIGHTS, default_plugins
 from refimpl.scheduler.queue import SchedulingQueue
@@ -151,7 +151,7 @@ def test_the_overfull_workload_rejects_pods_on_every_node() -> None:
 
 GIB = 2**30
 HUGE = 2**70
-"""More than 64 bits hold: such a node's row is irregular and its plugins read the NodeInfo."""
+"""More than 64 bits hold."""
 
 _taints = st.sampled_from((
     (), (Taint("dedicated", "batch", "NoSchedule"),), (Taint("spot", "", "PreferNoSchedule"),),
@@ -251,13 +251,10 @@ def test_a_row_holds_the_node_infos_figures(infos: list[NodeInfo]) -> None:
         assert bool(flags & TAINTED) == (node is not None and bool(node.taints))
         assert bool(flags & IMAGES) == bool(info.image_states)
         free, used = info.allocatable, info.requested
-        if flags & IRREGULAR:
-            assert free.memory >= 2**63 or used.memory >= 2**63 or free.memory - used.memory < -(2**63)
-            assert columns.pod_room[row] == columns.allocatable_memory[row] == 0
-        else:
-            assert columns.pod_room[row] == free.allowed_pod_number - len(info.pods)
-            assert columns.free_memory[row] == free.memory - used.memory
-            assert columns.non_zero_milli_cpu[row] == info.non_zero_requested.milli_cpu
+        assert columns.pod_room[row] == free.allowed_pod_number - len(info.pods)
+        assert columns.free_memory[row] == free.memory - used.memory
+        assert columns.allocatable_memory[row] == free.memory
+        assert columns.non_zero_milli_cpu[row] == info.non_zero_requested.milli_cpu
     assert rows.names() == [info.name for info in infos]
 
 
