@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from operator import add, mul
 from typing import Final
 
@@ -252,12 +252,7 @@ class Framework:
                     continue
                 name = plugin.name
                 attributed: dict[int, Status] = {}  # id(status) -> as attributed: plugins share statuses
-                # The survivors, copied a run of passing nodes at a time (with their rows, if any).
-                kept: list[int] = []
-                survivors = NodeSlice(columns=candidates.columns) if isinstance(candidates, NodeSlice) else []
-                rows = candidates.rows if isinstance(candidates, NodeSlice) else None
-                kept_rows: list[int] = []
-                previous = 0
+                keep = bytearray(b"\x01") * len(candidates)  # the survivors, selected in C by compress
                 for j, status in found:
                     attributed_status = attributed.get(id(status))
                     if attributed_status is None:
@@ -267,18 +262,13 @@ class Framework:
                             attributed_status = status if status.plugin == name else status.with_plugin(name)
                         attributed[id(status)] = attributed_status
                     rejected[positions[j]] = attributed_status
-                    kept += positions[previous:j]
-                    survivors += candidates[previous:j]
-                    if rows:
-                        kept_rows += rows[previous:j]
-                    previous = j + 1
-                kept += positions[previous:]
-                survivors += candidates[previous:]
-                if rows:
-                    kept_rows += rows[previous:]
-                if isinstance(survivors, NodeSlice):
-                    survivors.rows = kept_rows
-                positions, candidates = kept, survivors
+                    keep[j] = 0
+                positions = list(compress(positions, keep))
+                if isinstance(candidates, NodeSlice):
+                    candidates = NodeSlice(compress(candidates, keep), candidates.columns,
+                                           list(compress(candidates.rows, keep)))
+                else:
+                    candidates = list(compress(candidates, keep))
             return sorted(rejected.items()) if len(rejected) > 1 else list(rejected.items())
 
         return run

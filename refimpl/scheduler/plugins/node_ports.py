@@ -19,7 +19,7 @@ from refimpl.scheduler.framework import (
     Status,
 )
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import USED_PORTS, columns_of
+from refimpl.scheduler.framework.node_slice import USED_PORTS, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod
 
@@ -88,8 +88,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
         """:meth:`filter` of each node: only a node with host ports in use can fail."""
         columns = columns_of(nodes)
         if columns is not None:
-            flags, rows = columns[0].flags, columns[1]
-            suspects = [i for i, row in enumerate(rows) if flags[row] & USED_PORTS]
+            suspects = flagged(*columns, USED_PORTS)
         else:
             suspects = [i for i, info in enumerate(nodes) if info.used_ports]
         return filter_each(self, state, pod, nodes, suspects) if suspects else []

@@ -29,7 +29,7 @@ from refimpl.scheduler.framework import (
     Status,
 )
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import columns_of
+from refimpl.scheduler.framework.node_slice import MIB, PARTIAL_MIB, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Container, Pod
 
@@ -166,6 +166,12 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         columns = columns_of(nodes)
         if columns is not None:  # the same test on the rows
             table, rows = columns
+            if len(rows) > 1:  # every node passes when the least free figures do (min gathers in C)
+                gather = itemgetter(*rows)
+                if (min(gather(table.pod_room)) > 0 and cpu <= min(gather(table.free_milli_cpu))
+                        and memory <= min(gather(table.free_memory))
+                        and (not storage or storage <= min(gather(table.free_ephemeral_storage)))):
+                    return []
             room, free_cpu, free_memory, free_storage = (table.pod_room, table.free_milli_cpu, table.free_memory,
                                                          table.free_ephemeral_storage)
             if storage:
@@ -210,15 +216,21 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if columns is not None and len(nodes) > 1:  # the same on the rows, gathered by itemgetter (in C)
             table, rows = columns
             gather = itemgetter(*rows)
+            memory_capacities, memory_used, pod_memory = table.allocatable_memory, table.non_zero_memory, memory
+            if not memory % MIB and not flagged(table, rows, PARTIAL_MIB):
+                # Whole MiB everywhere: the same quotients in MiB, on ints of one 30-bit digit (bytes need two, and
+                # CPython divides those by long division, the most costly step here).
+                memory_capacities, memory_used = table.allocatable_memory_mib, table.non_zero_memory_mib
+                pod_memory = memory // MIB
             fast: list[int | None] = [  # None: a capacity is 0, for least_allocated_score to decide
                 (((capacity_cpu - used_cpu - cpu) * MAX_NODE_SCORE // capacity_cpu
                   if used_cpu + cpu <= capacity_cpu else 0)
-                 + ((capacity_memory - used_memory - memory) * MAX_NODE_SCORE // capacity_memory
-                    if used_memory + memory <= capacity_memory else 0)) // 2
+                 + ((capacity_memory - used_memory - pod_memory) * MAX_NODE_SCORE // capacity_memory
+                    if used_memory + pod_memory <= capacity_memory else 0)) // 2
                 if capacity_cpu and capacity_memory else None
                 for capacity_cpu, capacity_memory, used_cpu, used_memory in zip(
-                    gather(table.allocatable_milli_cpu), gather(table.allocatable_memory),
-                    gather(table.non_zero_milli_cpu), gather(table.non_zero_memory), strict=True)
+                    gather(table.allocatable_milli_cpu), gather(memory_capacities), gather(table.non_zero_milli_cpu),
+                    gather(memory_used), strict=True)
             ]
             return [least_allocated_score(cpu, memory, nodes[i]) if score is None else score
                     for i, score in enumerate(fast)] if None in fast else cast(list[int], fast), None

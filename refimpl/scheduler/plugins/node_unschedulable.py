@@ -9,7 +9,7 @@ from typing import Final
 from refimpl.cache import NodeInfo
 from refimpl.scheduler.framework import CycleState, FilterPlugin, SignFragment, SignPlugin, Status
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import NO_NODE, UNSCHEDULABLE, columns_of
+from refimpl.scheduler.framework.node_slice import NO_NODE, UNSCHEDULABLE, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.taint_toleration import NO_SCHEDULE, sign_tolerations, tolerations_tolerate_taint
 from spec.objects import Pod, Taint
@@ -43,9 +43,7 @@ class NodeUnschedulable(FilterPlugin, SignPlugin):
         tolerated = tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
         columns = columns_of(nodes)
         if columns is not None:
-            flags, rows = columns[0].flags, columns[1]
-            mask = NO_NODE if tolerated else NO_NODE | UNSCHEDULABLE
-            suspects = [i for i, row in enumerate(rows) if flags[row] & mask]
+            suspects = flagged(*columns, NO_NODE if tolerated else NO_NODE | UNSCHEDULABLE)
         elif tolerated:
             suspects = [i for i, info in enumerate(nodes) if info.node is None]
         else:

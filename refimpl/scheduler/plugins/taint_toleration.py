@@ -24,7 +24,7 @@ from refimpl.scheduler.framework import (
     Status,
 )
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import NO_NODE, TAINTED, columns_of
+from refimpl.scheduler.framework.node_slice import NO_NODE, TAINTED, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod, Taint, Toleration
 
@@ -85,8 +85,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
         """:meth:`filter` of each node: only a tainted node (or one without a Node object) can fail."""
         columns = columns_of(nodes)
         if columns is not None:
-            flags, rows = columns[0].flags, columns[1]
-            suspects = [i for i, row in enumerate(rows) if flags[row] & (NO_NODE | TAINTED)]
+            suspects = flagged(*columns, NO_NODE | TAINTED)
         else:
             suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.taints]
         return filter_each(self, state, pod, nodes, suspects) if suspects else []
@@ -119,8 +118,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
         """:meth:`score` for every node, in one loop: untainted nodes score 0 at once."""
         columns = columns_of(nodes)
         if columns is not None:
-            flags, rows = columns[0].flags, columns[1]
-            suspects = [i for i, row in enumerate(rows) if flags[row] & (NO_NODE | TAINTED)]
+            suspects = flagged(*columns, NO_NODE | TAINTED)
         else:
             suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.taints]
         values = [0] * len(nodes)

@@ -169,7 +169,7 @@ def _node_infos(draw: st.DrawFn) -> list[NodeInfo]:
     for index in range(draw(st.integers(1, 12))):
         info = NodeInfo()
         if draw(st.integers(0, 9)) > 0:
-            memory = draw(st.sampled_from((4 * GIB, 16 * GIB, HUGE)))
+            memory = draw(st.sampled_from((4 * GIB, 16 * GIB, HUGE, 5_000_000_123)))  # the last: not whole MiB
             info.set_node(Node(
                 f"n{index}",
                 allocatable=resource_list(cpu=draw(st.sampled_from((0, 2000, 8000))), memory=memory,
@@ -186,6 +186,7 @@ def _pods(uid: str) -> st.SearchStrategy[Pod]:
     container = st.builds(
         Container, name=st.just("c"),
         requests=st.sampled_from((resource_list(), resource_list(cpu=1500, memory=GIB),
+                                  resource_list(memory=300_000_001),
                                   resource_list(cpu=500, ephemeral_storage=10), resource_list(memory=HUGE),
                                   resource_list(cpu=100, **{"example.com/gpu": 1}))),
         ports=st.sampled_from(((), (ContainerPort(80, host_port=8080),))),
