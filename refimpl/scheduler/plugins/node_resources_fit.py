@@ -154,8 +154,9 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return status
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-        """:meth:`filter` of each node: the common case of :meth:`filter` (room for one more pod and for the
-        requests) in one loop; only the nodes it does not decide are filtered one by one."""
+        """:meth:`filter` of each node: the common case of ``fitsRequest`` (room for one more pod, and for every
+        resource the pod requests) over all the nodes at once; only the nodes it does not decide are filtered one by
+        one, for their exact reasons."""
         resource = state.get(_PRE_FILTER_KEY)
         if not isinstance(resource, PodResource):
             resource = self._resource(state, pod)
@@ -206,7 +207,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return least_allocated_score(requests[0], requests[1], node_info), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop."""
+        """:meth:`score` for every node (``leastResourceScorer`` over cpu and memory), in one comprehension."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
             resource = self._resource(state, pod)

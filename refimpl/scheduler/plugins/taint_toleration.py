@@ -82,7 +82,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
         return None
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-        """:meth:`filter` of each node: only a tainted node (or one without a Node object) can fail."""
+        """:meth:`filter` of each node: only a tainted node (or one without a Node object) can fail, so only those
+        are filtered one by one."""
         columns = columns_of(nodes)
         if columns is not None:
             suspects = flagged(*columns, NO_NODE | TAINTED)
