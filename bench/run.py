@@ -277,6 +277,16 @@ def bench_scheduler() -> dict[str, Any]:
     return {"rows": rows}
 
 
+def bench_checker() -> dict[str, Any]:
+    """The model-checker benchmarks of bench/checker.py (issue #16), in their own interpreter started with -P:
+    with bench/ on the path, bench/conformance.py would shadow the conformance package the checker's CLI is in."""
+    command = [sys.executable, "-P", str(Path(__file__).resolve().parent / "checker.py")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/checker.py failed:\n{done.stderr}")
+    return {"rows": [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
@@ -285,6 +295,7 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "dispatcher": bench_dispatcher,
     "conformance": bench_conformance,
     "scheduler": bench_scheduler,
+    "checker": bench_checker,
 }
 
 
@@ -302,6 +313,7 @@ PLAN = [
     Run("dispatcher", {}),
     Run("conformance", {}),
     Run("scheduler", {}),
+    Run("checker", {}),
 ]
 
 
@@ -357,7 +369,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance", "scheduler"):
+        elif run.case in ("dispatcher", "conformance", "scheduler", "checker"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

@@ -1,4 +1,5 @@
-"""The ``conformance generate`` and ``conform`` subcommands of ``ksspec``; the CLI calls :func:`register`."""
+"""The ``conformance generate``, ``conformance coverage`` and ``conform`` subcommands of ``ksspec``; the CLI calls
+:func:`register`."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from pathlib import Path
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance import generate, runner
+from conformance import coverage_command, generate, runner
 from conformance.console import make_console
-from conformance.format import VECTORS_DIR, load_vectors
+from conformance.format import VECTORS, VECTORS_DIR, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
+from conformance.usage import check_report_path, check_version_profile, usage_error
 
 
 def conformance_generate(args: argparse.Namespace) -> int:
@@ -42,13 +44,17 @@ def conform(args: argparse.Namespace) -> int:
     error (crash, hang, garbage, out-of-order answer, protocol version)."""
     console = make_console()
     try:
+        if args.profile is not None:
+            check_version_profile("--profile", args.profile)
+        for flag, report in (("--junit", args.junit), ("--json", args.json)):
+            if report is not None:
+                check_report_path(flag, report)
         shard = runner.parse_shard(args.shard) if args.shard else None
         vectors = load_vectors(args.vectors)
         listed = args.expected_failures.read_text() if args.expected_failures else ""
         expected = runner.read_expected_failures(listed)
     except (ValueError, OSError) as error:
-        console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
-        return runner.EXIT_USAGE_OR_ADAPTER
+        return usage_error(console, error)  # one line, however long
     unknown = sorted(expected - {v.id for v in vectors})
     if unknown:
         console.print(f"[bold red]error:[/] the expected-failures file lists unknown vectors: {', '.join(unknown)}")
@@ -70,7 +76,10 @@ def conform(args: argparse.Namespace) -> int:
     console.print(summary_table(results))
     not_selected = len(vectors) - len(selected)
     console.print(f"{len(results)} run, {not_selected} not selected (tag/shard filters); {seconds:.2f}s")
-    write_reports(results, name, seconds, args.junit, args.json)
+    try:
+        write_reports(results, name, seconds, args.junit, args.json)
+    except OSError as error:  # checked before the run, so only if the file system changed meanwhile
+        return usage_error(console, f"cannot write the report: {error}")
     code = runner.exit_code(results)
     console.print({0: "[bold green]conform passed[/]", 1: "[bold red]conform failed: divergences[/]",
                    2: "[bold red]conform failed: adapter errors[/]"}[code])
@@ -78,7 +87,7 @@ def conform(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``conformance generate`` and ``conform`` to the ``ksspec`` command line."""
+    """Add ``conformance generate``, ``conformance coverage`` and ``conform`` to the ``ksspec`` command line."""
     conformance = subparsers.add_parser("conformance", help="conformance vectors")
     sub = conformance.add_subparsers(dest="conformance_command", required=True, metavar="SUBCOMMAND")
     gen = sub.add_parser("generate", help="generate the vectors from the spec",
@@ -86,6 +95,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--check", action="store_true", help="fail if the committed vectors drift from the spec")
     gen.add_argument("--directory", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
     gen.set_defaults(handler=conformance_generate)
+    coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
+                                                  description=coverage_command.conformance_coverage.__doc__))
 
     run = subparsers.add_parser("conform", help="run the vectors against an implementation",
                                 description=conform.__doc__)
@@ -102,7 +113,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--expected-failures", type=Path, help="file of vector ids expected to fail (# comments)")
     run.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     run.add_argument("--json", type=Path, help="write a JSON report here")
-    run.add_argument("--vectors", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
+    run.add_argument("--vectors", type=Path, default=VECTORS,
+                     help="vector directory (default: the vectors installed with ksspec, %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=conform)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -102,6 +103,10 @@ def prove(args: argparse.Namespace, console: Console) -> int:
 def run_crosshair_checks(args: argparse.Namespace, console: Console) -> tuple[bool, str]:
     """Run CrossHair on every function with ``pre:``/``post:`` contracts, within the budget; print a table of
     them with their verdicts and times. True if each is confirmed or has no counterexample, and a one-line summary."""
+    if not crosshair_runner.crosshair_installed():
+        console.print("[bold red]CrossHair is not installed[/]: install kube-scheduler-spec[crosshair] (or "
+                      "crosshair-tool), or pass --no-crosshair for the Z3 obligations alone", highlight=False)
+        return False, "CrossHair not installed"
     roots = tuple(args.crosshair_root)
     targets = crosshair_runner.find_targets(args.root, roots)
     budget_plan = crosshair_runner.plan(targets, args.crosshair_timeout, args.crosshair_budget, args.crosshair_jobs)
@@ -262,6 +267,11 @@ def check(args: argparse.Namespace, console: Console) -> int:
     except ValueError as error:
         console.print(f"[bold red]invalid universe[/]: {escape(str(error))}")
         return 2
+    if args.merge_fingerprints:
+        return merge_fingerprints(args.merge_fingerprints, console)
+    if args.partition is not None and args.jobs > 1:
+        console.print("[bold red]invalid options[/]: --partition runs one part in one process; drop -j")
+        return 2
     depth = None if args.depth <= 0 else args.depth
     console.print(f"universe: {escape(universe_text)}", highlight=False, soft_wrap=True)
     with console.status("exploring ..."):
@@ -270,8 +280,14 @@ def check(args: argparse.Namespace, console: Console) -> int:
             name=name,
             depth_limit=depth,
             time_limit=args.time_limit,
+            max_states=args.max_states,
             stop_at_first=not args.keep_going,
+            jobs=args.jobs,
+            partition=args.partition,
+            split_depth=args.split_depth,
         )
+    if args.save_fingerprints is not None:
+        save_fingerprints(report, args.save_fingerprints)
     console.print(figures_table(report, symmetry=not args.no_symmetry))
     console.print(coverage_table(report.coverage))
     for violation in report.violations:
@@ -299,7 +315,7 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
     table = Table(title=f"ksspec check: {report.system}")
     table.add_column("Figure")
     table.add_column("Value", justify="right")
-    rows = (
+    rows: tuple[tuple[str, str], ...] = (
         ("distinct states", f"{report.states:,}"),
         ("transitions", f"{report.transitions:,}"),
         ("max depth", str(report.max_depth)),
@@ -309,10 +325,44 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
         ("symmetry reduction", "on" if symmetry else "off"),
         ("states pruned (outside the bounds)", f"{report.pruned:,}"),
         ("exhausted", _exhausted(report)),
+        ("processes (-j)", str(report.jobs)),
+        ("fingerprint store", f"{report.store_bytes / 2**20:,.1f} MiB, {report.bytes_per_state:,.0f} bytes/state"),
+        ("peak memory (RSS)", f"{report.peak_rss_bytes / 2**20:,.0f} MiB"),
+        ("fingerprint collision probability", f"{report.collision_probability:.1e} (optimistic), "
+         f"{report.collision_probability_observed:.1e} (from the fingerprints)"),
     )
+    if report.partition is not None:
+        depth = "never reached" if report.split_depth is None else str(report.split_depth)
+        rows += (("partition", f"{report.partition[0]}/{report.partition[1]}, split at depth {depth}"),)
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def save_fingerprints(report: Report, path: Path) -> None:
+    """Write the fingerprints of the states a (sequential) run stored: 8 bytes each, little-endian, sorted."""
+    if report.fingerprints is None:
+        raise SystemExit("--save-fingerprints needs a run in one process (no -j)")
+    path.write_bytes(array("Q", sorted(report.fingerprints.fingerprints)).tobytes())
+
+
+def merge_fingerprints(paths: list[Path], console: Console) -> int:
+    """Print how many distinct states the parts of a split run found together (the union of their fingerprints)."""
+    union: set[int] = set()
+    table = Table(title="ksspec check: the parts of a split run")
+    table.add_column("File")
+    table.add_column("States", justify="right")
+    for path in paths:
+        try:
+            part = array("Q", path.read_bytes())
+        except (OSError, ValueError) as error:
+            console.print(f"[bold red]cannot read {escape(str(path))}[/]: {escape(str(error))}")
+            return 2
+        union.update(part)
+        table.add_row(escape(str(path)), f"{len(part):,}")
+    table.add_row("union (distinct states)", f"{len(union):,}")
+    console.print(table)
+    return 0
 
 
 def _exhausted(report: Report) -> str:
@@ -353,6 +403,18 @@ def _positive(kind: type[float] | type[int]) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def _partition(text: str) -> tuple[int, int]:
+    """An argparse type: ``K/N`` with 0 <= K < N."""
+    part, _, parts = text.partition("/")
+    try:
+        k, n = int(part), int(parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N, got {text!r}") from None
+    if not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 0 <= K < N, got {text}")
+    return k, n
 
 
 def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
@@ -406,7 +468,11 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"CrossHair processes run at once (default {DEFAULT_JOBS})",
     )
     parser.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="project checkout the CrossHair roots are relative to"
+        "--root",
+        type=Path,
+        default=Path.cwd(),
+        help="directory the CrossHair roots are relative to (ksspec's default: where the packages are imported from, "
+        "the checkout or site-packages)",
     )
 
 
@@ -472,6 +538,40 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
     parser.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds (then exit 1)")
+    parser.add_argument(
+        "--max-states", type=_positive(int), default=None, help="stop after this many distinct states (then exit 1)"
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive(int),
+        default=1,
+        help="explore in this many processes, states partitioned by fingerprint (same result as one)",
+    )
+    parser.add_argument(
+        "--partition",
+        type=_partition,
+        default=None,
+        metavar="K/N",
+        help="explore part K of N of a split run (0 <= K < N), for separate machines or CI jobs",
+    )
+    parser.add_argument(
+        "--split-depth",
+        type=int,
+        default=None,
+        help="with --partition: the depth at which the parts split (default: the first with 64 x N states)",
+    )
+    parser.add_argument(
+        "--save-fingerprints", type=Path, default=None, metavar="FILE", help="write the states' fingerprints"
+    )
+    parser.add_argument(
+        "--merge-fingerprints",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="print the distinct states of the union of the parts' --save-fingerprints files (explores nothing)",
+    )
     parser.add_argument(
         "--keep-going",
         action="store_true",

@@ -32,6 +32,7 @@ from spec.api_calls import (
     sync_call,
 )
 from spec.frozenmap import FrozenMap
+from spec.valuetypes import cached_hash
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -64,6 +65,7 @@ SKIPPED_NO_OP_AFTER_SYNC: Final = "call does not need to be executed because aft
 DISPATCHER_CLOSED: Final = "api dispatcher is closed"
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Notification:
     """One value sent to a caller's ``OnFinish`` channel."""
@@ -87,6 +89,7 @@ class AddError:
 # ============================================================================================
 
 
+@cached_hash
 @dataclass(frozen=True)
 class QueuedCall:
     """``queuedAPICall``: a call and the identity of the ``Add`` that brought it."""
@@ -95,6 +98,7 @@ class QueuedCall:
     call_id: int
 
 
+@cached_hash
 @dataclass(frozen=True)
 class CallQueue:
     """``callQueue`` plus the dispatcher's in-flight executions.

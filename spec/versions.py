@@ -27,10 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from spec.valuetypes import cached_hash
+
 WASNT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) wasn't assumed so cannot be forgotten"
 IS_NOT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) is not assumed, so it cannot be removed or forgotten"
 
 
+@cached_hash
 @dataclass(frozen=True)
 class VersionProfile:
     """The behaviour of one Kubernetes release line, as far as the spec distinguishes releases."""

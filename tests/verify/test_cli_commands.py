@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance import proof_commands
-from conformance.cli import CHECKS, Status, main, pytest_command, run_check
+from conformance.cli import CHECKS, THOROUGH_CHECKS, Status, main, pytest_command, run_check
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
@@ -111,15 +111,16 @@ def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_verify_runs_prove_and_check_as_commands() -> None:
     commands = [check.command for check in CHECKS if check.command]
-    assert ("prove",) in commands and ("check",) in commands
+    assert ("prove", "--no-crosshair") in commands and ("check",) in commands
     assert ("check", "--system", "dispatcher") in commands and ("check", "--system", "cycle") in commands
     assert any(command[:3] == ("check", "--mode", "adversarial") for command in commands)
-    prove = next(check for check in CHECKS if check.command == ("prove",))
-    assert pytest_command(prove)[-2:] == ["conformance.cli", "prove"]
+    assert ("prove",) in [check.command for check in THOROUGH_CHECKS]  # CrossHair too
+    prove = next(check for check in CHECKS if check.command[:1] == ("prove",))
+    assert pytest_command(prove)[-3:] == ["conformance.cli", "prove", "--no-crosshair"]
 
 
 def test_command_check_is_not_run_without_spec_verify(tmp_path: Path) -> None:
-    prove = next(check for check in CHECKS if check.command == ("prove",))
+    prove = next(check for check in CHECKS if check.command[:1] == ("prove",))
     assert run_check(prove, tmp_path, "ci").status is Status.NOT_RUN
 
 
