@@ -32,10 +32,6 @@ USED_PORTS: Final = 8
 """Flag: some pod on the node uses a host port."""
 IMAGES: Final = 16
 """Flag: the NodeInfo has image states."""
-PARTIAL_MIB: Final = 32
-"""Flag: allocatable or non-zero requested memory is not a whole number of MiB (see :attr:`NodeColumns.mib`)."""
-
-MIB: Final = 1 << 20
 
 _generation = attrgetter("generation")
 
@@ -44,13 +40,12 @@ class NodeColumns:
     """The rows of one snapshot node list (:attr:`nodes`, by identity): each NodeInfo's flags and figures.
 
     ``pod_room`` is allowed pods minus pods; ``free_*`` is allocatable minus requested; ``allocatable_*`` and
-    ``non_zero_*`` are those figures as they are, and ``*_memory_mib`` the memory figures in MiB where both are whole
-    MiB (:data:`PARTIAL_MIB` is set where not). Rows start stale and are filled by :meth:`refresh`.
+    ``non_zero_*`` are those figures as they are. Rows start stale and are filled by :meth:`refresh`.
     """
 
-    __slots__ = ("allocatable_memory", "allocatable_memory_mib", "allocatable_milli_cpu", "flags",
-                 "free_ephemeral_storage", "free_memory", "free_milli_cpu", "generations", "names", "nodes",
-                 "non_zero_memory", "non_zero_memory_mib", "non_zero_milli_cpu", "pod_room")
+    __slots__ = ("allocatable_memory", "allocatable_milli_cpu", "flags", "free_ephemeral_storage", "free_memory",
+                 "free_milli_cpu", "generations", "names", "nodes", "non_zero_memory", "non_zero_milli_cpu",
+                 "pod_room")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
@@ -69,8 +64,6 @@ class NodeColumns:
         self.allocatable_memory = [0] * size
         self.non_zero_milli_cpu = [0] * size
         self.non_zero_memory = [0] * size
-        self.allocatable_memory_mib = [0] * size
-        self.non_zero_memory_mib = [0] * size
 
     def refresh(self, infos: Sequence[NodeInfo], rows: Sequence[int]) -> None:
         """Bring the rows ``rows`` (those of ``infos``, in step) up to date."""
@@ -99,10 +92,6 @@ class NodeColumns:
         if info.image_states:
             flags |= IMAGES
         free, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
-        if free.memory % MIB or non_zero.memory % MIB:
-            flags |= PARTIAL_MIB
-        self.allocatable_memory_mib[row] = free.memory // MIB
-        self.non_zero_memory_mib[row] = non_zero.memory // MIB
         self.pod_room[row] = free.allowed_pod_number - len(info.pods)
         self.free_milli_cpu[row] = free.milli_cpu - used.milli_cpu
         self.free_memory[row] = free.memory - used.memory

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Final
 
 from refimpl.cache import ImageStateSummary, NodeInfo
@@ -30,6 +32,7 @@ MIN_THRESHOLD: Final = 23 * MB
 MAX_CONTAINER_THRESHOLD: Final = 1000 * MB
 """``maxContainerThreshold``: per container; at or above the product the score is 100."""
 SIGNATURE_KEY: Final = "v1.Pod.Spec.CanonicalImageNames()"
+_image_states = attrgetter("image_states")
 
 
 def normalized_image_name(name: str) -> str:
@@ -95,32 +98,29 @@ class ImageLocality(ScorePlugin, SignPlugin):
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop: nodes without images score 0 at once, the pod's image names
-        are normalized once, and the score of each combination of image summaries is computed once (summaries are
-        shared by the nodes holding an image, and read-only in a snapshot; a node without the images scores 0,
-        since ``calculatePriority`` of 0 is 0)."""
+        """:meth:`score` for every node: the pod's image names are normalized once, and each combination of image
+        summaries is scored once (the nodes holding an image share its summary, read-only in a snapshot; a node
+        without the images scores 0, since ``calculatePriority`` of 0 is 0); for a pod of one image, the lookups
+        run in C."""
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         containers = len(images)
         total_num_nodes = self.handle.snapshot.num_nodes()
-        memo: dict[object, int] = {}  # the node's summaries' ids -> score; the nodes keep the summaries alive
-        single = images[0] if containers == 1 else None
+        if containers == 1:  # each node's summary of the one image, looked up and scored in C (maps)
+            held: list[ImageStateSummary | None] = list(map(dict.get, map(_image_states, nodes), repeat(images[0])))
+            by_id = dict(zip(map(id, held), held, strict=True))  # the nodes keep the summaries alive
+            score_of = {key: 0 if summary is None else calculate_priority(
+                scaled_image_score(summary, total_num_nodes), 1) for key, summary in by_id.items()}
+            return list(map(score_of.__getitem__, map(id, held))), None
+        memo: dict[tuple[int, ...], int] = {}  # the node's summaries' ids -> score; the nodes keep them alive
         scores: list[int] = []
         append = scores.append
         for info in nodes:
             states = info.image_states
-            if single is not None:  # one image: the node's summary of it decides
-                summary = states.get(single)
-                if summary is None:
-                    append(0)
-                    continue
-                key: object = id(summary)
-                summaries = [summary]
-            else:
-                summaries = [summary for name in images if (summary := states.get(name)) is not None]
-                if not summaries:
-                    append(0)
-                    continue
-                key = tuple(map(id, summaries))
+            summaries = [summary for name in images if (summary := states.get(name)) is not None]
+            if not summaries:
+                append(0)
+                continue
+            key = tuple(map(id, summaries))
             score = memo.get(key)
             if score is None:
                 total = sum(scaled_image_score(summary, total_num_nodes) for summary in summaries)

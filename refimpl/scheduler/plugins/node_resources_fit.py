@@ -29,7 +29,7 @@ from refimpl.scheduler.framework import (
     Status,
 )
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import MIB, PARTIAL_MIB, columns_of, flagged
+from refimpl.scheduler.framework.node_slice import columns_of
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Container, Pod
 
@@ -207,32 +207,30 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return least_allocated_score(requests[0], requests[1], node_info), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node (``leastResourceScorer`` over cpu and memory), in one comprehension."""
+        """:meth:`score` for every node (``leastResourceScorer`` over cpu and memory)."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
             resource = self._resource(state, pod)
             requests = (resource.non0_cpu, resource.non0_mem)
         cpu, memory = requests
         columns = columns_of(nodes)
-        if columns is not None and len(nodes) > 1:  # the same on the rows, gathered by itemgetter (in C)
+        if columns is not None and len(nodes) > 1:  # the same on the rows
             table, rows = columns
             gather = itemgetter(*rows)
-            memory_capacities, memory_used, pod_memory = table.allocatable_memory, table.non_zero_memory, memory
-            if not memory % MIB and not flagged(table, rows, PARTIAL_MIB):
-                # Whole MiB everywhere: the same quotients in MiB, on ints of one 30-bit digit (bytes need two, and
-                # CPython divides those by long division, the most costly step here).
-                memory_capacities, memory_used = table.allocatable_memory_mib, table.non_zero_memory_mib
-                pod_memory = memory // MIB
-            fast: list[int | None] = [  # None: a capacity is 0, for least_allocated_score to decide
-                (((capacity_cpu - used_cpu - cpu) * MAX_NODE_SCORE // capacity_cpu
-                  if used_cpu + cpu <= capacity_cpu else 0)
-                 + ((capacity_memory - used_memory - pod_memory) * MAX_NODE_SCORE // capacity_memory
-                    if used_memory + pod_memory <= capacity_memory else 0)) // 2
-                if capacity_cpu and capacity_memory else None
-                for capacity_cpu, capacity_memory, used_cpu, used_memory in zip(
-                    gather(table.allocatable_milli_cpu), gather(memory_capacities), gather(table.non_zero_milli_cpu),
-                    gather(memory_used), strict=True)
-            ]
+            # Nodes of one machine shape holding the same requests score the same: each distinct row of figures
+            # is scored once (a few dozen among hundreds of nodes), and the rows are gathered and matched in C.
+            figures = list(zip(gather(table.allocatable_milli_cpu), gather(table.allocatable_memory),
+                               gather(table.non_zero_milli_cpu), gather(table.non_zero_memory), strict=True))
+            score_of: dict[tuple[int, int, int, int], int | None] = {}
+            for key in set(figures):
+                capacity_cpu, capacity_memory, used_cpu, used_memory = key
+                score_of[key] = (  # None: a capacity is 0, for least_allocated_score to decide
+                    (((capacity_cpu - used_cpu - cpu) * MAX_NODE_SCORE // capacity_cpu
+                      if used_cpu + cpu <= capacity_cpu else 0)
+                     + ((capacity_memory - used_memory - memory) * MAX_NODE_SCORE // capacity_memory
+                        if used_memory + memory <= capacity_memory else 0)) // 2
+                    if capacity_cpu and capacity_memory else None)
+            fast = list(map(score_of.__getitem__, figures))
             return [least_allocated_score(cpu, memory, nodes[i]) if score is None else score
                     for i, score in enumerate(fast)] if None in fast else cast(list[int], fast), None
         scores: list[int] = []
