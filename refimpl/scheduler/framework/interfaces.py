@@ -68,6 +68,12 @@ class PreFilterPlugin(Plugin, ABC):
 class FilterPlugin(Plugin, ABC):
     """``FilterPlugin``: may ``pod`` run on this node? Success (None), or a rejection naming why."""
 
+    filters_any_node: bool = False
+    """True if :meth:`filter_nodes` may be given nodes an earlier plugin rejected (Kubernetes asks a plugin only
+    about the nodes every earlier plugin passed): it reads only its arguments and answers for any NodeInfo. The
+    framework then keeps each node's first rejection instead of taking the rejected nodes out of the slice first.
+    The default plugins are such plugins."""
+
     @abstractmethod
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
 

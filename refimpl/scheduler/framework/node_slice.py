@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import compress, count
 from operator import attrgetter, is_not, itemgetter
-from typing import Final
+from typing import Final, TypeVar
 
 from refimpl.cache import NodeInfo
 
@@ -34,6 +34,7 @@ IMAGES: Final = 16
 """Flag: the NodeInfo has image states."""
 
 _generation = attrgetter("generation")
+T = TypeVar("T")
 
 
 class NodeColumns:
@@ -119,12 +120,22 @@ class NodeSlice(list[NodeInfo]):
     def names(self) -> list[str]:
         """The node names (read from the rows when there are rows)."""
         if self.columns is not None:
-            return list(map(self.columns.names.__getitem__, self.rows))
+            return list(gather(self.columns.names, self.rows))
         return [info.name for info in self]
 
 
 _TABLES: dict[int, bytes] = {}
 """For each flag mask, the ``bytes.translate`` table that maps a flags byte to 1 if it has a flag of the mask."""
+
+
+def gather(column: Sequence[T], rows: Sequence[int]) -> Sequence[T]:
+    """``[column[row] for row in rows]``, copied in C: a slice for a run of rows, else an itemgetter's tuple."""
+    if isinstance(rows, range) and rows.step == 1:
+        return column[rows.start:rows.stop]
+    if len(rows) > 1:
+        gathered: tuple[T, ...] = itemgetter(*rows)(column)
+        return gathered
+    return [column[row] for row in rows]
 
 
 def flagged(columns: NodeColumns, rows: Sequence[int], mask: int) -> list[int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from itertools import compress, repeat
+from itertools import filterfalse, repeat
 from operator import add, mul
 from typing import Final
 
@@ -52,7 +52,7 @@ from refimpl.scheduler.framework.interfaces import (
     ScorePlugin,
     SignPlugin,
 )
-from refimpl.scheduler.framework.node_slice import NodeSlice
+from refimpl.scheduler.framework.node_slice import NodeSlice, gather
 from refimpl.scheduler.framework.status import CODE_NAMES, Code, NodeToStatus, Status, as_status, is_success
 from refimpl.scheduler.framework.waiting_pods import REMOVED_MESSAGE, WaitingPod, WaitingPods
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
@@ -236,24 +236,31 @@ class Framework:
 
         Each plugin filters, in one call (:meth:`FilterPlugin.filter_nodes`), the nodes every earlier plugin
         passed, so each node gets the status :meth:`run_filter_plugins` gives it: the first plugin, in profile
-        order, that does not pass it. Kubernetes runs ``RunFilterPlugins`` for the nodes on 16 goroutines; this
+        order, that does not pass it. A plugin that answers for any node (``filters_any_node``, the default
+        plugins) is given the earlier plugins' rejected nodes as well, which saves copying the survivors; their
+        first rejection stands. Kubernetes runs ``RunFilterPlugins`` for the nodes on 16 goroutines; this
         is one of the orders they may run the plugins in, and Filter plugins read only their arguments."""
         skip = state.skip_filter_plugins
         plugins = [p for p in self.filter_plugins
                    if p.name not in skip and not p.passes_every_node(state, pod)]
 
         def run(nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-            rejected: dict[int, Status] = {}  # node index -> status
+            rejected: dict[int, Status] = {}  # node index -> the first rejection
             candidates = nodes
             positions: Sequence[int] = range(len(nodes))  # candidates[j] is nodes[positions[j]]
             for plugin in plugins:
+                if len(positions) > len(nodes) - len(rejected) and not plugin.filters_any_node:
+                    positions = list(filterfalse(rejected.__contains__, positions))  # the survivors, taken in C
+                    candidates = _subset(nodes, positions)
                 found = plugin.filter_nodes(state, pod, candidates)
                 if not found:
                     continue
                 name = plugin.name
                 attributed: dict[int, Status] = {}  # id(status) -> as attributed: plugins share statuses
-                keep = bytearray(b"\x01") * len(candidates)  # the survivors, selected in C by compress
                 for j, status in found:
+                    index = positions[j]
+                    if index in rejected:  # an earlier plugin rejected it: its status stands
+                        continue
                     attributed_status = attributed.get(id(status))
                     if attributed_status is None:
                         if not status.is_rejected():
@@ -261,14 +268,7 @@ class Framework:
                         else:
                             attributed_status = status if status.plugin == name else status.with_plugin(name)
                         attributed[id(status)] = attributed_status
-                    rejected[positions[j]] = attributed_status
-                    keep[j] = 0
-                positions = list(compress(positions, keep))
-                if isinstance(candidates, NodeSlice):
-                    candidates = NodeSlice(compress(candidates, keep), candidates.columns,
-                                           list(compress(candidates.rows, keep)))
-                else:
-                    candidates = list(compress(candidates, keep))
+                    rejected[index] = attributed_status
             return sorted(rejected.items()) if len(rejected) > 1 else list(rejected.items())
 
         return run
@@ -548,6 +548,14 @@ class Framework:
             for key, value in parts:
                 fragments[key] = value
         return json.dumps(fragments, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _subset(nodes: Sequence[NodeInfo], positions: list[int]) -> Sequence[NodeInfo]:
+    """The nodes at ``positions`` (a NodeSlice keeps their rows)."""
+    infos = list(gather(nodes, positions))
+    if isinstance(nodes, NodeSlice) and nodes.columns is not None:
+        return NodeSlice(infos, nodes.columns, list(gather(nodes.rows, positions)))
+    return infos
 
 
 def _plugin_failed(prefix: str, plugin: str, status: Status) -> Status:

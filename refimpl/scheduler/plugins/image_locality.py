@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import repeat
-from operator import attrgetter
 from typing import Final
 
 from refimpl.cache import ImageStateSummary, NodeInfo
@@ -32,7 +30,6 @@ MIN_THRESHOLD: Final = 23 * MB
 MAX_CONTAINER_THRESHOLD: Final = 1000 * MB
 """``maxContainerThreshold``: per container; at or above the product the score is 100."""
 SIGNATURE_KEY: Final = "v1.Pod.Spec.CanonicalImageNames()"
-_image_states = attrgetter("image_states")
 
 
 def normalized_image_name(name: str) -> str:
@@ -100,17 +97,26 @@ class ImageLocality(ScorePlugin, SignPlugin):
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
         """:meth:`score` for every node: the pod's image names are normalized once, and each combination of image
         summaries is scored once (the nodes holding an image share its summary, read-only in a snapshot; a node
-        without the images scores 0, since ``calculatePriority`` of 0 is 0); for a pod of one image, the lookups
-        run in C."""
+        without the images scores 0, since ``calculatePriority`` of 0 is 0)."""
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         containers = len(images)
         total_num_nodes = self.handle.snapshot.num_nodes()
-        if containers == 1:  # each node's summary of the one image, looked up and scored in C (maps)
-            held: list[ImageStateSummary | None] = list(map(dict.get, map(_image_states, nodes), repeat(images[0])))
-            by_id = dict(zip(map(id, held), held, strict=True))  # the nodes keep the summaries alive
-            score_of = {key: 0 if summary is None else calculate_priority(
-                scaled_image_score(summary, total_num_nodes), 1) for key, summary in by_id.items()}
-            return list(map(score_of.__getitem__, map(id, held))), None
+        if containers == 1:  # one image: each node's summary of it decides, each summary is scored once
+            single = images[0]
+            by_summary: dict[int, int] = {}  # id(summary) -> score; the nodes keep the summaries alive
+            single_scores: list[int] = []
+            append_score = single_scores.append
+            for info in nodes:
+                summary = info.image_states.get(single)
+                if summary is None:
+                    append_score(0)
+                    continue
+                score = by_summary.get(id(summary))
+                if score is None:
+                    score = by_summary[id(summary)] = calculate_priority(
+                        scaled_image_score(summary, total_num_nodes), 1)
+                append_score(score)
+            return single_scores, None
         memo: dict[tuple[int, ...], int] = {}  # the node's summaries' ids -> score; the nodes keep them alive
         scores: list[int] = []
         append = scores.append

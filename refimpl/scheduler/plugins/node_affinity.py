@@ -39,6 +39,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
     """``NodeAffinity`` (node selector only)."""
 
     name = NAME
+    filters_any_node = True
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

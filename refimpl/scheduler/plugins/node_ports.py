@@ -60,6 +60,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
     """``NodePorts``."""
 
     name = NAME
+    filters_any_node = True
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Final, cast
 
 from refimpl.cache import NodeInfo, PodResource, compute_pod_resource
@@ -29,7 +28,7 @@ from refimpl.scheduler.framework import (
     Status,
 )
 from refimpl.scheduler.framework.interfaces import filter_each
-from refimpl.scheduler.framework.node_slice import columns_of
+from refimpl.scheduler.framework.node_slice import columns_of, gather
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Container, Pod
 
@@ -107,6 +106,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     """``Fit`` with the LeastAllocated scoring strategy."""
 
     name = NAME
+    filters_any_node = True
 
     def __init__(self, pod_level_resources: bool = True) -> None:
         self.pod_level_resources = pod_level_resources
@@ -167,12 +167,11 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         columns = columns_of(nodes)
         if columns is not None:  # the same test on the rows
             table, rows = columns
-            if len(rows) > 1:  # every node passes when the least free figures do (min gathers in C)
-                gather = itemgetter(*rows)
-                if (min(gather(table.pod_room)) > 0 and cpu <= min(gather(table.free_milli_cpu))
-                        and memory <= min(gather(table.free_memory))
-                        and (not storage or storage <= min(gather(table.free_ephemeral_storage)))):
-                    return []
+            if rows and (  # every node passes when the least free figures do (gathered in C)
+                    min(gather(table.pod_room, rows)) > 0 and cpu <= min(gather(table.free_milli_cpu, rows))
+                    and memory <= min(gather(table.free_memory, rows))
+                    and (not storage or storage <= min(gather(table.free_ephemeral_storage, rows)))):
+                return []
             room, free_cpu, free_memory, free_storage = (table.pod_room, table.free_milli_cpu, table.free_memory,
                                                          table.free_ephemeral_storage)
             if storage:
@@ -214,13 +213,13 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             requests = (resource.non0_cpu, resource.non0_mem)
         cpu, memory = requests
         columns = columns_of(nodes)
-        if columns is not None and len(nodes) > 1:  # the same on the rows
+        if columns is not None:  # the same on the rows
             table, rows = columns
-            gather = itemgetter(*rows)
             # Nodes of one machine shape holding the same requests score the same: each distinct row of figures
             # is scored once (a few dozen among hundreds of nodes), and the rows are gathered and matched in C.
-            figures = list(zip(gather(table.allocatable_milli_cpu), gather(table.allocatable_memory),
-                               gather(table.non_zero_milli_cpu), gather(table.non_zero_memory), strict=True))
+            figures = list(zip(gather(table.allocatable_milli_cpu, rows), gather(table.allocatable_memory, rows),
+                               gather(table.non_zero_milli_cpu, rows), gather(table.non_zero_memory, rows),
+                               strict=True))
             score_of: dict[tuple[int, int, int, int], int | None] = {}
             for key in set(figures):
                 capacity_cpu, capacity_memory, used_cpu, used_memory = key

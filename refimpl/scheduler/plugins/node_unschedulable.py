@@ -26,6 +26,7 @@ class NodeUnschedulable(FilterPlugin, SignPlugin):
     """``NodeUnschedulable``."""
 
     name = NAME
+    filters_any_node = True
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter``: UnschedulableAndUnresolvable on an unschedulable node, unless the pod tolerates

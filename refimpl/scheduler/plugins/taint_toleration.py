@@ -65,6 +65,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
     """``TaintToleration``."""
 
     name = NAME
+    filters_any_node = True
     has_normalize = True
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

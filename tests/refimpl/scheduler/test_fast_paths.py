@@ -458,3 +458,47 @@ def test_a_cordoned_node_is_rejected_with_its_reason_on_the_fast_path() -> None:
     fwk.run_pre_filter_plugins(state, POD, nodes)
     assert fwk.nodes_filter_runner(state, POD)(_with_rows(nodes)) == [
         (1, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) were unschedulable", plugin="NodeUnschedulable"))]
+
+
+class _SurvivorsOnly(FilterPlugin):
+    """Records the nodes it is asked about; it may only be asked about nodes every earlier plugin passed."""
+
+    def __init__(self, name: str, filters: dict[str, Status]) -> None:
+        self.name = name
+        self._filters = filters
+        self.asked: list[str] = []
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        self.asked.append(node_info.name)
+        return self._filters.get(node_info.name)
+
+
+class _AnyNode(_Scripted):
+    """A Filter plugin that answers for any node, so it is given the rejected nodes as well."""
+
+    filters_any_node = True
+
+
+def test_plugins_that_filter_any_node_keep_the_first_rejection_and_the_others_see_only_survivors() -> None:
+    """``filters_any_node`` plugins are given nodes an earlier plugin rejected: each node still gets the first
+    plugin's rejection, and a plugin that is not such a plugin is asked only about the survivors, as
+    ``RunFilterPlugins`` asks it."""
+    nodes = _plain_nodes(40)
+    first = _AnyNode("A", filters={f"n{i}": UNSCHEDULABLE for i in range(0, 40, 2)})
+    second = _AnyNode("B", filters={f"n{i}": Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "never")
+                                    for i in range(0, 40, 3)})
+    third = _SurvivorsOnly("C", filters={f"n{i}": UNSCHEDULABLE for i in range(0, 40, 5)})
+    last = _AnyNode("D", filters={f"n{i}": Status(Code.UNSCHEDULABLE, "last") for i in range(40)})
+    fwk = Framework([first, second, third, last])
+    state = CycleState()
+    expected = [(i, status) for i, info in enumerate(nodes)
+                if (status := fwk.run_filter_plugins(state, POD, info)) is not None]
+    survivors = [f"n{i}" for i in range(40) if i % 2 and i % 3]
+    assert third.asked == survivors  # node by node, the same nodes
+    third.asked.clear()
+    run = fwk.nodes_filter_runner(state, POD)
+    for candidates in (nodes, _with_rows(nodes)):
+        assert run(candidates) == expected
+        assert third.asked == survivors
+        third.asked.clear()
+    assert {status.plugin for _, status in expected} == {"A", "B", "C", "D"}
