@@ -21,9 +21,13 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import count as counter
+from itertools import filterfalse
+from operator import itemgetter, sub
 from typing import Final
 
 from refimpl.cache import Cache, NodeInfo
@@ -42,7 +46,7 @@ from refimpl.scheduler.batching import OpportunisticBatch
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.events import EVENT_ASSIGNED_POD_DELETE
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status, as_status
-from refimpl.scheduler.framework.node_slice import NodeColumns, NodeSlice
+from refimpl.scheduler.framework.node_slice import NodeColumns, NodeSlice, gather
 from refimpl.scheduler.framework.status import Code, fit_error_on_one_node, is_success
 from refimpl.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from refimpl.scheduler.select_host import SortedScoredNodes, num_feasible_nodes_to_find, select_host
@@ -590,30 +594,64 @@ def _pass_filters_in_slices(
         if columns is not None:
             columns.refresh(infos, rows)
         batch = NodeSlice(infos, columns, rows)
-        passed_from = 0  # batch[passed_from:index] passed
-        for index, status in run_filters(batch):
-            needed = to_find - len(feasible)
-            if index - passed_from >= needed:
-                index = passed_from + needed
-                break
-            feasible += batch[passed_from:index]
-            feasible_rows += rows[passed_from:index]
-            if status.code is Code.ERROR:
-                feasible.rows = feasible_rows
-                return feasible, status
-            statuses[batch[index].name] = status
-            if status.plugin:  # Diagnosis.AddPluginStatus, inlined
-                (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
-            passed_from = index + 1
-        else:
-            index = passed_from + to_find - len(feasible)
-        feasible += batch[passed_from:index]
-        feasible_rows += rows[passed_from:index]
+        found = run_filters(batch)
+        needed = to_find - len(feasible)
+        # The k-th rejection (from 0) at index i has i - k passing nodes before it: the search stops before the
+        # first whose count reaches what is still needed, and after the needed passing nodes.
+        k = bisect_left(list(map(sub, map(_first, found), counter())), needed)
+        stop = min(len(batch), needed + k)
+        found = found[:k]
+        rejected = list(map(_second, found))
+        distinct = dict(zip(map(id, rejected), rejected, strict=True))  # plugins share statuses
+        if any(status.code is Code.ERROR for status in distinct.values()):
+            error_at = next(j for j, (_, status) in enumerate(found) if status.code is Code.ERROR)
+            stop, error = found[error_at][0], found[error_at][1]
+            found = found[:error_at]
+            _record(found, batch, statuses, pending, unschedulable)
+            _take_passing(found, batch, rows, stop, feasible, feasible_rows)
+            feasible.rows = feasible_rows
+            return feasible, error
+        _record(found, batch, statuses, pending, unschedulable)
+        _take_passing(found, batch, rows, stop, feasible, feasible_rows)
         if len(feasible) >= to_find:
             break
         begin = end
     feasible.rows = feasible_rows
     return feasible, None
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _record(found: list[tuple[int, Status]], batch: NodeSlice, statuses: dict[str, Status], pending: set[str],
+            unschedulable: set[str]) -> None:
+    """Each rejected node's status in the diagnosis, and ``Diagnosis.AddPluginStatus`` for each (in C but for one
+    step per distinct status)."""
+    if not found:
+        return
+    indices = list(map(_first, found))
+    if batch.columns is not None:
+        names = gather(batch.columns.names, gather(batch.rows, indices))
+    else:
+        names = [batch[i].name for i in indices]
+    rejected = list(map(_second, found))
+    statuses.update(zip(names, rejected, strict=True))
+    for status in {id(status): status for status in rejected}.values():
+        if status.plugin:
+            (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
+
+
+def _take_passing(found: list[tuple[int, Status]], batch: NodeSlice, rows: Sequence[int], stop: int,
+                  feasible: NodeSlice, feasible_rows: list[int]) -> None:
+    """Append the nodes of ``batch[:stop]`` not in ``found`` (and their rows) to ``feasible``, taken in C."""
+    if not found:
+        feasible += batch[:stop]
+        feasible_rows += rows[:stop]
+        return
+    passing = list(filterfalse(set(map(_first, found)).__contains__, range(stop)))
+    if passing:
+        feasible += gather(batch, passing)
+        feasible_rows += gather(rows, passing)
 
 
 def _pass_filters_node_by_node(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from itertools import filterfalse, repeat
-from operator import add, mul
+from operator import add, itemgetter, mul
 from typing import Final
 
 from refimpl.cache import NodeInfo
@@ -256,19 +256,20 @@ class Framework:
                 if not found:
                     continue
                 name = plugin.name
-                attributed: dict[int, Status] = {}  # id(status) -> as attributed: plugins share statuses
-                for j, status in found:
-                    index = positions[j]
-                    if index in rejected:  # an earlier plugin rejected it: its status stands
-                        continue
-                    attributed_status = attributed.get(id(status))
-                    if attributed_status is None:
-                        if not status.is_rejected():
-                            attributed_status = _wrapped("running Filter plugin", name, status)
-                        else:
-                            attributed_status = status if status.plugin == name else status.with_plugin(name)
-                        attributed[id(status)] = attributed_status
-                    rejected[index] = attributed_status
+                statuses = list(map(_second, found))
+                distinct = dict(zip(map(id, statuses), statuses, strict=True))  # plugins share statuses
+                attributed = {key: _attributed(name, status) for key, status in distinct.items()}
+                if any(attributed[key] is not status for key, status in distinct.items()):
+                    statuses = list(map(attributed.__getitem__, map(id, statuses)))
+                indices: Sequence[int] = list(map(_first, found))
+                if not isinstance(positions, range) or positions.start:
+                    indices = list(map(positions.__getitem__, indices))
+                if rejected:  # a node an earlier plugin rejected keeps that status
+                    found_now = dict(zip(indices, statuses, strict=True))
+                    found_now.update(rejected)
+                    rejected = found_now
+                else:
+                    rejected = dict(zip(indices, statuses, strict=True))
             return sorted(rejected.items()) if len(rejected) > 1 else list(rejected.items())
 
         return run
@@ -548,6 +549,17 @@ class Framework:
             for key, value in parts:
                 fragments[key] = value
         return json.dumps(fragments, sort_keys=True, separators=(",", ":")).encode()
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _attributed(plugin: str, status: Status) -> Status:
+    """``RunFilterPlugins``' status for ``plugin``'s ``status``: a rejection names the plugin, an error is
+    wrapped."""
+    if not status.is_rejected():
+        return _wrapped("running Filter plugin", plugin, status)
+    return status if status.plugin == plugin else status.with_plugin(plugin)
 
 
 def _subset(nodes: Sequence[NodeInfo], positions: list[int]) -> Sequence[NodeInfo]:
