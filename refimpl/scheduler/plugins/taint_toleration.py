@@ -23,7 +23,6 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
-from refimpl.scheduler.framework.interfaces import filter_each
 from refimpl.scheduler.framework.node_slice import NO_NODE, TAINTED, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod, Taint, Toleration
@@ -84,13 +83,28 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` of each node: only a tainted node (or one without a Node object) can fail, so only those
-        are filtered one by one."""
+        are filtered, once per distinct list of taints (its status is shared: statuses are never changed)."""
         columns = columns_of(nodes)
         if columns is not None:
             suspects = flagged(*columns, NO_NODE | TAINTED)
         else:
             suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.taints]
-        return filter_each(self, state, pod, nodes, suspects) if suspects else []
+        rejected: list[tuple[int, Status]] = []
+        verdicts: dict[tuple[Taint, ...], Status | None] = {}  # node.taints -> filter's status on such a node
+        for i in suspects:
+            info = nodes[i]
+            node = info.node
+            if node is None:
+                status = self.filter(state, pod, info)
+            else:
+                taints = node.taints
+                if taints in verdicts:
+                    status = verdicts[taints]
+                else:
+                    status = verdicts[taints] = self.filter(state, pod, info)
+            if status is not None and status.code is not Code.SUCCESS:
+                rejected.append((i, status))
+        return rejected
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """``PreScore``: the tolerations that can tolerate PreferNoSchedule taints (effect empty or
