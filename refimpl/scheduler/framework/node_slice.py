@@ -15,7 +15,7 @@ snapshot is updated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import ItemsView, Iterable, Sequence
 from itertools import compress, count
 from operator import attrgetter, is_not, itemgetter
 from typing import Final, TypeVar
@@ -34,6 +34,7 @@ IMAGES: Final = 16
 """Flag: the NodeInfo has image states."""
 
 _generation = attrgetter("generation")
+_NO_LABELS: Final[ItemsView[str, str]] = {}.items()
 T = TypeVar("T")
 
 
@@ -45,8 +46,8 @@ class NodeColumns:
     """
 
     __slots__ = ("allocatable_memory", "allocatable_milli_cpu", "flags", "free_ephemeral_storage", "free_memory",
-                 "free_milli_cpu", "generations", "names", "nodes", "non_zero_memory", "non_zero_milli_cpu",
-                 "pod_room")
+                 "free_milli_cpu", "generations", "labels", "names", "nodes", "non_zero_memory",
+                 "non_zero_milli_cpu", "pod_room")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
@@ -57,6 +58,9 @@ class NodeColumns:
         """The generation object each row was computed from (None: never computed)."""
         self.names: list[str] = [""] * size
         self.flags = bytearray(size)
+        self.labels: list[ItemsView[str, str]] = [_NO_LABELS] * size
+        """The Node's labels as (key, value) pairs, a set view (none without a Node): a selector's pairs are a
+        subset of them, tested in C."""
         self.pod_room = [0] * size
         self.free_milli_cpu = [0] * size
         self.free_memory = [0] * size
@@ -83,7 +87,9 @@ class NodeColumns:
         flags = 0
         if node is None:
             flags |= NO_NODE
+            self.labels[row] = _NO_LABELS
         else:
+            self.labels[row] = node.labels.items()
             if node.unschedulable:
                 flags |= UNSCHEDULABLE
             if node.taints:

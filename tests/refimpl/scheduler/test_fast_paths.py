@@ -224,6 +224,12 @@ def test_the_fast_framework_paths_agree_with_the_node_by_node_ones(infos: list[N
     run = fwk.nodes_filter_runner(state, pod)
     for nodes in (infos, _with_rows(infos)):
         assert run(nodes) == expected
+        for filter_plugin in fwk.filter_plugins:  # each plugin's own answers, for every node, as filter gives them
+            if filter_plugin.name not in state.skip_filter_plugins:
+                own = [(i, status) for i, info in enumerate(infos)
+                       if (status := filter_plugin.filter(state, pod, info)) is not None
+                       and status.code is not Code.SUCCESS]
+                assert filter_plugin.filter_nodes(state, pod, nodes) == own, filter_plugin.name
     feasible = [info for i, info in enumerate(infos) if all(i != j for j, _ in expected)]
     if not feasible:
         return
@@ -256,6 +262,7 @@ def test_a_row_holds_the_node_infos_figures(infos: list[NodeInfo]) -> None:
         assert columns.free_memory[row] == free.memory - used.memory
         assert columns.allocatable_memory[row] == free.memory
         assert columns.non_zero_milli_cpu[row] == info.non_zero_requested.milli_cpu
+        assert set(columns.labels[row]) == (set() if node is None else set(node.labels.items()))
     assert rows.names() == [info.name for info in infos]
 
 
