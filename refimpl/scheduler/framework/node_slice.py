@@ -16,11 +16,11 @@ snapshot is updated.
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Sequence
-from itertools import compress, count
+from itertools import compress, count, repeat
 from operator import attrgetter, is_not, itemgetter
 from typing import Final, TypeVar
 
-from refimpl.cache import NodeInfo
+from refimpl.cache import ImageStateSummary, NodeInfo
 
 NO_NODE: Final = 1
 """Flag: the NodeInfo has no Node."""
@@ -35,6 +35,9 @@ IMAGES: Final = 16
 
 _generation = attrgetter("generation")
 _NO_LABELS: Final[ItemsView[str, str]] = {}.items()
+_NO_IMAGES: Final[dict[str, ImageStateSummary]] = {}
+MAX_IMAGE_COLUMNS: Final = 16
+"""The most image names :meth:`NodeColumns.image_column` keeps columns for: each costs a lookup per refreshed row."""
 T = TypeVar("T")
 
 
@@ -46,8 +49,8 @@ class NodeColumns:
     """
 
     __slots__ = ("allocatable_memory", "allocatable_milli_cpu", "flags", "free_ephemeral_storage", "free_memory",
-                 "free_milli_cpu", "generations", "labels", "names", "nodes", "non_zero_memory",
-                 "non_zero_milli_cpu", "pod_room")
+                 "free_milli_cpu", "generations", "image_maps", "images", "labels", "names", "nodes",
+                 "non_zero_memory", "non_zero_milli_cpu", "pod_room")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
@@ -61,6 +64,11 @@ class NodeColumns:
         self.labels: list[ItemsView[str, str]] = [_NO_LABELS] * size
         """The Node's labels as (key, value) pairs, a set view (none without a Node): a selector's pairs are a
         subset of them, tested in C."""
+        self.image_maps: list[dict[str, ImageStateSummary]] = [_NO_IMAGES] * size
+        """The NodeInfo's image states (its map, read-only in a snapshot)."""
+        self.images: dict[str, list[tuple[int, int] | None]] = {}
+        """For each image name asked for (:meth:`image_column`), each row's summary of that image as (size,
+        num_nodes), or None if the node does not have it."""
         self.pod_room = [0] * size
         self.free_milli_cpu = [0] * size
         self.free_memory = [0] * size
@@ -96,8 +104,12 @@ class NodeColumns:
                 flags |= TAINTED
         if info.used_ports:
             flags |= USED_PORTS
-        if info.image_states:
+        images = info.image_states
+        if images:
             flags |= IMAGES
+        self.image_maps[row] = images
+        for name, column in self.images.items():
+            column[row] = None if (summary := images.get(name)) is None else (summary.size, summary.num_nodes)
         free, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
         self.pod_room[row] = free.allowed_pod_number - len(info.pods)
         self.free_milli_cpu[row] = free.milli_cpu - used.milli_cpu
@@ -110,6 +122,18 @@ class NodeColumns:
         self.flags[row] = flags
         self.names[row] = info.name
         self.generations[row] = info.generation
+
+
+    def image_column(self, name: str) -> list[tuple[int, int] | None] | None:
+        """Each row's summary of the image ``name`` as (size, num_nodes), None where the node does not have it
+        (summaries are not hashable; these pairs are), kept up to date by :meth:`refresh` from now on; None once
+        :data:`MAX_IMAGE_COLUMNS` names have columns."""
+        column = self.images.get(name)
+        if column is None and len(self.images) < MAX_IMAGE_COLUMNS:
+            # A stale row's entry is rewritten when the row is refreshed, as every other figure of it is.
+            column = self.images[name] = [None if summary is None else (summary.size, summary.num_nodes)
+                                          for summary in map(dict.get, self.image_maps, repeat(name))]
+        return column
 
 
 class NodeSlice(list[NodeInfo]):

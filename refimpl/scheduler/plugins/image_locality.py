@@ -21,6 +21,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import columns_of, gather
 from spec.objects import Pod
 
 NAME: Final = "ImageLocality"
@@ -61,8 +62,13 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 
 def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
     """``scaledImageScore``: ``int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))``."""
-    spread = state.num_nodes / total_num_nodes
-    return int(float(state.size) * spread)
+    return scaled_size(state.size, state.num_nodes, total_num_nodes)
+
+
+def scaled_size(size: int, num_nodes: int, total_num_nodes: int) -> int:
+    """:func:`scaled_image_score` of a summary of ``size`` and ``num_nodes``."""
+    spread = num_nodes / total_num_nodes
+    return int(float(size) * spread)
 
 
 def sum_image_scores(node_info: NodeInfo, pod: Pod, total_num_nodes: int) -> int:
@@ -103,6 +109,13 @@ class ImageLocality(ScorePlugin, SignPlugin):
         total_num_nodes = self.handle.snapshot.num_nodes()
         if containers == 1:  # one image: each node's summary of it decides, each summary is scored once
             single = images[0]
+            columns = columns_of(nodes)
+            column = columns[0].image_column(single) if columns is not None else None
+            if columns is not None and column is not None:  # the rows' summaries gathered and scored in C
+                held = gather(column, columns[1])
+                score_of = {key: 0 if key is None else calculate_priority(scaled_size(*key, total_num_nodes), 1)
+                            for key in set(held)}
+                return list(map(score_of.__getitem__, held)), None
             by_summary: dict[int, int] = {}  # id(summary) -> score; the nodes keep the summaries alive
             single_scores: list[int] = []
             append_score = single_scores.append
