@@ -15,10 +15,10 @@ snapshot is updated.
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, Sequence
+from collections.abc import Hashable, ItemsView, Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, is_not, itemgetter
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from refimpl.cache import ImageStateSummary, NodeInfo
 
@@ -36,6 +36,8 @@ IMAGES: Final = 16
 _generation = attrgetter("generation")
 _NO_LABELS: Final[ItemsView[str, str]] = {}.items()
 _NO_IMAGES: Final[dict[str, ImageStateSummary]] = {}
+MAX_MEMO_COLUMNS: Final = 32
+"""The most keys :meth:`NodeColumns.memo_column` keeps columns for: each costs a store per refreshed row."""
 MAX_IMAGE_COLUMNS: Final = 16
 """The most image names :meth:`NodeColumns.image_column` keeps columns for: each costs a lookup per refreshed row."""
 T = TypeVar("T")
@@ -49,8 +51,8 @@ class NodeColumns:
     """
 
     __slots__ = ("allocatable_memory", "allocatable_milli_cpu", "flags", "free_ephemeral_storage", "free_memory",
-                 "free_milli_cpu", "generations", "image_maps", "images", "labels", "names", "nodes",
-                 "non_zero_memory", "non_zero_milli_cpu", "pod_room")
+                 "free_milli_cpu", "generations", "image_maps", "images", "labels", "memos", "names",
+                 "nodes", "non_zero_memory", "non_zero_milli_cpu", "pod_room")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
@@ -69,6 +71,9 @@ class NodeColumns:
         self.images: dict[str, list[tuple[int, int] | None]] = {}
         """For each image name asked for (:meth:`image_column`), each row's summary of that image as (size,
         num_nodes), or None if the node does not have it."""
+        self.memos: dict[Hashable, list[Any]] = {}
+        """Per-row values a plugin derives from a row's figures (:meth:`memo_column`): None until computed, reset
+        to None when the row is refreshed."""
         self.pod_room = [0] * size
         self.free_milli_cpu = [0] * size
         self.free_memory = [0] * size
@@ -108,6 +113,8 @@ class NodeColumns:
         if images:
             flags |= IMAGES
         self.image_maps[row] = images
+        for memo in self.memos.values():
+            memo[row] = None
         for name, column in self.images.items():
             column[row] = None if (summary := images.get(name)) is None else (summary.size, summary.num_nodes)
         free, used, non_zero = info.allocatable, info.requested, info.non_zero_requested
@@ -133,6 +140,16 @@ class NodeColumns:
             # A stale row's entry is rewritten when the row is refreshed, as every other figure of it is.
             column = self.images[name] = [None if summary is None else (summary.size, summary.num_nodes)
                                           for summary in map(dict.get, self.image_maps, repeat(name))]
+        return column
+
+
+    def memo_column(self, key: Hashable) -> list[Any] | None:
+        """The column of values derived from each row under ``key`` (say, a plugin's score for one pod shape):
+        None where not computed since the row was last refreshed. The caller computes what is None from the row
+        and stores it. None once :data:`MAX_MEMO_COLUMNS` keys have columns."""
+        column = self.memos.get(key)
+        if column is None and len(self.memos) < MAX_MEMO_COLUMNS:
+            column = self.memos[key] = [None] * len(self.nodes)
         return column
 
 

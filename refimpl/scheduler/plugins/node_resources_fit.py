@@ -88,14 +88,21 @@ def least_requested_score(requested: int, capacity: int) -> int:
 
 def least_allocated_score(pod_cpu: int, pod_memory: int, node_info: NodeInfo) -> int:
     """``leastResourceScorer`` with the default weights: cpu and memory (non-zero requests) against allocatable."""
-    node_score = weight_sum = 0
     allocatable = node_info.allocatable
     non_zero = node_info.non_zero_requested
-    if allocatable.milli_cpu:
-        node_score += least_requested_score(non_zero.milli_cpu + pod_cpu, allocatable.milli_cpu)
+    return least_allocated_figures(pod_cpu, pod_memory, allocatable.milli_cpu, allocatable.memory,
+                                   non_zero.milli_cpu, non_zero.memory)
+
+
+def least_allocated_figures(pod_cpu: int, pod_memory: int, capacity_cpu: int, capacity_memory: int, used_cpu: int,
+                            used_memory: int) -> int:
+    """:func:`least_allocated_score` of a node of these allocatable (capacity) and non-zero requested figures."""
+    node_score = weight_sum = 0
+    if capacity_cpu:
+        node_score += least_requested_score(used_cpu + pod_cpu, capacity_cpu)
         weight_sum += 1
-    if allocatable.memory:
-        node_score += least_requested_score(non_zero.memory + pod_memory, allocatable.memory)
+    if capacity_memory:
+        node_score += least_requested_score(used_memory + pod_memory, capacity_memory)
         weight_sum += 1
     return node_score // weight_sum if weight_sum else 0
 
@@ -249,6 +256,19 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         columns = columns_of(nodes)
         if columns is not None:  # the same on the rows
             table, rows = columns
+            memo = table.memo_column((NAME, cpu, memory))
+            if memo is not None:  # a row's score for pods of these requests, kept until the row changes
+                held: Sequence[int | None] = gather(memo, rows)
+                if None not in held:
+                    return list(cast(Sequence[int], held)), None
+                scores_now = list(held)
+                for i, score in enumerate(held):
+                    if score is None:
+                        row = rows[i]
+                        scores_now[i] = memo[row] = least_allocated_figures(
+                            cpu, memory, table.allocatable_milli_cpu[row], table.allocatable_memory[row],
+                            table.non_zero_milli_cpu[row], table.non_zero_memory[row])
+                return cast(list[int], scores_now), None
             # Nodes of one machine shape holding the same requests score the same: each distinct row of figures
             # is scored once (a few dozen among hundreds of nodes), and the rows are gathered and matched in C.
             figures = list(zip(gather(table.allocatable_milli_cpu, rows), gather(table.allocatable_memory, rows),
