@@ -107,6 +107,16 @@ def least_allocated_figures(pod_cpu: int, pod_memory: int, capacity_cpu: int, ca
     return node_score // weight_sum if weight_sum else 0
 
 
+def _code(full: bool, lacks_cpu: bool, over_cpu: bool, lacks_memory: bool, over_memory: bool) -> int:
+    """The five comparisons of ``fitsRequest`` on a node as a 5-bit number (0: none holds)."""
+    return full | lacks_cpu << 1 | over_cpu << 2 | lacks_memory << 3 | over_memory << 4
+
+
+def _bits(code: int) -> tuple[bool, bool, bool, bool, bool]:
+    """The comparisons :func:`_code` made ``code`` of."""
+    return bool(code & 1), bool(code & 2), bool(code & 4), bool(code & 8), bool(code & 16)
+
+
 def _container_requests(containers: Sequence[Container]) -> list[object]:
     return [[sorted(c.requests.items()), c.restart_policy or ""] for c in containers]
 
@@ -194,17 +204,37 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     def _filter_rows(self, table: NodeColumns, rows: Sequence[int], cpu: int, memory: int) -> list[tuple[int, Status]]:
         """:meth:`filter` of the nodes of ``rows`` for a pod requesting ``cpu`` and ``memory`` only, all in C but
-        for one Python step per distinct verdict: each row's five comparisons of ``fitsRequest`` (no room for a
-        pod; cpu, memory lacking; cpu, memory beyond allocatable) make a key, at most 32 keys are turned into
-        statuses as :meth:`filter` makes them, and the keys of the rows are mapped to those statuses (a loop over
+        for one Python step per distinct verdict. A row's verdict is five comparisons of ``fitsRequest`` (no room
+        for a pod; cpu, memory lacking; cpu, memory beyond allocatable), kept as a 5-bit code (0: fits) in a memo
+        column for pods of these requests until the row is refreshed, so a cycle computes only the rows that
+        changed; the few codes present are turned into statuses as :meth:`filter` makes them (a loop over
         thousands of full nodes, each through :meth:`filter`, cost ten times as much)."""
-        keys = list(zip(map(le, gather(table.pod_room, rows), repeat(0)),
-                        map(lt, gather(table.free_milli_cpu, rows), repeat(cpu)),
-                        map(lt, gather(table.allocatable_milli_cpu, rows), repeat(cpu)),
-                        map(lt, gather(table.free_memory, rows), repeat(memory)),
-                        map(lt, gather(table.allocatable_memory, rows), repeat(memory)), strict=True))
-        verdicts = {key: self._verdict(cpu, memory, *key) for key in set(keys)}
-        statuses = list(map(verdicts.__getitem__, keys))
+        memo = table.memo_column((NAME, "Filter", cpu, memory))
+        if memo is None:  # no memo column left: the comparisons of every row, in C
+            keys = list(zip(map(le, gather(table.pod_room, rows), repeat(0)),
+                            map(lt, gather(table.free_milli_cpu, rows), repeat(cpu)),
+                            map(lt, gather(table.allocatable_milli_cpu, rows), repeat(cpu)),
+                            map(lt, gather(table.free_memory, rows), repeat(memory)),
+                            map(lt, gather(table.allocatable_memory, rows), repeat(memory)), strict=True))
+            by_key = {key: self._verdict(cpu, memory, *key) for key in set(keys)}
+            found = list(map(by_key.__getitem__, keys))
+            missing = compress(zip(count(), found), map(is_not, found, repeat(None)))
+            return cast(list[tuple[int, Status]], list(missing))  # the None statuses were left out
+        codes: Sequence[int | None] = gather(memo, rows)
+        if None in codes:  # the rows refreshed since they were last filtered for pods of these requests
+            codes = list(codes)
+            for i, code in enumerate(codes):
+                if code is None:
+                    row = rows[i]
+                    codes[i] = memo[row] = _code(
+                        table.pod_room[row] <= 0, table.free_milli_cpu[row] < cpu,
+                        table.allocatable_milli_cpu[row] < cpu, table.free_memory[row] < memory,
+                        table.allocatable_memory[row] < memory)
+        known = cast(Sequence[int], codes)
+        if not any(known):
+            return []
+        verdicts = {code: self._verdict(cpu, memory, *_bits(code)) for code in set(known)}
+        statuses = list(map(verdicts.__getitem__, known))
         rejected = compress(zip(count(), statuses), map(is_not, statuses, repeat(None)))
         return cast(list[tuple[int, Status]], list(rejected))  # the None statuses were left out
 

@@ -31,7 +31,15 @@ from refimpl.scheduler.framework import (
     ScorePlugin,
     Status,
 )
-from refimpl.scheduler.framework.node_slice import IMAGES, NO_NODE, TAINTED, NodeColumns, NodeSlice
+from refimpl.scheduler.framework.node_slice import (
+    IMAGES,
+    MAX_IMAGE_COLUMNS,
+    MAX_MEMO_COLUMNS,
+    NO_NODE,
+    TAINTED,
+    NodeColumns,
+    NodeSlice,
+)
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins import DEFAULT_SCORE_WEIGHTS, default_plugins
 from refimpl.scheduler.queue import SchedulingQueue
@@ -207,8 +215,16 @@ def _framework(infos: list[NodeInfo]) -> Framework:
     return Framework(default_plugins(handle), score_weights=DEFAULT_SCORE_WEIGHTS, handle=handle)
 
 
-def _with_rows(infos: list[NodeInfo]) -> NodeSlice:
+def _with_rows(infos: list[NodeInfo], *, full: bool = False) -> NodeSlice:
+    """The nodes with rows; ``full``: with every memo and image column slot taken, so plugins take their paths
+    without memos."""
     columns = NodeColumns(infos)
+    if full:
+        for k in range(MAX_MEMO_COLUMNS):
+            columns.memo_column(("taken", k))
+        for k in range(MAX_IMAGE_COLUMNS):
+            columns.image_column(f"taken-{k}")
+        assert columns.memo_column("one more") is None and columns.image_column("one more") is None
     columns.refresh(infos, range(len(infos)))
     return NodeSlice(infos, columns, range(len(infos)))
 
@@ -222,7 +238,7 @@ def test_the_fast_framework_paths_agree_with_the_node_by_node_ones(infos: list[N
     expected = [(i, status) for i, info in enumerate(infos)
                 if (status := fwk.run_filter_plugins(state, pod, info)) is not None]
     run = fwk.nodes_filter_runner(state, pod)
-    for nodes in (infos, _with_rows(infos)):
+    for nodes in (infos, _with_rows(infos), _with_rows(infos, full=True)):
         assert run(nodes) == expected
         for filter_plugin in fwk.filter_plugins:  # each plugin's own answers, for every node, as filter gives them
             if filter_plugin.name not in state.skip_filter_plugins:
@@ -238,7 +254,8 @@ def test_the_fast_framework_paths_agree_with_the_node_by_node_ones(infos: list[N
     assert status is None
     names = [info.name for info in feasible]
     indices = [i for i, info in enumerate(infos) if info in feasible]
-    for nodes in (feasible, NodeSlice(feasible, _with_rows(infos).columns, indices)):
+    for nodes in (feasible, NodeSlice(feasible, _with_rows(infos).columns, indices),
+                  NodeSlice(feasible, _with_rows(infos, full=True).columns, indices)):
         assert fwk.run_score_plugins_totals(state, pod, nodes, names) == ([s.total_score for s in scores], None)
         for plugin in fwk.score_plugins:
             if plugin.name not in state.skip_score_plugins:
