@@ -601,18 +601,20 @@ def _pass_filters_in_slices(
         k = bisect_left(list(map(sub, map(_first, found), counter())), needed)
         stop = min(len(batch), needed + k)
         found = found[:k]
+        indices = list(map(_first, found))
         rejected = list(map(_second, found))
         distinct = dict(zip(map(id, rejected), rejected, strict=True))  # plugins share statuses
         if any(status.code is Code.ERROR for status in distinct.values()):
-            error_at = next(j for j, (_, status) in enumerate(found) if status.code is Code.ERROR)
-            stop, error = found[error_at][0], found[error_at][1]
-            found = found[:error_at]
-            _record(found, batch, statuses, pending, unschedulable)
-            _take_passing(found, batch, rows, stop, feasible, feasible_rows)
+            error_at = next(j for j, status in enumerate(rejected) if status.code is Code.ERROR)
+            stop, error = indices[error_at], rejected[error_at]
+            indices, rejected = indices[:error_at], rejected[:error_at]
+            distinct = dict(zip(map(id, rejected), rejected, strict=True))
+            _record(indices, rejected, distinct, batch, statuses, pending, unschedulable)
+            _take_passing(indices, batch, rows, stop, feasible, feasible_rows)
             feasible.rows = feasible_rows
             return feasible, error
-        _record(found, batch, statuses, pending, unschedulable)
-        _take_passing(found, batch, rows, stop, feasible, feasible_rows)
+        _record(indices, rejected, distinct, batch, statuses, pending, unschedulable)
+        _take_passing(indices, batch, rows, stop, feasible, feasible_rows)
         if len(feasible) >= to_find:
             break
         begin = end
@@ -623,32 +625,31 @@ def _pass_filters_in_slices(
 _first, _second = itemgetter(0), itemgetter(1)
 
 
-def _record(found: list[tuple[int, Status]], batch: NodeSlice, statuses: dict[str, Status], pending: set[str],
-            unschedulable: set[str]) -> None:
-    """Each rejected node's status in the diagnosis, and ``Diagnosis.AddPluginStatus`` for each (in C but for one
-    step per distinct status)."""
-    if not found:
+def _record(indices: list[int], rejected: list[Status], distinct: dict[int, Status], batch: NodeSlice,
+            statuses: dict[str, Status], pending: set[str], unschedulable: set[str]) -> None:
+    """The status ``rejected[j]`` of each rejected node ``batch[indices[j]]`` in the diagnosis, and
+    ``Diagnosis.AddPluginStatus`` for each (once per distinct status: ``distinct``, by id), in C but for one step
+    per distinct status."""
+    if not indices:
         return
-    indices = list(map(_first, found))
     if batch.columns is not None:
         names = gather(batch.columns.names, gather(batch.rows, indices))
     else:
         names = [batch[i].name for i in indices]
-    rejected = list(map(_second, found))
     statuses.update(zip(names, rejected, strict=True))
-    for status in {id(status): status for status in rejected}.values():
+    for status in distinct.values():
         if status.plugin:
             (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
 
 
-def _take_passing(found: list[tuple[int, Status]], batch: NodeSlice, rows: Sequence[int], stop: int,
-                  feasible: NodeSlice, feasible_rows: list[int]) -> None:
-    """Append the nodes of ``batch[:stop]`` not in ``found`` (and their rows) to ``feasible``, taken in C."""
-    if not found:
+def _take_passing(indices: list[int], batch: NodeSlice, rows: Sequence[int], stop: int, feasible: NodeSlice,
+                  feasible_rows: list[int]) -> None:
+    """Append the nodes of ``batch[:stop]`` not at ``indices`` (and their rows) to ``feasible``, taken in C."""
+    if not indices:
         feasible += batch[:stop]
         feasible_rows += rows[:stop]
         return
-    passing = list(filterfalse(set(map(_first, found)).__contains__, range(stop)))
+    passing = list(filterfalse(set(indices).__contains__, range(stop)))
     if passing:
         feasible += gather(batch, passing)
         feasible_rows += gather(rows, passing)

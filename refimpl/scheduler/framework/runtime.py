@@ -245,11 +245,15 @@ class Framework:
                    if p.name not in skip and not p.passes_every_node(state, pod)]
 
         def run(nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-            rejected: dict[int, Status] = {}  # node index -> the first rejection
+            only: list[tuple[int, Status]] | None = None  # while one plugin rejected nodes: its rejections, in order
+            rejected: dict[int, Status] = {}  # once several did: node index -> the first rejection
             candidates = nodes
             positions: Sequence[int] = range(len(nodes))  # candidates[j] is nodes[positions[j]]
             for plugin in plugins:
-                if len(positions) > len(nodes) - len(rejected) and not plugin.filters_any_node:
+                count_rejected = len(rejected) if only is None else len(only)
+                if len(positions) > len(nodes) - count_rejected and not plugin.filters_any_node:
+                    if only is not None:
+                        rejected, only = dict(only), None
                     positions = list(filterfalse(rejected.__contains__, positions))  # the survivors, taken in C
                     candidates = _subset(nodes, positions)
                 found = plugin.filter_nodes(state, pod, candidates)
@@ -259,17 +263,25 @@ class Framework:
                 statuses = list(map(_second, found))
                 distinct = dict(zip(map(id, statuses), statuses, strict=True))  # plugins share statuses
                 attributed = {key: _attributed(name, status) for key, status in distinct.items()}
-                if any(attributed[key] is not status for key, status in distinct.items()):
+                renamed = any(attributed[key] is not status for key, status in distinct.items())
+                if renamed:
                     statuses = list(map(attributed.__getitem__, map(id, statuses)))
+                identity = isinstance(positions, range) and not positions.start  # candidates[j] is nodes[j]
+                if only is None and not rejected:  # the first plugin to reject any: its list, as it is if it can be
+                    only = found if identity and not renamed else list(zip(
+                        map(_first, found) if identity else map(positions.__getitem__, map(_first, found)),
+                        statuses, strict=True))
+                    continue
+                if only is not None:
+                    rejected, only = dict(only), None
                 indices: Sequence[int] = list(map(_first, found))
-                if not isinstance(positions, range) or positions.start:
+                if not identity:
                     indices = list(map(positions.__getitem__, indices))
-                if rejected:  # a node an earlier plugin rejected keeps that status
-                    found_now = dict(zip(indices, statuses, strict=True))
-                    found_now.update(rejected)
-                    rejected = found_now
-                else:
-                    rejected = dict(zip(indices, statuses, strict=True))
+                found_now = dict(zip(indices, statuses, strict=True))
+                found_now.update(rejected)  # a node an earlier plugin rejected keeps that status
+                rejected = found_now
+            if only is not None:
+                return only
             return sorted(rejected.items()) if len(rejected) > 1 else list(rejected.items())
 
         return run
