@@ -375,6 +375,7 @@ class Scheduler:
                 columns = self._columns
                 if columns is None or columns.nodes is not nodes:
                     columns = self._columns = NodeColumns(nodes)
+                    columns.follow(self.snapshot)
             return _pass_filters_in_slices(fwk, state, pod, diagnosis, nodes, start, to_find, columns)
         in_order = nodes[start:] + nodes[:start] if start else nodes
         return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find)

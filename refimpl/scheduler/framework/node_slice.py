@@ -20,7 +20,7 @@ from itertools import compress, count, repeat
 from operator import attrgetter, is_not, itemgetter
 from typing import Any, Final, TypeVar
 
-from refimpl.cache import ImageStateSummary, NodeInfo
+from refimpl.cache import ImageStateSummary, NodeInfo, Snapshot
 
 NO_NODE: Final = 1
 """Flag: the NodeInfo has no Node."""
@@ -51,14 +51,18 @@ class NodeColumns:
     """
 
     __slots__ = ("allocatable_memory", "allocatable_milli_cpu", "flags", "free_ephemeral_storage", "free_memory",
-                 "free_milli_cpu", "generations", "image_maps", "images", "labels", "memos", "names",
-                 "nodes", "non_zero_memory", "non_zero_milli_cpu", "pod_room")
+                 "free_milli_cpu", "generations", "image_maps", "images", "labels", "lost", "memos",
+                 "names", "nodes", "non_zero_memory", "non_zero_milli_cpu", "pod_room", "row_of", "snapshot")
 
     def __init__(self, nodes: list[NodeInfo]) -> None:
         """Rows for ``nodes``, all stale. The list must not change afterwards (a snapshot replaces its node list
         rather than changing it)."""
         size = len(nodes)
         self.nodes = nodes
+        self.snapshot: Snapshot | None = None
+        """The snapshot whose log of refreshed entries :meth:`refresh` reads (:meth:`follow`), if any."""
+        self.lost = 0
+        self.row_of: dict[int, int] = {}
         self.generations: list[object] = [None] * size
         """The generation object each row was computed from (None: never computed)."""
         self.names: list[str] = [""] * size
@@ -83,8 +87,31 @@ class NodeColumns:
         self.non_zero_milli_cpu = [0] * size
         self.non_zero_memory = [0] * size
 
+    def follow(self, snapshot: Snapshot) -> None:
+        """From now on, find the rows to refresh in ``snapshot``'s log of refreshed entries (``nodes`` must be its
+        node list) instead of comparing every row's generation: every row is filled now, and :meth:`refresh` then
+        refills only the rows of the entries logged since (reading a few NodeInfos rather than thousands)."""
+        self.snapshot = snapshot
+        self.lost = snapshot.refreshed_lost
+        snapshot.refreshed.clear()  # every row is filled from its entry as it is now
+        self.row_of = {id(info): row for row, info in enumerate(self.nodes)}  # the list keeps the entries alive
+        for row, info in enumerate(self.nodes):
+            self._fill(row, info)
+
     def refresh(self, infos: Sequence[NodeInfo], rows: Sequence[int]) -> None:
         """Bring the rows ``rows`` (those of ``infos``, in step) up to date."""
+        snapshot = self.snapshot
+        if snapshot is not None:
+            if snapshot.refreshed_lost == self.lost:
+                log, row_of, generations = snapshot.refreshed, self.row_of, self.generations
+                for info in log:
+                    row = row_of.get(id(info))
+                    if row is not None and info.generation is not generations[row]:
+                        self._fill(row, info)
+                log.clear()
+                return
+            self.follow(snapshot)  # entries were refreshed unlogged: fill every row again
+            return
         generations = self.generations
         if isinstance(rows, range) and rows.step == 1:  # the usual slice: compared in C, a row at a time only if stale
             stale = compress(count(), map(is_not, map(_generation, infos), generations[rows.start:rows.stop]))

@@ -300,6 +300,40 @@ def test_a_row_is_refreshed_when_its_node_info_changes() -> None:
     assert columns.free_milli_cpu[0] == 3000 and columns.pod_room[0] == 109
 
 
+def _figures(columns: NodeColumns) -> list[Any]:
+    return [list(columns.flags), columns.pod_room, columns.free_milli_cpu, columns.free_memory,
+            columns.free_ephemeral_storage, columns.allocatable_milli_cpu, columns.allocatable_memory,
+            columns.non_zero_milli_cpu, columns.non_zero_memory, columns.names,
+            [set(labels) for labels in columns.labels]]
+
+
+@pytest.mark.parametrize("updates", [1, 3, 12])
+def test_rows_that_follow_the_snapshot_log_are_those_computed_afresh(updates: int) -> None:
+    """Rows refreshed from the snapshot's log of refreshed entries (the scheduler's) equal rows computed from
+    every entry, also when the log overflowed unread (12 updates of one pod each on 5 nodes)."""
+    cache = Cache(clock=FakeClock())
+    for index in range(5):
+        cache.add_node(Node(f"n{index}", allocatable=resource_list(cpu=4000, memory=8 * GIB, pods=110)))
+    snapshot = Snapshot()
+    cache.update_snapshot(snapshot)
+    nodes = snapshot.list_nodes()
+    following = NodeColumns(nodes)
+    following.follow(snapshot)
+    lost = snapshot.refreshed_lost
+    for k in range(updates):
+        cache.add_pod(Pod(f"u{k}", name=f"p{k}", node_name=f"n{k % 5}",
+                          containers=(Container("c", requests=resource_list(cpu=100 + k, memory=GIB)),)))
+        cache.update_snapshot(snapshot)
+    assert snapshot.list_nodes() is nodes
+    assert (snapshot.refreshed_lost > lost) == (updates > 5)
+    following.refresh(nodes[1:3], range(1, 3))  # any slice: every logged entry's row is refreshed
+    afresh = NodeColumns(nodes)
+    afresh.refresh(nodes, range(len(nodes)))
+    assert _figures(following) == _figures(afresh)
+    assert following.free_milli_cpu[0] == 4000 - sum(100 + k for k in range(0, updates, 5))  # the pods on n0
+    assert not snapshot.refreshed  # read and cleared
+
+
 # ================================================================================================
 # Error paths and slicing
 # ================================================================================================
