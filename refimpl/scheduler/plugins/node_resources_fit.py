@@ -180,6 +180,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         columns = columns_of(nodes)
         if columns is not None:  # the same test on the rows
             table, rows = columns
+            if not storage and (NAME, "Filter", cpu, memory) in table.memos:  # the rows' verdicts are kept
+                return self._filter_rows(table, rows, cpu, memory)
             if rows and (  # every node passes when the least free figures do (gathered in C)
                     min(gather(table.pod_room, rows)) > 0 and cpu <= min(gather(table.free_milli_cpu, rows))
                     and memory <= min(gather(table.free_memory, rows))
@@ -234,6 +236,9 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         if not any(known):
             return []
         verdicts = {code: self._verdict(cpu, memory, *_bits(code)) for code in set(known)}
+        if all(verdicts[code] is not None for code in verdicts if code):  # every code but 0 rejects: taken in C
+            taken = zip(compress(count(), known), map(verdicts.__getitem__, filter(None, known)), strict=True)
+            return cast(list[tuple[int, Status]], list(taken))
         statuses = list(map(verdicts.__getitem__, known))
         rejected = compress(zip(count(), statuses), map(is_not, statuses, repeat(None)))
         return cast(list[tuple[int, Status]], list(rejected))  # the None statuses were left out
