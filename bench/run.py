@@ -270,6 +270,17 @@ def bench_conformance() -> dict[str, Any]:
     return {"rows": json.loads(done.stdout.strip().splitlines()[-1])}
 
 
+def bench_soak() -> dict[str, Any]:
+    """The steady-state soak of ``ksspec simulate`` (bench/soak.py, issue #19): steps/s and RSS over time, in its
+    own interpreter (it imports the conformance package, which bench/conformance.py would shadow here)."""
+    command = [sys.executable, str(Path(__file__).resolve().parent / "soak.py"), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/soak.py failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"rows": result["rows"]}
+
+
 def bench_scheduler() -> dict[str, Any]:
     """The scheduling-throughput benchmarks of bench/scheduler.py (issue #5)."""
     scheduler = importlib.import_module("scheduler")  # bench/ is sys.path[0] when this script runs
@@ -296,6 +307,7 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "conformance": bench_conformance,
     "scheduler": bench_scheduler,
     "checker": bench_checker,
+    "soak": bench_soak,
 }
 
 
@@ -314,6 +326,7 @@ PLAN = [
     Run("conformance", {}),
     Run("scheduler", {}),
     Run("checker", {}),
+    Run("soak", {}),
 ]
 
 
@@ -369,7 +382,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance", "scheduler", "checker"):
+        elif run.case in ("dispatcher", "conformance", "scheduler", "checker", "soak"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

@@ -31,6 +31,7 @@ from rich.table import Column, Table
 
 from conformance import commands as conformance_commands
 from conformance import proof_commands, simulate_command
+from conformance.arguments import ArgumentParser, existing_directory
 from conformance.console import make_console
 from conformance.format import PACKAGE_DATA, VECTORS, VectorFormatError, load_manifest
 from conformance.usage import EXIT_USAGE, UsageError, check_choice, usage_error
@@ -390,7 +391,7 @@ def _jobs(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="ksspec",
         description="Check the kube-scheduler cache specification, reference implementation and conformance.",
     )
@@ -414,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify_parser.add_argument(
         "--root",
-        type=Path,
+        type=existing_directory("--root"),
         default=default_project_root(),
         help="project checkout containing tests/ (default: the checkout ksspec is installed from, else the installed "
         "package, without the test suite)",

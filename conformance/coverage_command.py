@@ -14,6 +14,7 @@ from conformance.behaviours.coverage import AREAS, Row, as_json, manifest_entrie
 from conformance.behaviours.inventory import UNREACHABLE
 from conformance.console import make_console
 from conformance.format import VECTORS_DIR, VectorFormatError, load_manifest
+from conformance.usage import usage_error
 
 
 def coverage_table(table_rows: list[Row]) -> Table:
@@ -44,8 +45,7 @@ def conformance_coverage(args: argparse.Namespace, console: Console | None = Non
     try:
         entries = manifest_entries(load_manifest(directory))
     except (VectorFormatError, OSError, KeyError, json.JSONDecodeError) as error:
-        console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
-        return 2
+        return usage_error(console, error)  # one line, however long
     report = as_json(entries)
     if args.json:
         console.out(json.dumps(report, indent=1), highlight=False)

@@ -33,8 +33,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.1.0"
+FORMAT_VERSION: Final = "2.3.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
+expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of
+overwriting it (PR #135180, found by running the suite on Kubernetes' own call queue).
+
+2.2.0 (from 2.1.0) is a minor bump: new curated vectors over the existing operations and observations, those
+mutation testing showed missing (:mod:`conformance.mutation_scenarios`).
 
 2.1.0 (from 2.0.0) is a minor bump: new vectors over the existing operations and observations, and
 ``tags.behaviours`` now also holds the behaviours of the inventory (:mod:`conformance.behaviours`) each vector was
@@ -224,6 +231,21 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     return files
 
 
+MANIFEST_SCHEMA: Final = {
+    "type": "object",
+    "required": ["vectors"],
+    "properties": {"vectors": {"type": "array", "items": {
+        "type": "object",
+        "required": ["id", "sha256"],
+        "properties": {"id": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                       "file": {"type": "string"}},
+    }}},
+}
+"""What the loader needs of the manifest (it holds more, for readers)."""
+VECTOR_FILE_SCHEMA: Final = {"type": "object", "required": ["vectors"], "properties": {"vectors": {"type": "array"}}}
+"""A vector file: an object whose ``vectors`` array holds the vectors (each checked against :func:`schema`)."""
+
+
 def read_json(path: Traversable, what: str) -> JSON:
     """The JSON in ``path`` (a file of the package's data or of a directory given on the command line); fails with
     :class:`VectorFormatError` in one line naming the file when it is missing, unreadable or not JSON."""
@@ -238,24 +260,37 @@ def read_json(path: Traversable, what: str) -> JSON:
         raise VectorFormatError(f"{what} {path} cannot be read: {error}") from None
 
 
+def structure_problem(data: JSON, shape: JSON) -> str | None:
+    """The first place where ``data`` does not have the JSON Schema ``shape``, as "at <JSON path>: <what>" (the
+    path holds the index of a list item); None if it has it."""
+    problems = sorted(jsonschema.Draft202012Validator(shape).iter_errors(data), key=lambda e: list(e.absolute_path))
+    return f"at {problems[0].json_path}: {problems[0].message}" if problems else None
+
+
 def load_manifest(directory: Traversable = VECTORS) -> JSON:
     """The manifest of the vectors in ``directory`` (default: the package's); fails with
-    :class:`VectorFormatError` if it is missing or not JSON."""
-    manifest: JSON = read_json(directory / MANIFEST_NAME, "the manifest")
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("vectors"), list):
-        raise VectorFormatError(f"the manifest {directory / MANIFEST_NAME} has no list of vectors; {REPAIR}")
+    :class:`VectorFormatError` if it is missing, not JSON, or not an object whose ``vectors`` list holds objects
+    with a string ``id`` and a ``sha256`` checksum (the message names the file, the index and the JSON path)."""
+    path = directory / MANIFEST_NAME
+    manifest: JSON = read_json(path, "the manifest")
+    problem = structure_problem(manifest, MANIFEST_SCHEMA)
+    if problem is not None:
+        lacks = "has no list of vectors" if not isinstance(manifest, dict) or not isinstance(
+            manifest.get("vectors"), list) else "is malformed"
+        raise VectorFormatError(f"the manifest {path} {lacks} ({problem}); {REPAIR}")
     return manifest
 
 
 def iter_vector_files(directory: Traversable = VECTORS) -> Iterator[tuple[str, JSON]]:
     """(file name, contents) of every vector file in ``directory``, by name; fails with
-    :class:`VectorFormatError` naming a file that is not a JSON object."""
+    :class:`VectorFormatError` naming a file that is not a JSON object with a ``vectors`` list (and the JSON path)."""
     paths = [p for p in directory.iterdir() if p.name.endswith(".json") and not p.name.startswith(".")]
     for path in sorted(paths, key=lambda p: p.name):
         if path.name != MANIFEST_NAME:
             content = read_json(path, "vector file")
-            if not isinstance(content, dict):
-                raise VectorFormatError(f"vector file {path} is not a JSON object with a list of vectors")
+            problem = structure_problem(content, VECTOR_FILE_SCHEMA)
+            if problem is not None:
+                raise VectorFormatError(f"vector file {path} is not a JSON object with a list of vectors ({problem})")
             yield path.name, content
 
 
@@ -267,9 +302,14 @@ def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = T
     vector missing from the manifest (or the reverse), or a checksum mismatch.
     """
     manifest_entries = load_manifest(directory)["vectors"]
-    manifest = {entry["id"]: entry for entry in manifest_entries}
+    manifest: dict[str, JSON] = {}
+    for index, entry in enumerate(manifest_entries):
+        if entry["id"] in manifest:
+            raise VectorFormatError(f"the manifest {directory / MANIFEST_NAME} lists {entry['id']!r} twice (at "
+                                    f"$.vectors[{index}].id); {REPAIR}")
+        manifest[entry["id"]] = entry
     if verify_checksums:
-        for name in sorted({entry.get("file") for entry in manifest_entries if isinstance(entry.get("file"), str)}):
+        for name in sorted({entry["file"] for entry in manifest_entries if "file" in entry}):
             if not (directory / name).is_file():
                 listed = sum(entry.get("file") == name for entry in manifest_entries)
                 raise VectorFormatError(f"vector file {directory / name} is missing (the manifest lists {listed} "
@@ -277,7 +317,7 @@ def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = T
     vectors: list[Vector] = []
     seen: set[str] = set()
     for name, content in iter_vector_files(directory):
-        for index, data in enumerate(content.get("vectors", [])):
+        for index, data in enumerate(content["vectors"]):
             vector = vector_from_json(data, f"{name}[{index}]")
             if vector.id in seen:
                 raise VectorFormatError(f"{name}: duplicate vector id {vector.id!r}")

@@ -2,6 +2,8 @@
 
 Three sources, all deterministic:
 
+- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models, and those
+  mutation testing showed missing (:mod:`conformance.mutation_scenarios`);
 - curated scenarios (:mod:`conformance.scenarios`, :mod:`conformance.cycle_scenarios`), one per Kubernetes behaviour
   the spec models; the accounting shapes of :mod:`conformance.accounting_scenarios`; Kubernetes' own table tests,
   ported case by case (:mod:`conformance.ported`);
@@ -30,6 +32,7 @@ from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
 from conformance.ported import ported
 from conformance.scenarios import curated
@@ -301,8 +304,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *accounting_scenarios(), *ported(), *exploration_scenarios(),
-                 *random_scenarios(), *generated_cycle())
+    scenarios = (*curated(), *curated_cycle(), *accounting_scenarios(), *ported(), *mutation_curated(),
+                 *exploration_scenarios(), *random_scenarios(), *generated_cycle())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

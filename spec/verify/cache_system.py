@@ -55,7 +55,7 @@ from spec.operations import (
 from spec.podstates import expected_transition, node_guard, pod_phase
 from spec.quantities import SECOND
 from spec.snapshot import Snapshot
-from spec.verify.checker import Edge, Expansion, TraceStep, Violation
+from spec.verify.checker import Edge, Expansion, TraceStep, Violation, check_deadline
 from spec.verify.fingerprint import MASK, fingerprint
 from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_operation
 from spec.verify.universe import Mode, Universe, node_variant, pod_variant
@@ -179,6 +179,7 @@ class CacheSystem:
         after: dict[int, tuple[CacheState, int]] = {}
         groups: dict[int, list[tuple[int, int]]] = {}
         for i, edge in enumerate(edges):
+            check_deadline()
             if edge.after is None or edge.after is cache:
                 continue
             rep, renamer_number = self.representatives.cache(edge.after, remember=False)
@@ -228,6 +229,7 @@ class CacheSystem:
 
     def _compute_cache_edges(self, state: World) -> Iterator[_CacheEdge]:
         for op in self.universe.operations(state, self.mode):
+            check_deadline()  # a state has thousands of operations on a large universe
             if isinstance(op, UpdateSnapshot):
                 continue
             after, outcome = self.step(state, op)

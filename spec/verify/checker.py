@@ -28,7 +28,9 @@ import sys
 import time
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Final, Generic, Protocol, TypeVar
@@ -123,6 +125,38 @@ class TransitionSystem(Protocol[S]):
         ...
 
 
+# --------------------------------------------------------------------------------------------
+# The time limit inside one state: a state may have thousands of edges, seconds of work, so the
+# expansion loops look at the exploration's deadline too (a system's own ``expand`` calls
+# :func:`check_deadline` per edge it computes).
+# --------------------------------------------------------------------------------------------
+
+_DEADLINE: ContextVar[float | None] = ContextVar("exploration_deadline", default=None)
+
+
+class DeadlinePassed(Exception):
+    """The time limit of the running exploration passed while a state was being expanded."""
+
+
+@contextmanager
+def deadline_scope(deadline: float | None) -> Iterator[None]:
+    """Within the ``with`` block, :func:`check_deadline` fails once ``perf_counter()`` passes ``deadline``
+    (None: never)."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_deadline() -> None:
+    """Fail with :class:`DeadlinePassed` if the running exploration's time limit has passed (a
+    ``perf_counter`` deadline :func:`explore` sets); never outside an exploration with a limit."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.perf_counter() > deadline:
+        raise DeadlinePassed
+
+
 def expand_by_edges(system: TransitionSystem[S], state: S) -> Expansion[S]:
     """The expansion of ``state`` from ``system.edges``, ``canonical`` and ``fingerprint``."""
     coverage: list[str] = []
@@ -130,6 +164,7 @@ def expand_by_edges(system: TransitionSystem[S], state: S) -> Expansion[S]:
     targets: list[tuple[int, int]] = []
     representatives: dict[int, S] = {}
     for index, edge in enumerate(system.edges(state)):
+        check_deadline()
         coverage.append(edge.coverage)
         if edge.violations:
             violations.append((index, edge.violations))
@@ -352,58 +387,63 @@ def explore(
 
     timed_out = at_depth_limit = at_state_limit = False
     split = _Split(partition, split_depth)
-    while queue and not stop:
-        if time_limit is not None and time.perf_counter() - started > time_limit:
-            report.stopped_by = f"time limit {time_limit:g}s"
-            timed_out = True
-            break
-        state, parent, depth = queue.popleft()
-        if depth_limit is not None and depth >= depth_limit:
-            at_depth_limit = True
-            continue
-        if split.skips(store.fingerprints[parent], depth, queue):
-            continue
-        expansion = expand(state)
-        report.generated += len(expansion.targets)
-        cut: int | None = None  # the index of the edge the search stops at, if it stops
-        pending = iter(expansion.violations)
-        next_violation = next(pending, None)
-        for fp, index in expansion.targets:
-            while next_violation is not None and next_violation[0] <= index:
-                if search.record(parent, next_violation[1], next_violation[0]):
-                    cut = next_violation[0]
-                    break
-                next_violation = next(pending, None)
-            if cut is not None:
+    with deadline_scope(None if time_limit is None else started + time_limit):
+        while queue and not stop:
+            if time_limit is not None and time.perf_counter() - started > time_limit:
+                report.stopped_by = f"time limit {time_limit:g}s"
+                timed_out = True
                 break
-            if fp in store:
+            state, parent, depth = queue.popleft()
+            if depth_limit is not None and depth >= depth_limit:
+                at_depth_limit = True
                 continue
-            if max_states is not None and len(store) >= max_states:
-                at_state_limit = True
-                cut = index
+            if split.skips(store.fingerprints[parent], depth, queue):
+                continue
+            try:
+                expansion = expand(state)
+            except DeadlinePassed:  # the state is left unexpanded: the report is not complete
+                report.stopped_by = f"time limit {time_limit:g}s"
+                timed_out = True
                 break
-            number = store.add(fp, parent, index)
-            report.max_depth = max(report.max_depth, depth + 1)
-            rep = expansion.representative(index)
-            props = system.violations(rep)
-            if props:
-                if search.record(number, props):
+            report.generated += len(expansion.targets)
+            cut: int | None = None  # the index of the edge the search stops at, if it stops
+            pending = iter(expansion.violations)
+            next_violation = next(pending, None)
+            for fp, index in expansion.targets:
+                while next_violation is not None and next_violation[0] <= index:
+                    if search.record(parent, next_violation[1], next_violation[0]):
+                        cut = next_violation[0]
+                        break
+                    next_violation = next(pending, None)
+                if cut is not None:
+                    break
+                if fp in store:
+                    continue
+                if max_states is not None and len(store) >= max_states:
+                    at_state_limit = True
                     cut = index
                     break
-                continue
-            if not system.within_bounds(rep):
-                report.pruned += 1
-                continue
-            queue.append((rep, number, depth + 1))
-        while cut is None and next_violation is not None:  # violating edges after the last target
-            if search.record(parent, next_violation[1], next_violation[0]):
-                cut = next_violation[0]
-            next_violation = next(pending, None)
-        search.count(expansion.coverage, None if cut is None else cut + 1)
-        if cut is not None:
-            stop = not at_state_limit
-            break
-
+                number = store.add(fp, parent, index)
+                report.max_depth = max(report.max_depth, depth + 1)
+                rep = expansion.representative(index)
+                props = system.violations(rep)
+                if props:
+                    if search.record(number, props):
+                        cut = index
+                        break
+                    continue
+                if not system.within_bounds(rep):
+                    report.pruned += 1
+                    continue
+                queue.append((rep, number, depth + 1))
+            while cut is None and next_violation is not None:  # violating edges after the last target
+                if search.record(parent, next_violation[1], next_violation[0]):
+                    cut = next_violation[0]
+                next_violation = next(pending, None)
+            search.count(expansion.coverage, None if cut is None else cut + 1)
+            if cut is not None:
+                stop = not at_state_limit
+                break
     search.tally()
     report.states = len(store)
     report.seconds = time.perf_counter() - started

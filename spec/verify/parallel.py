@@ -42,10 +42,12 @@ from multiprocessing.connection import Connection
 from typing import Any, Final, Generic, TypeVar
 
 from spec.verify.checker import (
+    DeadlinePassed,
     Report,
     StateStore,
     TransitionSystem,
     Violation,
+    deadline_scope,
     expander,
     peak_rss_bytes,
     trace_to,
@@ -167,11 +169,17 @@ class _Worker(Generic[S]):
         self.found = {}
         self.expanded = []
         timed_out = False
+        within = None if deadline is None else time.perf_counter() + (deadline - time.monotonic())
         for key, state, number in sorted(self.frontier, key=lambda entry: entry[0]):
             if deadline is not None and time.monotonic() > deadline:
                 timed_out = True
                 break
-            expansion = expand(state)
+            try:
+                with deadline_scope(within):  # a state with many edges does not overrun the limit either
+                    expansion = expand(state)
+            except DeadlinePassed:
+                timed_out = True
+                break
             if len(expansion.coverage) > EDGES:
                 raise ValueError(f"a state has {len(expansion.coverage)} edges; -j supports at most {EDGES}")
             base = key << EDGE_BITS

@@ -103,8 +103,11 @@ def test_check_known_violations_of_the_dispatcher_and_the_cycle(capsys: pytest.C
 
 
 def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", "--system", "dispatcher", "--call-variants", "9"]) == 2
-    assert "invalid universe" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--system", "dispatcher", "--call-variants", "9"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: --call-variants must be between 1 and 4, got 9 (see ksspec check --help)\n")
     assert main(["check", "--system", "cycle", "--profile", "v1.37", "--ttl", "1"]) == 2
     assert "has no expiry" in capsys.readouterr().out
 

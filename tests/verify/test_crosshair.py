@@ -119,7 +119,8 @@ def test_prove_without_contracts_reports_none(capsys: pytest.CaptureFixture[str]
 def test_prove_refuses_a_zero_budget(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["prove", "--crosshair-budget", "0"])
-    assert "--crosshair-budget: must be greater than 0, got 0" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "error: --crosshair-budget must be greater than 0, got 0 (see ksspec prove --help)\n")
 
 
 def test_prove_without_crosshair_installed_fails_and_says_so(

@@ -34,9 +34,22 @@ def test_a_row_is_measured_on_a_checkout_of_a_revision_too() -> None:
     rows = bench.describe(row, 6, {**now, "pods_per_second": 1000.0}, {**before, "pods_per_second": 400.0}, "abc")
     assert [r["result"] for r in rows] == ["1,000 pods/s", "2.50x"]
     assert rows[0]["target"] == "≥ 680 pods/s ✓" and "400 pods/s" in rows[1]["parameters"]
+    assert "pods per CPU second" in rows[0]["parameters"]  # this revision measures its CPU time too
     assert bench.batching_ratio(rows) is None  # the baseline rows carry no rate of their own
 
 
 def test_an_unknown_revision_gives_no_baseline() -> None:
     with bench.checkout("no-such-revision-anywhere") as tree:
         assert tree is None
+
+
+def test_the_soak_runs_and_reports_rss_over_time() -> None:
+    from bench import soak
+
+    result = soak.run(soak.Soak(nodes=10, pods=300, rate=50.0, lifetime=1.0), sample_every=200)
+    assert result["pods_created"] == result["pods_deleted"] == 300 and result["violations"] == 0
+    assert len(result["rss_mib"]) == 4 and all(mib > 0 for mib in result["rss_mib"])
+    assert result["live_pods_mean"] < 150  # about 50 a second x 1 s, not the 300 created
+    rows = soak.rows(result)
+    assert rows[0]["result"].endswith("steps/s") and "KiB / 1,000 pods" in rows[2]["result"]
+    assert soak.slope([(0, 1.0), (1, 3.0), (2, 5.0)]) == 2.0
