@@ -42,7 +42,7 @@ from conformance.operations import (
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.kubelet.admission import can_admit_pod
 from refimpl.scheduler.framework import CycleState, Framework
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from spec.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod

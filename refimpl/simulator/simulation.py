@@ -45,7 +45,7 @@ from refimpl.dispatcher.dispatcher import APIDispatcher
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
 from refimpl.scheduler.framework.interfaces import Plugin
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
