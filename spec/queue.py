@@ -192,38 +192,26 @@ def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     return _move_to_active_q(queue, QueuedPod(pod, queue.now))
 
 
-def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue, QueuedPod | None]:
-    """Take the pod ``uid`` (one of :func:`pop_candidates`; None: the only one) for a scheduling
-    attempt. It counts an attempt and a scheduling cycle, has its rejector plugins cleared for the
-    new attempt, and (QueueingHints on) is in flight from now on. Returns None when the queue is
-    closed and nothing can be popped (a closed queue still hands out what it holds).
-
-    With QueueingHints on, a head that is already in flight is discarded ("the same pod is tracked
-    in multiple places") and the next head is taken (the first candidate in UID order); when none
-    is left the result is None (Kubernetes' ``Pop`` would block).
-    Fails with :class:`QueueNotEnabled` when ``Pop`` would block, or ``uid`` is not a candidate.
+def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedPod | None]:
+    """One turn of ``Pop``'s loop: take the head ``uid`` (one of :func:`pop_candidates`) out of its
+    sub-queue. With QueueingHints on, a pod already in flight is discarded ("the same pod is tracked
+    in multiple places in the scheduler, and just discard it"): None. Otherwise the pod counts an
+    attempt and a scheduling cycle, has its rejector plugins cleared for the new attempt, and (QueueingHints
+    on) is in flight from now on. Fails with :class:`QueueNotEnabled` if ``uid`` is not a candidate.
 
     Kubernetes: `activeQueue.unlockedPop` (pkg/scheduler/backend/queue/active_queue.go)
     """
     candidates = pop_candidates(queue)
-    if not candidates:
-        if queue.closed:
-            return queue, None
-        raise QueueNotEnabled("nothing to pop: Pop would block until a pod is added")
-    if uid is None:
-        if len(candidates) > 1:
-            raise QueueNotEnabled(f"pods {', '.join(candidates)} compare equal: name the one popped")
-        uid = candidates[0]
-    elif uid not in candidates:
-        raise QueueNotEnabled(f"pod {uid} is not at the head of the queue; candidates: {', '.join(candidates)}")
+    if uid not in candidates:
+        heads = ", ".join(candidates) or "none"
+        raise QueueNotEnabled(f"pod {uid} is not at the head of the queue; candidates: {heads}")
     if uid in queue.active_q:
         pinfo, queue = queue.active_q[uid], replace(queue, active_q=queue.active_q.remove(uid))
     else:
         pinfo, queue = queue.backoff_q[uid], replace(queue, backoff_q=queue.backoff_q.remove(uid))
     if queue.config.queueing_hints:
-        if uid in queue.in_flight_pods:  # discarded; Pop goes on with the next head
-            rest = pop_candidates(queue)
-            return pop(queue, rest[0]) if rest else (queue, None)
+        if uid in queue.in_flight_pods:
+            return queue, None
         queue = replace(
             queue,
             in_flight_pods=queue.in_flight_pods.set(uid, pinfo.pod),
@@ -231,6 +219,32 @@ def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue
         )
     popped = replace(pinfo, attempts=pinfo.attempts + 1, unschedulable_plugins=frozenset(), pending_plugins=frozenset())
     return replace(queue, scheduling_cycle=queue.scheduling_cycle + 1), popped
+
+
+def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue, QueuedPod | None]:
+    """``Pop``: take heads (:func:`pop_head`) until one is not discarded, and return it; the first head
+    taken is ``uid`` (None: the only candidate), every later one must be the only candidate. Returns
+    None when nothing is left to take and the queue is closed, or once a discard emptied the queue
+    (Kubernetes' ``Pop`` would then block). Fails with :class:`QueueNotEnabled` when ``Pop`` would
+    block from the start, or when a choice among pods that compare equal is not named.
+
+    Kubernetes: `PriorityQueue.Pop` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    discarded = False
+    while True:
+        candidates = pop_candidates(queue)
+        if not candidates:
+            if queue.closed or discarded:
+                return queue, None
+            raise QueueNotEnabled("nothing to pop: Pop would block until a pod is added")
+        if uid is None:
+            if len(candidates) > 1:
+                raise QueueNotEnabled(f"pods {', '.join(candidates)} compare equal: name the one popped")
+            uid = candidates[0]
+        queue, popped = pop_head(queue, uid)
+        if popped is not None:
+            return queue, popped
+        discarded, uid = True, None
 
 
 def done(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
