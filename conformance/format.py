@@ -25,16 +25,20 @@ import jsonschema
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.0.0"
+FORMAT_VERSION: Final = "2.1.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
 
 2.0.0 (from 1.0.0) is a major bump: cache-area observations gained two keys every adapter must report
 (``returned``, ``metrics``), so an adapter that conformed to 1.x fails every cache vector, and the schema gained
 operations (``update_metrics`` and the cycle area's) that a 1.x runner's schema refuses. Coverage alone (new
-vectors over existing operations and observations) would have been a minor bump."""
+vectors over existing operations and observations) would have been a minor bump.
+
+2.1.0 is a minor bump: a new area, ``queue`` (the scheduling queue), with its own operations and observation. No
+vector of an existing area changed, and an adapter that does not declare the area skips its vectors, so every
+2.0 adapter conforms to 2.1 as it did."""
 FORMAT_MAJOR: Final = FORMAT_VERSION.split(".")[0]
 
-AREAS: Final = ("cache", "snapshot", "node_tree", "dispatcher", "cycle")
+AREAS: Final = ("cache", "snapshot", "node_tree", "dispatcher", "cycle", "queue")
 """What a vector exercises; an implementation declares the areas it supports in its handshake."""
 ORIGINS: Final = ("curated", "exploration", "random")
 STATUSES: Final = ("ok", "error", "fatal")

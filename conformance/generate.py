@@ -27,6 +27,7 @@ from conformance.codec import operation_name
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
 from conformance.operations import UpdateMetrics
+from conformance.queue_scenarios import curated_queue, generated_queue
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache import CacheState, new_cache
@@ -249,7 +250,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
+                 *curated_queue(), *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

@@ -319,7 +319,7 @@ def move_pods_to_active_or_backoff_queue(
     Kubernetes: `PriorityQueue.movePodsToActiveOrBackoffQueue` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     c = queue.config
-    if not is_event_of_interest(c.hints, event):
+    if not is_event_of_interest(c.registered_hints, event):
         return queue
     recorded = RecordedEvent(event, target)
     for uid in sorted(uids & set(queue.unschedulable_pods)):

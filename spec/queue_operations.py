@@ -258,7 +258,7 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
             return _hand_back(world, pod, unschedulable, pending, cycle)
         case QueueMoveAll(event, pre_check):
             history = world.since_pop
-            if is_event_of_interest(queue.config.hints, event):
+            if is_event_of_interest(queue.config.registered_hints, event):
                 history = _seen(world, None, frozenset({RecordedEvent(event)}))
             queue = q.move_all_to_active_or_backoff_queue(queue, event, pre_check)
             return QueueWorld(queue, world.attempts, history), OK

@@ -128,6 +128,12 @@ class QueueConfig:
     """How often ``Run`` flushes leftover unschedulable pods (30 s; a parameter so a small model can
     shrink it)."""
 
+    @property
+    def registered_hints(self) -> HintMap:
+        """``queueingHintMap`` as the queue consults it for events (``isEventOfInterest``): the hints, unless no
+        profile has them."""
+        return self.hints if self.scheduler_names else ()
+
     def __hash__(self) -> int:  # hashed with every state a model checker stores: computed once (the config is frozen)
         cached: int | None = self.__dict__.get("_hash")
         if cached is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.queue_scenarios import Want, go_cases, pod
+from conformance.queue_k8s_cases import Want, go_cases, pod
 from spec.backoff import BACKOFF_Q_ORDERING_WINDOW
 from spec.cluster_events import ClusterEvent
 from spec.quantities import SECOND

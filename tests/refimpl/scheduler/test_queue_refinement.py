@@ -15,8 +15,8 @@ A Hypothesis state machine applies every drawn operation of :mod:`spec.queue_ope
   in-flight pods are asked only while the stream keeps to that, and the unschedulable-time bound only while time
   passes with ``Run``'s flushes.
 
-It runs in every combination of the two gates, with the default plugins' hints and with constant hints that skip
-and queue Pending plugins.
+It runs with each gate off in turn, with the default plugins' hints, with constant hints that skip and queue
+Pending plugins, and with no profile's hint map (as Kubernetes' tests that set none).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from spec.cluster_events import (
     HintRegistration,
     QueueingHint,
 )
-from spec.objects import Container, Pod, Toleration
+from spec.objects import DEFAULT_SCHEDULER_NAME, Container, Pod, Toleration
 from spec.quantities import MILLISECOND, SECOND, resource_list
 from spec.queue import pop_head
 from spec.queue_invariants import (
@@ -113,6 +113,7 @@ class QueueRefinement(RuleBasedStateMachine):
     queueing_hints = True
     pop_from_backoff_q = True
     custom_hints = False
+    no_hint_map = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -125,8 +126,9 @@ class QueueRefinement(RuleBasedStateMachine):
 
     @initialize()
     def configure(self) -> None:
-        op = NewQueue(self.queueing_hints, self.pop_from_backoff_q, hints=CUSTOM_HINTS if self.custom_hints else None)
-        self.step(op)
+        names = frozenset() if self.no_hint_map else frozenset({DEFAULT_SCHEDULER_NAME})
+        hints = CUSTOM_HINTS if self.custom_hints else None
+        self.step(NewQueue(self.queueing_hints, self.pop_from_backoff_q, hints=hints, scheduler_names=names))
 
     def current(self, uid: str) -> Pod:
         return self.objects.get(uid, variant(uid, 0))
@@ -284,8 +286,8 @@ class QueueRefinement(RuleBasedStateMachine):
             assert self.ref.queue.invariant_violations() == []
 
 
-def _configured(name: str, hints: bool, popping: bool, custom: bool) -> type:
-    attributes = {"queueing_hints": hints, "pop_from_backoff_q": popping, "custom_hints": custom}
+def _configured(name: str, hints: bool, popping: bool, custom: bool, no_map: bool = False) -> type:
+    attributes = {"queueing_hints": hints, "pop_from_backoff_q": popping, "custom_hints": custom, "no_hint_map": no_map}
     settings = machine_settings(STATEFUL_EXAMPLES, STEPS_PER_EXAMPLE)
     return configured_test_case(QueueRefinement, name, attributes, settings)
 
@@ -295,3 +297,4 @@ TestQueueRefinement_custom_hints = _configured("QueueRefinement_custom_hints", T
 TestQueueRefinement_no_pop_from_backoff = _configured("QueueRefinement_no_pop_from_backoff", True, False, False)
 TestQueueRefinement_hints_off = _configured("QueueRefinement_hints_off", False, True, False)
 TestQueueRefinement_hints_off_custom = _configured("QueueRefinement_hints_off_custom", False, False, True)
+TestQueueRefinement_no_hint_map = _configured("QueueRefinement_no_hint_map", True, True, False, True)
