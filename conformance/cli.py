@@ -40,6 +40,8 @@ DISPATCHER_CHECK = ("check", "--system", "dispatcher")
 """The dispatcher's call queue over its default universe (a few seconds)."""
 CYCLE_CHECK = ("check", "--system", "cycle")
 """The scheduling pipeline over its default universe (a few seconds)."""
+QUEUE_CHECK = ("check", "--system", "queue")
+"""The scheduling queue and its scheduler over their default universe (seconds)."""
 
 # The checks ``ksspec verify`` runs, in this order. A new verification floor adds a row here.
 STDIO_REFIMPL_ADAPTER = f"{sys.executable} -m conformance.adapters.stdio_main"
@@ -61,6 +63,7 @@ CHECKS: tuple[Check, ...] = (
     Check("model checker, dispatcher (ksspec check --system dispatcher)", "spec/verify", DISPATCHER_CHECK),
     Check("model checker, dispatcher PR #141745", "spec/verify", (*DISPATCHER_CHECK, "--profile", "pr141745")),
     Check("model checker, scheduling cycle (ksspec check --system cycle)", "spec/verify", CYCLE_CHECK),
+    Check("model checker, scheduling queue (ksspec check --system queue)", "spec/verify", QUEUE_CHECK),
 )
 
 DEFAULT_HYPOTHESIS_PROFILE = "ci"

@@ -4,7 +4,7 @@ This is the scheduling queue's event vocabulary: ``fwk.ActionType``, ``fwk.Event
 ``fwk.ClusterEvent`` and ``fwk.QueueingHint`` (staging k8s.io/kube-scheduler framework/types.go,
 v0.35.0), ``MatchClusterEvents`` and the special events and labels
 (pkg/scheduler/framework/types.go and events.go, v1.35), and the ``EventsToRegister`` of the
-default filter plugins (pkg/scheduler/framework/plugins/*, v1.35).
+default filter plugins (``pkg/scheduler/framework/plugins/*``, v1.35).
 
 A plugin registers the events that may make a pod it rejected schedulable, each with a
 *queueing hint*: a function of the pod and the changed objects that answers ``Queue`` or

@@ -75,11 +75,13 @@ def inv_rejector_plugins_match_sub_queue(queue: SchedulingQueue) -> bool:
 
 
 def inv_backoff_expiry_bounded(queue: SchedulingQueue) -> bool:
-    """Every pod in backoffQ ends its backoff at most ``pod_max_backoff`` after its last failure
-    (and, aligned to the window, less than a window before it)."""
+    """Every pod in backoffQ was stamped at or before now, and ends its backoff at most
+    ``pod_max_backoff`` after that (so at most that long from now), aligned down at most a window."""
     limit = queue.config.pod_max_backoff
     for pinfo in (*queue.backoff_q.values(), *queue.error_backoff_q.values()):
         expiry = backoff_time(queue, pinfo)
+        if pinfo.timestamp > queue.now:
+            return False
         if expiry is not None and not pinfo.timestamp - BACKOFF_Q_ORDERING_WINDOW < expiry <= pinfo.timestamp + limit:
             return False
     return True
@@ -143,9 +145,10 @@ def inv_no_lost_wake_up(world: QueueWorld) -> bool:
     at the failure (``SchedulingQueue.SchedulingCycle()``), so a pod rejected at Permit in its
     binding cycle after another pod was popped misses a move request made in between.
     """
-    config = world.queue.config
-    for uid, pinfo in world.queue.unschedulable_pods.items():
-        if any(_wakes(config, pinfo, event) for event in world.since_pop.get(uid, ())):
+    queue = world.queue
+    elsewhere = {*queue.active_q, *queue.backoff_q, *queue.error_backoff_q}  # it leaves unschedulablePods with them
+    for uid, pinfo in queue.unschedulable_pods.items():
+        if uid not in elsewhere and any(_wakes(queue.config, pinfo, e) for e in world.since_pop.get(uid, ())):
             return False
     return True
 
@@ -160,17 +163,27 @@ def _wakes(config: QueueConfig, pinfo: QueuedPod, event: RecordedEvent) -> bool:
 
 
 def trans_backoff_grows_with_failures(config: QueueConfig, before: QueuedPod, after: QueuedPod) -> bool:
-    """Handing a pod back never shortens its backoff when its failure count did not drop, and never
-    makes it longer than ``pod_max_backoff``: the backoff is monotone in failures and bounded.
+    """A hand-back counts the failure, and backs the pod off at least as long as the last failure of the
+    same kind and at most ``pod_max_backoff``: the backoff is monotone in failures and bounded.
 
-    (The count drops, by design, when an error follows rejections: errors back off from their own
-    count, PR #128748.)
+    An error adds to the consecutive errors, a rejection to the unschedulable count (ending a run of errors).
+    An error after rejections backs off from its own count, so shorter: that is by design (PR #128748).
     """
-    count_before = backoff_count(before.unschedulable_count, before.consecutive_errors_count)
-    count_after = backoff_count(after.unschedulable_count, after.consecutive_errors_count)
-    d_before = calculate_backoff_duration(count_before, config.pod_initial_backoff, config.pod_max_backoff)
-    d_after = calculate_backoff_duration(count_after, config.pod_initial_backoff, config.pod_max_backoff)
-    return d_after <= config.pod_max_backoff and (count_after < count_before or d_after >= d_before)
+    if after.consecutive_errors_count > 0:
+        counted = (after.consecutive_errors_count, after.unschedulable_count) == (
+            before.consecutive_errors_count + 1, before.unschedulable_count
+        )
+    else:
+        counted = after.unschedulable_count == before.unschedulable_count + 1
+    same_kind = (after.consecutive_errors_count > 0) == (before.consecutive_errors_count > 0)
+    d_before, d_after = (
+        calculate_backoff_duration(
+            backoff_count(p.unschedulable_count, p.consecutive_errors_count), config.pod_initial_backoff,
+            config.pod_max_backoff,
+        )
+        for p in (before, after)
+    )
+    return counted and d_after <= config.pod_max_backoff and (not same_kind or d_after >= d_before)
 
 
 QueueInvariant = Callable[[SchedulingQueue], bool]
@@ -197,6 +210,7 @@ WORLD_INVARIANTS: Final[tuple[WorldInvariant, ...]] = (
 KNOWN_VIOLATIONS: Final = {
     inv_pod_in_one_sub_queue.__name__: "SchedulerPopFromBackoffQ off: Update requeues past backoffQ",
     inv_attempting_pod_not_queued.__name__: "QueueingHints off: Update re-adds a pod in its scheduling cycle",
-    inv_no_lost_wake_up.__name__: "QueueingHints off: the failure handler passes the current cycle",
+    inv_no_lost_wake_up.__name__: "QueueingHints off: the failure handler passes the current cycle; "
+    "SchedulerPopFromBackoffQ off: Delete leaves a pod placed twice in unschedulablePods",
 }
 """The invariants Kubernetes breaks under a setting it allows, and the setting."""
