@@ -1,6 +1,6 @@
 """The invariant catalogue and the traceability matrix, generated from the spec and the test suite.
 
-Invariants are the functions named ``inv_*``, ``trans_*`` and ``liveness_*`` of the three invariant
+Invariants are the functions named ``inv_*``, ``trans_*`` and ``liveness_*`` of the four invariant
 modules (:data:`INVARIANT_MODULES`); where each holds comes from the registry it is in. For each,
 the matrix gives what checks it, found mechanically:
 
@@ -47,12 +47,15 @@ ROOT: Final = Path(__file__).resolve().parent.parent.parent
 TESTS: Final = ROOT / "tests"
 MANIFEST: Final = ROOT / "conformance" / "vectors" / "manifest.json"
 
-INVARIANT_MODULES: Final = ("spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants")
+INVARIANT_MODULES: Final = (
+    "spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants", "spec.queue_invariants"
+)
 PREFIXES: Final = ("inv_", "trans_", "liveness_")
 AREAS: Final = {
     "spec.invariants": ("cache", "snapshot", "node_tree"),
     "spec.call_queue_invariants": ("dispatcher",),
     "spec.cycle_invariants": ("cycle",),
+    "spec.queue_invariants": ("queue",),
 }
 ALWAYS_NAME: Final = ("spec.invariants", "ALWAYS")
 
@@ -77,7 +80,7 @@ class Invariant:
 
 def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
     """Every registry: its entries, each with where it holds."""
-    from spec import call_queue_invariants, cycle_invariants, invariants
+    from spec import call_queue_invariants, cycle_invariants, invariants, queue_invariants
     from spec.verify import symbolic
 
     state = [(("spec.invariants", inv.name), inv.holds) for inv in invariants.STATE_INVARIANTS]
@@ -96,6 +99,16 @@ def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
         ],
         ("spec.cycle_invariants", "CYCLE_INVARIANTS"): [
             (("spec.cycle_invariants", p.__name__), "always") for p in cycle_invariants.CYCLE_INVARIANTS
+        ],
+        ("spec.queue_invariants", "KNOWN_VIOLATIONS"): [
+            (("spec.queue_invariants", name), f"known violation ({setting})")
+            for name, setting in queue_invariants.KNOWN_VIOLATIONS.items()
+        ],
+        ("spec.queue_invariants", "QUEUE_INVARIANTS"): [
+            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.QUEUE_INVARIANTS
+        ],
+        ("spec.queue_invariants", "WORLD_INVARIANTS"): [
+            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.WORLD_INVARIANTS
         ],
         ("spec.verify.symbolic", "INVARIANTS"): [
             (("spec.invariants", inv.spec_predicate.__name__), inv.premise)

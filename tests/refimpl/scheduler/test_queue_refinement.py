@@ -49,6 +49,7 @@ from spec.queue_invariants import (
     QUEUE_INVARIANTS,
     inv_in_flight_pods_not_queued,
     inv_pod_in_one_sub_queue,
+    inv_popped_pod_in_flight_until_done,
     inv_unschedulable_pods_leave_in_time,
 )
 from spec.queue_operations import (
@@ -281,6 +282,8 @@ class QueueRefinement(RuleBasedStateMachine):
         if not self.in_contract:
             skipped.add(inv_in_flight_pods_not_queued.__name__)
         broken = [p.__name__ for p in QUEUE_INVARIANTS if p.__name__ not in skipped and not p(queue)]
+        if self.in_contract and not inv_popped_pod_in_flight_until_done(self.world):
+            broken.append(inv_popped_pod_in_flight_until_done.__name__)
         assert not broken, f"the queue violates {broken}"
         if not skipped & {inv_pod_in_one_sub_queue.__name__}:
             assert self.ref.queue.invariant_violations() == []
