@@ -7,11 +7,14 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
 PYTEST_ARGS ?= -n 2
-MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext
+MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext mutation
 
 export HYPOTHESIS_PROFILE
 
-.PHONY: venv test lint docs verify bench clean constraints
+KUBERNETES_ADAPTER := examples/kubernetes-adapter
+
+.PHONY: venv test lint docs verify bench clean constraints verify-thorough test-packaging mutation mutation-sample \
+	conform-kubernetes
 
 venv: $(STAMP)
 
@@ -35,8 +38,21 @@ docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -E -W --keep-going -b html docs docs/_build/html
 	$(VENV)/bin/sphinx-build -E -W --keep-going -b doctest docs docs/_build/doctest
 
+# The fast profile by default (under 2 minutes on 2 cores; it prints what it leaves to `make test` and
+# --thorough). Its own Hypothesis profile unless HYPOTHESIS_PROFILE is given on the command line or in the
+# environment; VERIFY_ARGS passes more options (e.g. VERIFY_ARGS=--thorough).
+VERIFY_ARGS ?=
 verify: $(STAMP)
-	$(VENV)/bin/ksspec verify --hypothesis-profile $(HYPOTHESIS_PROFILE)
+	$(VENV)/bin/ksspec verify $(if $(filter command line environment,$(origin HYPOTHESIS_PROFILE)),--hypothesis-profile $(HYPOTHESIS_PROFILE)) $(VERIFY_ARGS)
+
+# Today's full run: the refinement suite under Hypothesis profile ci and ksspec prove with CrossHair.
+verify-thorough: $(STAMP)
+	$(VENV)/bin/ksspec verify --thorough $(VERIFY_ARGS)
+
+# Build the sdist and the wheel, install the wheel into a fresh venv and run ksspec from elsewhere (and pipx);
+# needs the network for the dependencies.
+test-packaging: $(STAMP)
+	$(VENV)/bin/python -m pytest -n 0 --run-packaging tests/test_packaging.py
 
 bench: $(STAMP)
 	@if [ -f bench/run.py ]; then \
@@ -45,6 +61,28 @@ bench: $(STAMP)
 		echo "no benchmarks exist yet (bench/run.py is missing)"; \
 		exit 1; \
 	fi
+
+# The mutation score of refimpl under the conformance suite alone (mutmut; see docs/conformance.md). The full run
+# takes tens of minutes on 2 cores; mutation-sample runs MUTATION_SAMPLE mutants drawn with MUTATION_SEED (CI).
+MUTATION_SAMPLE ?= 250
+MUTATION_SEED ?= 13
+
+mutation: $(STAMP)
+	$(VENV)/bin/python -m mutation.run
+
+mutation-sample: $(STAMP)
+	$(VENV)/bin/python -m mutation.run --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED)
+
+# The conformance suite against Kubernetes' own cache and call queue: the Go adapter built against k8s.io/kubernetes
+# v1.35.0 (go.mod) and v1.34.0 (go.v1.34.mod), each run on the vectors of its profile. Needs Go; the k8s.io modules
+# come from the Go module cache (GOMODCACHE) or the module proxy, and go.sum pins them.
+conform-kubernetes: $(STAMP)
+	cd $(KUBERNETES_ADAPTER) && go build -o bin/kubernetes-adapter . \
+		&& go build -modfile=go.v1.34.mod -tags k8s_v1_34 -o bin/kubernetes-adapter-v1.34 .
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter --profile v1.35 \
+		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.35.txt --no-progress
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter-v1.34 --profile v1.34 \
+		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.34.txt --no-progress
 
 # Re-pin every direct and transitive dependency to what pip picks today.
 constraints:
@@ -57,6 +95,6 @@ constraints:
 	rm -rf .venv-constraints
 
 clean:
-	rm -rf $(VENV) .venv-constraints docs/_build build *.egg-info \
-		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair
+	rm -rf $(VENV) .venv-constraints docs/_build build dist *.egg-info \
+		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

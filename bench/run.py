@@ -270,11 +270,32 @@ def bench_conformance() -> dict[str, Any]:
     return {"rows": json.loads(done.stdout.strip().splitlines()[-1])}
 
 
+def bench_soak() -> dict[str, Any]:
+    """The steady-state soak of ``ksspec simulate`` (bench/soak.py, issue #19): steps/s and RSS over time, in its
+    own interpreter (it imports the conformance package, which bench/conformance.py would shadow here)."""
+    command = [sys.executable, str(Path(__file__).resolve().parent / "soak.py"), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/soak.py failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"rows": result["rows"]}
+
+
 def bench_scheduler() -> dict[str, Any]:
     """The scheduling-throughput benchmarks of bench/scheduler.py (issue #5)."""
     scheduler = importlib.import_module("scheduler")  # bench/ is sys.path[0] when this script runs
     rows: list[dict[str, Any]] = scheduler.run()
     return {"rows": rows}
+
+
+def bench_checker() -> dict[str, Any]:
+    """The model-checker benchmarks of bench/checker.py (issue #16), in their own interpreter started with -P:
+    with bench/ on the path, bench/conformance.py would shadow the conformance package the checker's CLI is in."""
+    command = [sys.executable, "-P", str(Path(__file__).resolve().parent / "checker.py")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/checker.py failed:\n{done.stderr}")
+    return {"rows": [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]}
 
 
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
@@ -285,6 +306,8 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "dispatcher": bench_dispatcher,
     "conformance": bench_conformance,
     "scheduler": bench_scheduler,
+    "checker": bench_checker,
+    "soak": bench_soak,
 }
 
 
@@ -302,6 +325,8 @@ PLAN = [
     Run("dispatcher", {}),
     Run("conformance", {}),
     Run("scheduler", {}),
+    Run("checker", {}),
+    Run("soak", {}),
 ]
 
 
@@ -357,7 +382,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance", "scheduler"):
+        elif run.case in ("dispatcher", "conformance", "scheduler", "checker", "soak"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

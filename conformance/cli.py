@@ -1,28 +1,40 @@
 """The ``ksspec`` command line, the project's front door.
 
-``ksspec verify`` runs every check in :data:`CHECKS` and prints a summary table. A check whose test
-directory does not exist yet is reported as NOT RUN, never as PASS.
+``ksspec verify`` runs the checks of a profile and prints a summary table: by default the fast profile
+(:data:`FAST`, :data:`CHECKS`: what a first-time user waits for), with ``--thorough`` the full run (:data:`THOROUGH`).
+The checks run a few at a time (one per core by default), the lightest first and then the heaviest first, with a
+progress bar across them. A check whose directory does not exist is reported as NOT RUN, never as PASS: outside a
+checkout (ksspec installed from a wheel), the rows that need the project's test suite are NOT RUN and the rest run
+from the installed package.
 """
 
 from __future__ import annotations
 
 import argparse
 import enum
+import importlib.metadata
 import os
+import shlex
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Final
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Column, Table
 
 from conformance import commands as conformance_commands
 from conformance import proof_commands, simulate_command
+from conformance.arguments import ArgumentParser, existing_directory
 from conformance.console import make_console
+from conformance.format import PACKAGE_DATA, VECTORS, VectorFormatError, load_manifest
+from conformance.usage import EXIT_USAGE, UsageError, check_choice, usage_error
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,8 @@ class Check:
     name: str
     test_dir: str  # relative to the project root; the check is NOT RUN while this directory is missing
     command: tuple[str, ...] = ()  # if set, run `ksspec <command>` in the project root instead of pytest
+    weight: float = 1.0
+    """Its rough cost relative to the others: ``ksspec verify`` starts the lightest first, then the heaviest first."""
 
 
 ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods", "1")
@@ -43,30 +57,84 @@ CYCLE_CHECK = ("check", "--system", "cycle")
 QUEUE_CHECK = ("check", "--system", "queue")
 """The scheduling queue and its scheduler over their default universe (seconds)."""
 
-# The checks ``ksspec verify`` runs, in this order. A new verification floor adds a row here.
-STDIO_REFIMPL_ADAPTER = f"{sys.executable} -m conformance.adapters.stdio_main"
-"""The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too."""
+STDIO_REFIMPL_ADAPTER = f"{shlex.quote(sys.executable)} -m conformance.adapters.stdio_main"
+"""The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too (quoted: an
+installed ksspec's interpreter may live under a path with spaces)."""
 
-# The checks ``ksspec verify`` runs, in this order: the main job, every check of the bundled reference
-# implementation against the spec. The spec's own tests are ``make test``'s. A new floor adds a row here.
-CHECKS: tuple[Check, ...] = (
-    Check("refimpl refines spec (Hypothesis stateful)", "tests/refimpl"),
-    Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
-          ("conformance", "generate", "--check")),
-    Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
-          ("conform", "--impl", "refimpl", "--no-progress")),
-    Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",
-          ("conform", "--adapter", STDIO_REFIMPL_ADAPTER, "--no-progress")),
-    Check("Z3 obligations and CrossHair contracts (ksspec prove)", "spec/verify", ("prove",)),
-    Check("model checker, default universe (ksspec check)", "spec/verify", ("check",)),
-    Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK),
-    Check("model checker, dispatcher (ksspec check --system dispatcher)", "spec/verify", DISPATCHER_CHECK),
-    Check("model checker, dispatcher PR #141745", "spec/verify", (*DISPATCHER_CHECK, "--profile", "pr141745")),
-    Check("model checker, scheduling cycle (ksspec check --system cycle)", "spec/verify", CYCLE_CHECK),
-    Check("model checker, scheduling queue (ksspec check --system queue)", "spec/verify", QUEUE_CHECK),
+REFINEMENT_DIR: Final = "tests/refimpl"
+"""The refinement suite: the one row that needs a checkout (the tests are not installed with the package)."""
+
+
+def _checks(prove: Check) -> tuple[Check, ...]:
+    """The rows of ``ksspec verify`` in table order, with ``prove`` as the proofs' row: the main job, every check
+    of the bundled reference implementation against the spec (the spec's own tests are ``make test``'s)."""
+    return (
+        Check("refimpl refines spec (Hypothesis stateful)", REFINEMENT_DIR, weight=40),
+        Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
+              ("conformance", "generate", "--check"), weight=8),
+        Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
+              ("conform", "--impl", "refimpl", "--no-progress"), weight=2),
+        Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",
+              ("conform", "--adapter", STDIO_REFIMPL_ADAPTER, "--no-progress"), weight=3),
+        prove,
+        Check("model checker, default universe (ksspec check)", "spec/verify", ("check",), weight=16),
+        Check("model checker, adversarial (ksspec check --mode adversarial)", "spec/verify", ADVERSARIAL_CHECK,
+              weight=7),
+        Check("model checker, dispatcher (ksspec check --system dispatcher)", "spec/verify", DISPATCHER_CHECK,
+              weight=2.5),
+        Check("model checker, dispatcher PR #141745", "spec/verify", (*DISPATCHER_CHECK, "--profile", "pr141745"),
+              weight=2.5),
+        Check("model checker, scheduling cycle (ksspec check --system cycle)", "spec/verify", CYCLE_CHECK, weight=1),
+        Check("model checker, scheduling queue (ksspec check --system queue)", "spec/verify", QUEUE_CHECK, weight=3),
+    )
+
+
+# The checks of each profile, in table order. A new verification floor adds a row to _checks.
+FAST_CHECKS: tuple[Check, ...] = _checks(
+    Check("Z3 obligations (ksspec prove --no-crosshair)", "spec/verify", ("prove", "--no-crosshair"), weight=10)
+)
+THOROUGH_CHECKS: tuple[Check, ...] = _checks(
+    Check("Z3 obligations and CrossHair contracts (ksspec prove)", "spec/verify", ("prove",), weight=100)
+)
+CHECKS: tuple[Check, ...] = FAST_CHECKS
+"""The checks ``ksspec verify`` (and ``make verify``) runs by default."""
+
+
+@dataclass(frozen=True)
+class VerifyProfile:
+    """What a ``ksspec verify`` run covers: its checks, the Hypothesis profile of its pytest rows, and what it leaves
+    to other runs (printed before the checks start)."""
+
+    name: str
+    checks: tuple[Check, ...]
+    hypothesis_profile: str
+    leaves_out: str
+    jobs: int | None = None
+    """Checks run at once by default; None: one per core."""
+
+
+FAST: Final = VerifyProfile(
+    "fast",
+    FAST_CHECKS,
+    "fast",
+    "the fast profile leaves to `make test` and `ksspec verify --thorough`: the refinement machines' full example "
+    "budget (Hypothesis profile fast: 50 examples per machine and configuration, 20 per property; ci: 500 and "
+    "100) and CrossHair's search of refimpl's contracts (`ksspec prove`); the spec's own tests are `make test`'s",
+)
+THOROUGH: Final = VerifyProfile(
+    "thorough",
+    THOROUGH_CHECKS,
+    "ci",
+    "the thorough profile: the refinement suite under Hypothesis profile ci and `ksspec prove` with CrossHair, one "
+    "check at a time; the spec's own tests are `make test`'s",
+    # One at a time, as before the fast profile: CrossHair runs two processes of its own against wall-clock
+    # deadlines, and the refinement suite two pytest workers, so running other checks beside them only
+    # oversubscribes two cores (on a loaded machine CrossHair's deadlines then expire).
+    jobs=1,
 )
 
-DEFAULT_HYPOTHESIS_PROFILE = "ci"
+HYPOTHESIS_PROFILES: Final = ("fast", "ci", "dev", "thorough")
+"""The Hypothesis settings profiles tests/conftest.py registers (``--hypothesis-profile`` takes one of them)."""
 PYTEST_OK = 0
 PYTEST_NO_TESTS_COLLECTED = 5  # pytest.ExitCode.NO_TESTS_COLLECTED
 FAILURE_OUTPUT_TAIL_LINES = 80  # lines of a failing check's output shown before the summary table
@@ -87,15 +155,29 @@ class CheckResult:
     output: str = ""  # pytest's combined stdout and stderr; empty when the check did not run
 
 
+def packages_root() -> Path:
+    """The directory the ``spec``, ``refimpl`` and ``conformance`` packages are imported from: the checkout when run
+    from one (or installed editable), the environment's site-packages when installed from a wheel."""
+    return Path(str(PACKAGE_DATA)).parent
+
+
+def is_checkout(root: Path) -> bool:
+    """Whether ``root`` is a checkout of the project (its ``pyproject.toml`` and ``tests/``), not an installation."""
+    return (root / "pyproject.toml").is_file() and (root / "tests").is_dir()
+
+
 def default_project_root() -> Path:
-    """The checkout this module lives in when installed editable, else the working directory."""
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "pyproject.toml").is_file():
-        return checkout
-    return Path.cwd()
+    """The checkout this module lives in when installed editable; else where the packages are installed (the rows
+    that need the test suite are then NOT RUN)."""
+    return packages_root()
 
 
 PYTEST_WORKERS = "2"  # pytest-xdist workers: the project's machines have 2 cores
+
+
+def default_jobs() -> int:
+    """Checks run at once by default: one per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def pytest_command(check: Check) -> list[str]:
@@ -112,9 +194,14 @@ def last_line(output: str) -> str:
 
 
 def run_check(check: Check, root: Path, hypothesis_profile: str) -> CheckResult:
-    """Run ``check`` in ``root``: NOT RUN if its directory is missing, else PASS or FAIL by pytest."""
+    """Run ``check`` in ``root``: NOT RUN if its directory is missing, else PASS or FAIL by pytest (or the
+    command's exit code)."""
     if not (root / check.test_dir).is_dir():
-        return CheckResult(check, Status.NOT_RUN, None, f"not yet implemented ({check.test_dir}/ is missing)")
+        if not is_checkout(root) and check.test_dir.startswith("tests/"):
+            detail = f"needs a checkout: {check.test_dir}/ is not installed with the package (--root CHECKOUT)"
+        else:
+            detail = f"not yet implemented ({check.test_dir}/ is missing)"
+        return CheckResult(check, Status.NOT_RUN, None, detail)
     env = {**os.environ, "HYPOTHESIS_PROFILE": hypothesis_profile}
     started = time.monotonic()
     completed = subprocess.run(
@@ -140,6 +227,30 @@ def run_check(check: Check, root: Path, hypothesis_profile: str) -> CheckResult:
     return CheckResult(check, Status.FAIL, duration, detail, output)
 
 
+def run_checks(
+    checks: Sequence[Check],
+    root: Path,
+    hypothesis_profile: str,
+    jobs: int,
+    on_start: Callable[[Check], None] = lambda _: None,
+    on_done: Callable[[CheckResult], None] = lambda _: None,
+) -> list[CheckResult]:
+    """Run ``checks``, ``jobs`` at a time: the lightest first (a first result within seconds), then the heaviest
+    first (so the run ends sooner); the results in the order of ``checks``. ``on_start`` and ``on_done`` are called
+    from the worker threads as each check starts and ends."""
+    def run(check: Check) -> CheckResult:
+        on_start(check)
+        result = run_check(check, root, hypothesis_profile)
+        on_done(result)
+        return result
+
+    order = sorted(range(len(checks)), key=lambda i: -checks[i].weight)
+    order = order[-1:] + order[:-1]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {i: pool.submit(run, checks[i]) for i in order}  # the pool starts them in submission order
+        return [futures[i].result() for i in range(len(checks))]
+
+
 def exit_code(results: Sequence[CheckResult]) -> int:
     """0 only if at least one check ran and every check that ran passed; 1 otherwise."""
     ran = [result for result in results if result.status is not Status.NOT_RUN]
@@ -153,8 +264,8 @@ def exit_code(results: Sequence[CheckResult]) -> int:
 STATUS_STYLE = {Status.PASS: "bold green", Status.FAIL: "bold red", Status.NOT_RUN: "yellow"}
 
 
-def summary_table(results: Sequence[CheckResult]) -> Table:
-    table = Table(title="ksspec verify")
+def summary_table(results: Sequence[CheckResult], title: str = "ksspec verify") -> Table:
+    table = Table(title=title)
     table.add_column("Check")
     table.add_column("Status")
     table.add_column("Duration", justify="right")
@@ -166,31 +277,74 @@ def summary_table(results: Sequence[CheckResult]) -> Table:
     return table
 
 
-def show_failure(console: Console, result: CheckResult) -> None:
-    tail = result.output.splitlines()[-FAILURE_OUTPUT_TAIL_LINES:]
-    rerun = " ".join(["python", *pytest_command(result.check)[1:]])
+def rerun_command(result: CheckResult, hypothesis_profile: str) -> str:
+    """The command line that runs ``result``'s check alone."""
     if result.check.command:
-        rerun = " ".join(["ksspec", *result.check.command])
+        return " ".join(["ksspec", *result.check.command])
+    return f"HYPOTHESIS_PROFILE={hypothesis_profile} " + " ".join(["python", *pytest_command(result.check)[1:]])
+
+
+def show_failure(console: Console, result: CheckResult, hypothesis_profile: str = "ci") -> None:
+    tail = result.output.splitlines()[-FAILURE_OUTPUT_TAIL_LINES:]
     console.rule(f"[bold red]FAIL[/] {escape(result.check.name)}")
     console.out("\n".join(tail), highlight=False)
-    console.print(f"re-run with: HYPOTHESIS_PROFILE=ci {escape(rerun)}", highlight=False)
+    console.print(f"re-run with: {escape(rerun_command(result, hypothesis_profile))}", highlight=False)
 
 
+def result_line(result: CheckResult) -> str:
+    """One line per finished check, printed as it ends: status, time, name and detail."""
+    duration = "" if result.duration is None else f" {result.duration:5.1f}s"
+    status = f"[{STATUS_STYLE[result.status]}]{result.status.value:<7}[/]"
+    return f"{status}{duration}  {escape(result.check.name)}: [dim]{escape(result.detail)}[/]"
 
 
 def verify(args: argparse.Namespace) -> int:
-    """Run every check and print a summary table. Exit 0 only if at least one check ran and all that ran
-    passed; a check whose test directory does not exist yet is NOT RUN."""
+    """Run the checks (the fast profile by default, every check of today's full run with --thorough), a few at a
+    time, and print a summary table. Exit 0 only if at least one check ran and all that ran passed; 1 if a check
+    failed; 2 on bad usage. A check whose directory does not exist (outside a checkout: the test suite) is NOT RUN."""
     console = make_console()
+    profile = THOROUGH if args.thorough else FAST
+    hypothesis_profile = args.hypothesis_profile or profile.hypothesis_profile
+    try:
+        check_choice("--hypothesis-profile", hypothesis_profile, HYPOTHESIS_PROFILES, "Hypothesis profile")
+    except UsageError as error:
+        return usage_error(console, error)
     root: Path = args.root
-    results: list[CheckResult] = []
-    for check in CHECKS:
-        console.print(f"running {escape(check.name)} ...", highlight=False)
-        results.append(run_check(check, root, args.hypothesis_profile))
+    checks = profile.checks
+    jobs = min(args.jobs or profile.jobs or default_jobs(), len(checks))
+    console.print(f"ksspec verify, {profile.name} profile: {len(checks)} checks, {jobs} at a time, in "
+                  f"{escape(str(root))} (Hypothesis profile {escape(hypothesis_profile)})", highlight=False,
+                  soft_wrap=True)
+    console.print(f"[dim]{escape(profile.leaves_out)}[/]", highlight=False)
+    if not is_checkout(root):
+        console.print(f"[yellow]not a checkout[/]: {escape(str(root))} has no tests/, so the rows that need the "
+                      "project's test suite are NOT RUN; the others run from the installed package (for every "
+                      "row: `make verify` in a clone, or --root CHECKOUT)", highlight=False)
+    columns = (SpinnerColumn(), TextColumn("checks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("[dim]{task.fields[running]}", table_column=Column(no_wrap=True, overflow="ellipsis")))
+    with Progress(*columns, console=console, disable=args.no_progress or not console.is_terminal,
+                  transient=True) as progress:
+        overall = progress.add_task("checks", total=len(checks), running="")
+        running: list[str] = []  # the short names of the checks under way (the callbacks run in worker threads)
+
+        def show_running() -> None:
+            progress.update(overall, running="running: " + ", ".join(running) if running else "")
+
+        def started(check: Check) -> None:
+            running.append(check.name.split(" (")[0])
+            show_running()
+
+        def done(result: CheckResult) -> None:
+            running.remove(result.check.name.split(" (")[0])
+            progress.advance(overall)
+            show_running()
+            progress.console.print(result_line(result), highlight=False, soft_wrap=True)
+
+        results = run_checks(checks, root, hypothesis_profile, jobs, started, done)
     for result in results:
         if result.status is Status.FAIL:
-            show_failure(console, result)
-    console.print(summary_table(results))
+            show_failure(console, result, hypothesis_profile)
+    console.print(summary_table(results, f"ksspec verify ({profile.name} profile)"))
     code = exit_code(results)
     if all(result.status is Status.NOT_RUN for result in results):
         console.print("[bold red]no check ran[/]: none of the test directories exists yet")
@@ -198,26 +352,80 @@ def verify(args: argparse.Namespace) -> int:
     return code
 
 
+DISTRIBUTION: Final = "kube-scheduler-spec"
+
+
+def version_text() -> tuple[str, int]:
+    """``ksspec --version``: the package version and the format version of the vectors it carries (their
+    manifest's), and where they are; exit code 2 if the vectors cannot be read."""
+    try:
+        package = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        package = "(not installed)"
+    try:
+        manifest = load_manifest()
+    except VectorFormatError as error:
+        return f"ksspec {package}; error: {error}", EXIT_USAGE
+    count = len(manifest["vectors"])
+    return f"ksspec {package}; vectors format_version {manifest.get('format_version')} ({count} vectors, {VECTORS})", 0
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit (computed only when asked for)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        text, code = version_text()
+        print(text)
+        parser.exit(code)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="ksspec",
         description="Check the kube-scheduler cache specification, reference implementation and conformance.",
     )
+    parser.add_argument("--version", action=VersionAction,
+                        help="print the package version and the vectors' format version, and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     verify_parser = commands.add_parser(
-        "verify", help="run every check and print a summary table", description=verify.__doc__
+        "verify", help="run the checks (fast profile; --thorough: all) and print a summary table",
+        description=verify.__doc__,
+    )
+    verify_parser.add_argument(
+        "--thorough", action="store_true",
+        help="the full run: the refinement suite under Hypothesis profile ci and ksspec prove with CrossHair "
+        "(several minutes)",
     )
     verify_parser.add_argument(
         "--hypothesis-profile",
-        default=DEFAULT_HYPOTHESIS_PROFILE,
-        help=f"Hypothesis settings profile for the checks (default: {DEFAULT_HYPOTHESIS_PROFILE})",
+        default=None,
+        help=f"Hypothesis settings profile for the pytest rows, one of {', '.join(HYPOTHESIS_PROFILES)} (default: "
+        f"{FAST.hypothesis_profile}; with --thorough, {THOROUGH.hypothesis_profile})",
     )
     verify_parser.add_argument(
         "--root",
-        type=Path,
+        type=existing_directory("--root"),
         default=default_project_root(),
-        help="project checkout containing tests/ (default: the checkout ksspec is installed from)",
+        help="project checkout containing tests/ (default: the checkout ksspec is installed from, else the installed "
+        "package, without the test suite)",
     )
+    verify_parser.add_argument("-j", "--jobs", type=_jobs, default=None,
+                               help=f"checks run at once (default: one per core, {default_jobs()}; with --thorough, 1)")
+    verify_parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify_parser.set_defaults(handler=verify)
     prove_parser = commands.add_parser(
         "prove", help="discharge the Z3 proof obligations and print a table", description=proof_commands.prove.__doc__

@@ -233,6 +233,13 @@ def target_deadline(target: Target, per_condition_timeout: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
+def crosshair_installed() -> bool:
+    """Whether CrossHair can be run: it is a development dependency (and the ``crosshair`` extra), not a runtime one."""
+    import importlib.util
+
+    return importlib.util.find_spec("crosshair") is not None
+
+
 def crosshair_command(target: Target, per_condition_timeout: float) -> list[str]:
     return [
         sys.executable,

@@ -37,7 +37,16 @@ from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario
 from spec.cache import CacheSizeMetrics
 from spec.cycle import Cluster, CycleNotEnabled, FailurePoint, new_cluster
 from spec.frozenmap import FrozenMap
-from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
+from spec.objects import (
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
+    LABEL_TOPOLOGY_ZONE,
+    Container,
+    ContainerPort,
+    Node,
+    Pod,
+    Taint,
+    Toleration,
+)
 from spec.quantities import SECOND, resource_list
 from spec.resources import EMPTY_RESOURCE
 from spec.versions import PROFILES
@@ -197,6 +206,21 @@ def curated_cycle() -> list[Scenario]:
 NODES: Final = (node("n1"), node("n2", taints=(DEDICATED,)))
 CORDONED: Final = node("n1", unschedulable=True)
 PODS: Final = (pod("a", 600), pod("b", 500, tolerations=(TOLERATES_DEDICATED,)))
+GPU: Final = "example.com/gpu"
+ZONED: Final = Node("n3", resource_list(cpu=1500, memory=1024 * MIB, pods=3, **{GPU: 1}),
+                    labels=FrozenMap({"disk": "ssd", LABEL_TOPOLOGY_ZONE: "z1"}))
+MOVED: Final = replace(ZONED, labels=FrozenMap({"disk": "ssd", LABEL_FAILURE_DOMAIN_BETA_ZONE: "z2"}))
+RICH_NODES: Final = (*NODES, ZONED)
+"""Random traces add a zoned node with an extended resource, a disk label and room for three pods."""
+RICH_PODS: Final = (
+    *PODS,
+    replace(pod("c", 100, host_port=8080, host_ip="10.0.0.1"), node_selector=FrozenMap({"disk": "ssd"}),
+            init_containers=(Container("i", resource_list(cpu=900)),)),
+    replace(pod("d", 100, host_port=8080), pod_level_requests=resource_list(cpu=400),
+            init_containers=(Container("s", resource_list(cpu=200, **{GPU: 1}), restart_policy="Always"),)),
+)
+"""Random traces add a pod whose init container's peak decides its fit, with a node selector and a host port on a
+host IP, and one with a sidecar requesting an extended resource, pod-level requests and a host port on 0.0.0.0."""
 EXPLORATION_DEPTH: Final = 7
 EXPLORATION_BUDGET: Final = 800
 """At most this many states are expanded per exploration (breadth-first, so traces are shortest)."""
@@ -205,16 +229,20 @@ RANDOM_LENGTH: Final = 30
 NO_METRICS: Final = CacheSizeMetrics()
 
 
-def cycle_operations(with_expiry: bool) -> tuple[CycleOperation, ...]:
-    """Every cycle operation over the universe, in a fixed order (most are not enabled in a given state)."""
+def cycle_operations(with_expiry: bool, rich: bool = False) -> tuple[CycleOperation, ...]:
+    """Every cycle operation over the universe, in a fixed order (most are not enabled in a given state); ``rich``
+    adds :data:`RICH_NODES` and :data:`RICH_PODS` (random traces)."""
+    nodes, pods = (RICH_NODES, RICH_PODS) if rich else (NODES, PODS)
     ops: list[CycleOperation] = []
-    for n in NODES:
+    for n in nodes:
         ops += [ClusterAddNode(n), ClusterRemoveNode(n.name)]
     ops += [ClusterUpdateNode(CORDONED), ClusterUpdateNode(NODES[0])]
-    for p in PODS:
+    if rich:
+        ops += [ClusterUpdateNode(MOVED), ClusterUpdateNode(ZONED)]
+    for p in pods:
         ops += [CreatePod(p), DeletePod(p.uid), FailScheduling(p.uid), BindPod(p.uid), ConfirmBinding(p.uid)]
-        ops += [SchedulePod(p.uid, n.name) for n in NODES]
-        ops += [FailScheduling(p.uid, n.name, point) for n in NODES for point in (RESERVE, PERMIT)]
+        ops += [SchedulePod(p.uid, n.name) for n in nodes]
+        ops += [FailScheduling(p.uid, n.name, point) for n in nodes for point in (RESERVE, PERMIT)]
         ops += [FailBinding(p.uid, point) for point in (PRE_BIND, BIND)]
     if with_expiry:
         ops.append(Tick(LATE))
@@ -269,9 +297,10 @@ def _key(cluster: Cluster) -> Cluster:
     return replace(cluster, cache=replace(cluster.cache, metrics=NO_METRICS))
 
 
-def explore_cycle(profile_name: str, ttl: int) -> dict[str, list[CycleOperation]]:
-    """Shortest traces to every cycle transition class reachable within the depth and budget."""
-    ops = cycle_operations(with_expiry=ttl != 0)
+def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, list[CycleOperation]]:
+    """Shortest traces to every cycle transition class reachable within the depth and budget (over the rich
+    universe with ``rich``: more kinds of rejection, fewer steps deep)."""
+    ops = cycle_operations(with_expiry=ttl != 0, rich=rich)
     start = new_cluster(PROFILES[profile_name], ttl)
     found: dict[str, list[CycleOperation]] = {}
     seen = {_key(start)}
@@ -300,7 +329,7 @@ def random_cycle_trace(seed: int, ttl: int) -> list[CycleOperation]:
     """:data:`RANDOM_LENGTH` steps chosen at random among those that can happen (there is always one: a node
     can be added or removed)."""
     rng = random.Random(seed)
-    ops = cycle_operations(with_expiry=ttl != 0)
+    ops = cycle_operations(with_expiry=ttl != 0, rich=True)
     cluster = new_cluster(PROFILES["v1.35" if ttl else "v1.36"], ttl)
     trace: list[CycleOperation] = []
     while len(trace) < RANDOM_LENGTH:
@@ -313,11 +342,14 @@ def random_cycle_trace(seed: int, ttl: int) -> list[CycleOperation]:
 
 
 def generated_cycle() -> list[Scenario]:
-    """Exploration (under v1.35 with a TTL and v1.36 without) and random scenarios of the cycle area."""
+    """Exploration (under v1.35 with a TTL and v1.36 without, over the small universe then the rich one, which
+    adds the classes the small one lacks) and random scenarios of the cycle area."""
     scenarios: list[Scenario] = []
     keys: set[str] = set()
-    for profile_name, ttl, profiles in (("v1.35", TTL, EXPIRY_PROFILES), ("v1.36", 0, ALL_PROFILES)):
-        for key, path in sorted(explore_cycle(profile_name, ttl).items()):
+    runs = (("v1.35", TTL, EXPIRY_PROFILES, False), ("v1.36", 0, ALL_PROFILES, False),
+            ("v1.35", TTL, EXPIRY_PROFILES, True), ("v1.36", 0, ALL_PROFILES, True))
+    for profile_name, ttl, profiles, rich in runs:
+        for key, path in sorted(explore_cycle(profile_name, ttl, rich).items()):
             if key not in keys:
                 keys.add(key)
                 scenarios.append(Scenario(f"explore.cycle.{key}", f"Shortest trace to {key} (bounded exploration "

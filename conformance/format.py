@@ -9,6 +9,10 @@ vector ends there). Error messages are information, never compared. Observations
 previous step's full expected observation (:mod:`conformance.observe`).
 
 The format has a semantic version: the major part changes with the format, the minor part with the coverage.
+
+The vectors, their manifest and the schema are package data (in the wheel and the sdist): they are read through
+:mod:`importlib.resources` (:data:`VECTORS`, :func:`schema`), so an installed ``ksspec`` finds them wherever the
+package is installed. A directory given on the command line is read the same way.
 """
 
 from __future__ import annotations
@@ -18,24 +22,41 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
 import jsonschema
 
+from conformance.behaviours.coverage import totals
+
 JSON = Any
 
-FORMAT_VERSION: Final = "2.1.0"
+FORMAT_VERSION: Final = "2.4.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+2.4.0 (from 2.3.0) is a minor bump: a new area, ``queue`` (the scheduling queue: activeQ, backoffQ,
+unschedulablePods, in-flight pods and events), with its own operations and observation. No vector of an existing
+area changed, and an adapter that does not declare the area skips its vectors, so every 2.3 adapter conforms to 2.4
+as it did.
+
+2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
+expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of
+overwriting it (PR #135180, found by running the suite on Kubernetes' own call queue).
+
+2.2.0 (from 2.1.0) is a minor bump: new curated vectors over the existing operations and observations, those
+mutation testing showed missing (:mod:`conformance.mutation_scenarios`).
+
+2.1.0 (from 2.0.0) is a minor bump: new vectors over the existing operations and observations, and
+``tags.behaviours`` now also holds the behaviours of the inventory (:mod:`conformance.behaviours`) each vector was
+observed to exercise. An adapter that conformed to 2.0.0 reads every 2.1.0 vector; the manifest gained a
+``coverage`` object (vectors per behaviour).
 
 2.0.0 (from 1.0.0) is a major bump: cache-area observations gained two keys every adapter must report
 (``returned``, ``metrics``), so an adapter that conformed to 1.x fails every cache vector, and the schema gained
 operations (``update_metrics`` and the cycle area's) that a 1.x runner's schema refuses. Coverage alone (new
-vectors over existing operations and observations) would have been a minor bump.
-
-2.1.0 is a minor bump: a new area, ``queue`` (the scheduling queue), with its own operations and observation. No
-vector of an existing area changed, and an adapter that does not declare the area skips its vectors, so every
-2.0 adapter conforms to 2.1 as it did."""
+vectors over existing operations and observations) would have been a minor bump."""
 FORMAT_MAJOR: Final = FORMAT_VERSION.split(".")[0]
 
 AREAS: Final = ("cache", "snapshot", "node_tree", "dispatcher", "cycle", "queue")
@@ -43,10 +64,17 @@ AREAS: Final = ("cache", "snapshot", "node_tree", "dispatcher", "cycle", "queue"
 ORIGINS: Final = ("curated", "exploration", "random")
 STATUSES: Final = ("ok", "error", "fatal")
 
-PACKAGE_DIR: Final = Path(__file__).resolve().parent
-SCHEMA_PATH: Final = PACKAGE_DIR / "schema" / "vector.schema.json"
-VECTORS_DIR: Final = PACKAGE_DIR / "vectors"
+PACKAGE_DATA: Final = files("conformance")
+"""The installed ``conformance`` package's files (package data included), wherever it is installed."""
+SCHEMA: Final = PACKAGE_DATA / "schema" / "vector.schema.json"
+VECTORS: Final = PACKAGE_DATA / "vectors"
+"""The vectors and manifest the package carries: what ``ksspec conform`` runs by default."""
+VECTORS_DIR: Final = Path(str(VECTORS))
+""":data:`VECTORS` as a file-system directory: where ``ksspec conformance generate`` writes (in a checkout, or an
+editable install, the committed ``conformance/vectors``)."""
 MANIFEST_NAME: Final = "manifest.json"
+REPAIR: Final = "regenerate them with `ksspec conformance generate` (in a checkout) or reinstall kube-scheduler-spec"
+"""What to do about missing or damaged vector files, said by every such error."""
 
 
 class VectorFormatError(ValueError):
@@ -123,8 +151,8 @@ class Vector:
 
 @cache
 def schema() -> JSON:
-    """The vector JSON Schema (``conformance/schema/vector.schema.json``)."""
-    loaded: JSON = json.loads(SCHEMA_PATH.read_text())
+    """The vector JSON Schema (``conformance/schema/vector.schema.json``, package data)."""
+    loaded: JSON = json.loads(SCHEMA.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -196,6 +224,7 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     manifest = {
         "format_version": FORMAT_VERSION,
         "generated_by": "ksspec conformance generate",
+        "coverage": totals((v.tags.area, v.tags.behaviours) for v in vectors),
         "vectors": [
             {"id": v.id, "file": file_name(v), "area": v.tags.area, "origin": v.tags.origin,
              "behaviours": list(v.tags.behaviours), "profiles": list(v.tags.profiles), "steps": len(v.steps),
@@ -207,31 +236,93 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     return files
 
 
-def load_manifest(directory: Path = VECTORS_DIR) -> JSON:
-    path = directory / MANIFEST_NAME
+MANIFEST_SCHEMA: Final = {
+    "type": "object",
+    "required": ["vectors"],
+    "properties": {"vectors": {"type": "array", "items": {
+        "type": "object",
+        "required": ["id", "sha256"],
+        "properties": {"id": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                       "file": {"type": "string"}},
+    }}},
+}
+"""What the loader needs of the manifest (it holds more, for readers)."""
+VECTOR_FILE_SCHEMA: Final = {"type": "object", "required": ["vectors"], "properties": {"vectors": {"type": "array"}}}
+"""A vector file: an object whose ``vectors`` array holds the vectors (each checked against :func:`schema`)."""
+
+
+def read_json(path: Traversable, what: str) -> JSON:
+    """The JSON in ``path`` (a file of the package's data or of a directory given on the command line); fails with
+    :class:`VectorFormatError` in one line naming the file when it is missing, unreadable or not JSON."""
     if not path.is_file():
-        raise VectorFormatError(f"no manifest at {path}; run `ksspec conformance generate` first")
-    manifest: JSON = json.loads(path.read_text())
+        raise VectorFormatError(f"{what} {path} is missing; {REPAIR}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise VectorFormatError(f"{what} {path} is not valid JSON (line {error.lineno} column {error.colno}: "
+                                f"{error.msg}); {REPAIR}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise VectorFormatError(f"{what} {path} cannot be read: {error}") from None
+
+
+def structure_problem(data: JSON, shape: JSON) -> str | None:
+    """The first place where ``data`` does not have the JSON Schema ``shape``, as "at <JSON path>: <what>" (the
+    path holds the index of a list item); None if it has it."""
+    problems = sorted(jsonschema.Draft202012Validator(shape).iter_errors(data), key=lambda e: list(e.absolute_path))
+    return f"at {problems[0].json_path}: {problems[0].message}" if problems else None
+
+
+def load_manifest(directory: Traversable = VECTORS) -> JSON:
+    """The manifest of the vectors in ``directory`` (default: the package's); fails with
+    :class:`VectorFormatError` if it is missing, not JSON, or not an object whose ``vectors`` list holds objects
+    with a string ``id`` and a ``sha256`` checksum (the message names the file, the index and the JSON path)."""
+    path = directory / MANIFEST_NAME
+    manifest: JSON = read_json(path, "the manifest")
+    problem = structure_problem(manifest, MANIFEST_SCHEMA)
+    if problem is not None:
+        lacks = "has no list of vectors" if not isinstance(manifest, dict) or not isinstance(
+            manifest.get("vectors"), list) else "is malformed"
+        raise VectorFormatError(f"the manifest {path} {lacks} ({problem}); {REPAIR}")
     return manifest
 
 
-def iter_vector_files(directory: Path = VECTORS_DIR) -> Iterator[tuple[str, JSON]]:
-    for path in sorted(directory.glob("*.json")):
+def iter_vector_files(directory: Traversable = VECTORS) -> Iterator[tuple[str, JSON]]:
+    """(file name, contents) of every vector file in ``directory``, by name; fails with
+    :class:`VectorFormatError` naming a file that is not a JSON object with a ``vectors`` list (and the JSON path)."""
+    paths = [p for p in directory.iterdir() if p.name.endswith(".json") and not p.name.startswith(".")]
+    for path in sorted(paths, key=lambda p: p.name):
         if path.name != MANIFEST_NAME:
-            yield path.name, json.loads(path.read_text())
+            content = read_json(path, "vector file")
+            problem = structure_problem(content, VECTOR_FILE_SCHEMA)
+            if problem is not None:
+                raise VectorFormatError(f"vector file {path} is not a JSON object with a list of vectors ({problem})")
+            yield path.name, content
 
 
-def load_vectors(directory: Path = VECTORS_DIR, *, verify_checksums: bool = True) -> list[Vector]:
-    """Every vector in ``directory``, validated; with ``verify_checksums``, each must match its manifest entry.
+def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = True) -> list[Vector]:
+    """Every vector in ``directory`` (default: the package's), validated; with ``verify_checksums``, each must
+    match its manifest entry.
 
-    Fails with :class:`VectorFormatError` for an invalid vector, a duplicate id, a vector missing from the
-    manifest (or the reverse), or a checksum mismatch.
+    Fails with :class:`VectorFormatError` for a missing or unreadable file, an invalid vector, a duplicate id, a
+    vector missing from the manifest (or the reverse), or a checksum mismatch.
     """
-    manifest = {entry["id"]: entry for entry in load_manifest(directory)["vectors"]}
+    manifest_entries = load_manifest(directory)["vectors"]
+    manifest: dict[str, JSON] = {}
+    for index, entry in enumerate(manifest_entries):
+        if entry["id"] in manifest:
+            raise VectorFormatError(f"the manifest {directory / MANIFEST_NAME} lists {entry['id']!r} twice (at "
+                                    f"$.vectors[{index}].id); {REPAIR}")
+        manifest[entry["id"]] = entry
+    if verify_checksums:
+        for name in sorted({entry["file"] for entry in manifest_entries if "file" in entry}):
+            if not (directory / name).is_file():
+                listed = sum(entry.get("file") == name for entry in manifest_entries)
+                raise VectorFormatError(f"vector file {directory / name} is missing (the manifest lists {listed} "
+                                        f"vector(s) in it); {REPAIR}")
     vectors: list[Vector] = []
     seen: set[str] = set()
     for name, content in iter_vector_files(directory):
-        for index, data in enumerate(content.get("vectors", [])):
+        for index, data in enumerate(content["vectors"]):
             vector = vector_from_json(data, f"{name}[{index}]")
             if vector.id in seen:
                 raise VectorFormatError(f"{name}: duplicate vector id {vector.id!r}")

@@ -2,7 +2,11 @@
 
 Three sources, all deterministic:
 
-- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models;
+- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models, and those
+  mutation testing showed missing (:mod:`conformance.mutation_scenarios`);
+- curated scenarios (:mod:`conformance.scenarios`, :mod:`conformance.cycle_scenarios`), one per Kubernetes behaviour
+  the spec models; the accounting shapes of :mod:`conformance.accounting_scenarios`; Kubernetes' own table tests,
+  ported case by case (:mod:`conformance.ported`);
 - bounded exhaustive exploration: a breadth-first search over a small universe (:mod:`conformance.universe`)
   that emits, for every distinct transition class reached, the shortest trace ending in it. A cache transition
   class is (operation, outcome kind, state of the target before: pod absent / assumed / binding finished /
@@ -23,10 +27,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance import universe
+from conformance.accounting_scenarios import accounting_scenarios
+from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
+from conformance.ported import ported
 from conformance.queue_scenarios import curated_queue, generated_queue
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
@@ -46,6 +54,7 @@ from spec.operations import (
     Status,
     UpdateNode,
     UpdatePod,
+    UpdateSnapshot,
     World,
 )
 from spec.resources import EMPTY_RESOURCE
@@ -54,8 +63,15 @@ from spec.versions import PROFILES
 EXPLORATION_DEPTH: Final = 5
 EXPLORATION_BUDGET: Final = 1000
 """At most this many states are expanded per exploration; the search is breadth-first, so traces are shortest."""
+NO_EXPIRY_BUDGET: Final = 300
+"""The run without expiry finds no transition class the run with expiry misses (measured at 1,000 and 300)."""
+NODE_TREE_BUDGET: Final = 400
+"""The node operations alone reach every node-tree and snapshot behaviour they can within this budget."""
 RANDOM_SEEDS: Final = (1, 2, 3, 4)
 RANDOM_LENGTH: Final = 40
+SHAPE_SEEDS: Final = 2
+"""How many seeds the snapshot and node-tree areas' random traces use."""
+SNAPSHOT_EVERY: Final = 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,23 +128,35 @@ def queue_target(queue: CallQueue, op: CallQueueOperation) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation | UpdateMetrics]]:
-    """Shortest traces to every cache transition class reachable within the depth and budget."""
-    ops = universe.cache_operations(with_expiry=ttl != 0)
+SHAPE_TOPICS: Final = ("resources.", "ports.", "pvc.", "affinity.", "images.", "node_tree.", "snapshot.")
+"""Behaviours that depend on the shapes of pods and nodes: exploration also keeps the shortest trace to each."""
+
+
+def explore_cache(
+    profile_name: str, ttl: int, ops: Sequence[Operation | UpdateMetrics] | None = None, rules: bool = True,
+    budget: int = EXPLORATION_BUDGET,
+) -> dict[str, list[Operation | UpdateMetrics]]:
+    """Shortest traces to every cache transition class and, with ``rules``, to every shape behaviour (key
+    ``rule.<name>``, observed by :func:`conformance.behaviours.cache_step_behaviours`), reachable within the depth
+    and budget."""
+    if ops is None:
+        ops = universe.cache_operations(with_expiry=ttl != 0, rich=False)
     start = World(new_cache(PROFILES[profile_name], ttl))
     found: dict[str, list[Operation | UpdateMetrics]] = {}
     seen = {start}
     frontier: deque[tuple[World, list[Operation | UpdateMetrics]]] = deque([(start, [])])
     expanded = 0
-    while frontier and expanded < EXPLORATION_BUDGET:
+    while frontier and expanded < budget:
         world, path = frontier.popleft()
         expanded += 1
         for op in ops:
             target = cache_target(world.cache, op)
-            after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
+            after, outcome, returned = apply_cache_step(world, op)
             key = f"{operation_name(type(op))}.{(outcome.kind or 'ok').lower()}.{target}"
-            if key not in found:
-                found[key] = [*path, op]
+            found.setdefault(key, [*path, op])
+            for tag in cache_step_behaviours(world, op, after, outcome, returned) if rules else ():
+                if tag.startswith(SHAPE_TOPICS):
+                    found.setdefault(f"rule.{tag}", [*path, op])
             if outcome.status is Status.FATAL or len(path) + 1 >= EXPLORATION_DEPTH or after in seen:
                 continue
             seen.add(after)
@@ -136,9 +164,9 @@ def explore_cache(profile_name: str, ttl: int) -> dict[str, list[Operation | Upd
     return found
 
 
-def explore_dispatcher(profile_name: str) -> dict[str, list[CallQueueOperation]]:
+def explore_dispatcher(profile_name: str, rich: bool = False) -> dict[str, list[CallQueueOperation]]:
     """Shortest traces to every call-queue transition class reachable within the depth and budget."""
-    ops = universe.dispatcher_operations()
+    ops = universe.dispatcher_operations(rich=rich)
     start = new_call_queue(PROFILES[profile_name])
     found: dict[str, list[CallQueueOperation]] = {}
     seen = {_queue_key(start)}
@@ -168,18 +196,30 @@ def _queue_key(queue: CallQueue) -> Any:
     return (queue.calls, queue.fifo, queue.in_flight, queue.closed)
 
 
+def _rule_area(tag: str) -> tuple[str, str]:
+    """The area a shape behaviour's exploration vector belongs to, and the id suffix naming it."""
+    topic, _, rest = tag.partition(".")
+    return (topic, rest) if topic in ("node_tree", "snapshot") else ("cache", tag)
+
+
 def exploration_scenarios() -> list[Scenario]:
     scenarios: list[Scenario] = []
     keys: set[str] = set()
-    for profile_name, ttl, profiles in (("v1.35", universe.TTL, EXPIRY_PROFILES), ("v1.36", 0, ALL_PROFILES)):
-        for key, path in sorted(explore_cache(profile_name, ttl).items()):
-            if key not in keys:
-                keys.add(key)
-                scenarios.append(Scenario(f"explore.cache.{key}", f"Shortest trace to {key} (bounded exploration "
-                                          f"under {profile_name})", path, origin="exploration", ttl=ttl,
-                                          profiles=profiles, behaviours=("transition-coverage",)))
-    for profile_name in ("v1.35", "pr141745"):
-        for key, qpath in sorted(explore_dispatcher(profile_name).items()):
+    runs = (("v1.35", universe.TTL, EXPIRY_PROFILES, None, True, EXPLORATION_BUDGET),
+            ("v1.36", 0, ALL_PROFILES, None, False, NO_EXPIRY_BUDGET),
+            ("v1.36", 0, ALL_PROFILES, universe.node_operations(), True, NODE_TREE_BUDGET))
+    for profile_name, ttl, profiles, ops, rules, budget in runs:
+        for key, path in sorted(explore_cache(profile_name, ttl, ops, rules, budget).items()):
+            if key in keys:
+                continue
+            keys.add(key)
+            area, name = _rule_area(key.removeprefix("rule.")) if key.startswith("rule.") else ("cache", key)
+            what = f"the behaviour {key.removeprefix('rule.')}" if key.startswith("rule.") else key
+            scenarios.append(Scenario(f"explore.{area}.{name}", f"Shortest trace to {what} (bounded exploration "
+                                      f"under {profile_name})", path, area=area, origin="exploration", ttl=ttl,
+                                      profiles=profiles, behaviours=("transition-coverage",)))
+    for profile_name, rich in (("v1.35", False), ("pr141745", False), ("v1.35", True), ("pr141745", True)):
+        for key, qpath in sorted(explore_dispatcher(profile_name, rich).items()):
             if f"q.{key}" not in keys:
                 keys.add(f"q.{key}")
                 scenarios.append(Scenario(f"explore.dispatcher.{key}", f"Shortest trace to {key} (bounded "
@@ -193,14 +233,18 @@ def exploration_scenarios() -> list[Scenario]:
 # --------------------------------------------------------------------------------------------
 
 
-def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation | UpdateMetrics]:
-    """A trace of :data:`RANDOM_LENGTH` operations; fatal ones are never chosen, so the trace runs its length."""
+def random_cache_trace(seed: int, contract: bool, ttl: int, snapshot_every: int = 0,
+                       ops: Sequence[Operation | UpdateMetrics] | None = None) -> list[Operation | UpdateMetrics]:
+    """A trace of :data:`RANDOM_LENGTH` operations over the whole universe; fatal ones are never chosen, so the trace
+    runs its length. With ``snapshot_every`` n, every n-th step is an ``update_snapshot``."""
     rng = random.Random(seed)
-    ops = universe.cache_operations(with_expiry=ttl != 0, with_metrics=True)
+    if ops is None:
+        ops = universe.cache_operations(with_expiry=ttl != 0, with_metrics=True)
     world = World(new_cache(PROFILES["v1.35" if ttl else "v1.36"], ttl))
     trace: list[Operation | UpdateMetrics] = []
     while len(trace) < RANDOM_LENGTH:
-        op = rng.choice(ops)
+        every = snapshot_every and (len(trace) + 1) % snapshot_every == 0
+        op = UpdateSnapshot() if every else rng.choice(ops)
         if contract and not isinstance(op, UpdateMetrics) and not follows_informer_contract(world.cache, op):
             continue
         after, outcome, _ = apply_cache_step(world, op, observe_returned=False)
@@ -213,7 +257,7 @@ def random_cache_trace(seed: int, contract: bool, ttl: int) -> list[Operation | 
 
 def random_dispatcher_trace(seed: int) -> list[CallQueueOperation]:
     rng = random.Random(seed)
-    ops = universe.dispatcher_operations()
+    ops = universe.dispatcher_operations(rich=True)
     queue = new_call_queue()
     trace: list[CallQueueOperation] = []
     while len(trace) < RANDOM_LENGTH:
@@ -240,6 +284,17 @@ def random_scenarios() -> list[Scenario]:
         scenarios.append(Scenario(f"random.dispatcher.seed{seed}", f"Random trace of {RANDOM_LENGTH} call-queue "
                                   f"operations (seed {seed})", random_dispatcher_trace(seed), area="dispatcher",
                                   origin="random"))
+    for seed in RANDOM_SEEDS[:SHAPE_SEEDS]:
+        scenarios.append(Scenario(
+            f"random.snapshot.seed{seed}", f"Random contract trace of {RANDOM_LENGTH} cache operations with an "
+            f"update_snapshot every {SNAPSHOT_EVERY} steps (seed {seed})",
+            random_cache_trace(seed, True, 0, SNAPSHOT_EVERY), area="snapshot", origin="random",
+            behaviours=("informer-contract",)))
+        scenarios.append(Scenario(
+            f"random.node_tree.seed{seed}", f"Random trace of {RANDOM_LENGTH} node operations and snapshot updates "
+            f"over nodes with GA and beta zone and region labels (seed {seed})",
+            random_cache_trace(seed, False, 0, SNAPSHOT_EVERY, universe.node_operations()), area="node_tree",
+            origin="random", behaviours=("informer-adversarial",)))
     return scenarios
 
 
@@ -250,8 +305,9 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
-                 *curated_queue(), *generated_queue())
+    scenarios = (*curated(), *curated_cycle(), *accounting_scenarios(), *ported(), *mutation_curated(),
+                 *exploration_scenarios(), *random_scenarios(), *generated_cycle(), *curated_queue(),
+                 *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

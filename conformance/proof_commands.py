@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from array import array
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance import crosshair_runner
+from conformance.arguments import existing_directory, int_in, non_empty, non_negative, positive
 from conformance.crosshair_runner import (
     DEFAULT_BUDGET,
     DEFAULT_JOBS,
@@ -27,13 +28,19 @@ from conformance.crosshair_runner import (
     TargetResult,
 )
 from conformance.queue_check import add_queue_check_arguments, build_queue_system
+from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
 from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
 from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
-from spec.verify.dispatcher_system import DEFAULT_DISPATCHER_UNIVERSE, DispatcherSystem, DispatcherUniverse
+from spec.verify.dispatcher_system import (
+    DEFAULT_DISPATCHER_UNIVERSE,
+    MAX_CALL_VARIANTS,
+    DispatcherSystem,
+    DispatcherUniverse,
+)
 from spec.verify.obligations import (
     DEFAULT_TIMEOUT_MS,
     PENDING,
@@ -44,7 +51,14 @@ from spec.verify.obligations import (
     discharge,
 )
 from spec.verify.symbolic import ALWAYS, DEFAULT_NODES, DEFAULT_PODS, Bounds
-from spec.verify.universe import DEFAULT_DEPTH, DEFAULT_UNIVERSE, Mode, Universe
+from spec.verify.universe import (
+    DEFAULT_DEPTH,
+    DEFAULT_UNIVERSE,
+    MAX_NODE_VARIANTS,
+    MAX_POD_VARIANTS,
+    Mode,
+    Universe,
+)
 from spec.versions import PROFILES, get_profile
 
 CROSSHAIR_STYLE = {
@@ -70,6 +84,8 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     bounds = Bounds(args.pods, args.nodes)
     dispatcher_bounds = DispatcherBounds(args.uids, args.call_types)
     obligations = [ob for ob in all_obligations(bounds, dispatcher_bounds) if args.only is None or args.only in ob.name]
+    if not obligations:
+        return usage_error(console, f"--only {args.only!r} matches no obligation")
     console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
@@ -103,6 +119,10 @@ def prove(args: argparse.Namespace, console: Console) -> int:
 def run_crosshair_checks(args: argparse.Namespace, console: Console) -> tuple[bool, str]:
     """Run CrossHair on every function with ``pre:``/``post:`` contracts, within the budget; print a table of
     them with their verdicts and times. True if each is confirmed or has no counterexample, and a one-line summary."""
+    if not crosshair_runner.crosshair_installed():
+        console.print("[bold red]CrossHair is not installed[/]: install kube-scheduler-spec[crosshair] (or "
+                      "crosshair-tool), or pass --no-crosshair for the Z3 obligations alone", highlight=False)
+        return False, "CrossHair not installed"
     roots = tuple(args.crosshair_root)
     targets = crosshair_runner.find_targets(args.root, roots)
     budget_plan = crosshair_runner.plan(targets, args.crosshair_timeout, args.crosshair_budget, args.crosshair_jobs)
@@ -206,6 +226,9 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
 
 
 SYSTEMS = ("cache", "dispatcher", "cycle", "queue")
+MAX_BOUND = 1_000_000
+"""The largest count a bound or universe flag accepts (far beyond what can be explored; it only keeps a typo from
+allocating for ever)."""
 
 
 def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, str]:
@@ -265,6 +288,16 @@ def check(args: argparse.Namespace, console: Console) -> int:
     except ValueError as error:
         console.print(f"[bold red]invalid universe[/]: {escape(str(error))}")
         return 2
+    if args.merge_fingerprints:
+        return merge_fingerprints(args.merge_fingerprints, console)
+    if args.partition is not None and args.jobs > 1:
+        console.print("[bold red]invalid options[/]: --partition runs one part in one process; drop -j")
+        return 2
+    if args.save_fingerprints is not None:
+        try:
+            check_report_path("--save-fingerprints", args.save_fingerprints)
+        except UsageError as error:
+            return usage_error(console, error)
     depth = None if args.depth <= 0 else args.depth
     console.print(f"universe: {escape(universe_text)}", highlight=False, soft_wrap=True)
     with console.status("exploring ..."):
@@ -273,8 +306,14 @@ def check(args: argparse.Namespace, console: Console) -> int:
             name=name,
             depth_limit=depth,
             time_limit=args.time_limit,
+            max_states=args.max_states,
             stop_at_first=not args.keep_going,
+            jobs=args.jobs,
+            partition=args.partition,
+            split_depth=args.split_depth,
         )
+    if args.save_fingerprints is not None:
+        save_fingerprints(report, args.save_fingerprints)
     console.print(figures_table(report, symmetry=not args.no_symmetry))
     console.print(coverage_table(report.coverage))
     for violation in report.violations:
@@ -302,7 +341,7 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
     table = Table(title=f"ksspec check: {report.system}")
     table.add_column("Figure")
     table.add_column("Value", justify="right")
-    rows = (
+    rows: tuple[tuple[str, str], ...] = (
         ("distinct states", f"{report.states:,}"),
         ("transitions", f"{report.transitions:,}"),
         ("max depth", str(report.max_depth)),
@@ -312,10 +351,44 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
         ("symmetry reduction", "on" if symmetry else "off"),
         ("states pruned (outside the bounds)", f"{report.pruned:,}"),
         ("exhausted", _exhausted(report)),
+        ("processes (-j)", str(report.jobs)),
+        ("fingerprint store", f"{report.store_bytes / 2**20:,.1f} MiB, {report.bytes_per_state:,.0f} bytes/state"),
+        ("peak memory (RSS)", f"{report.peak_rss_bytes / 2**20:,.0f} MiB"),
+        ("fingerprint collision probability", f"{report.collision_probability:.1e} (optimistic), "
+         f"{report.collision_probability_observed:.1e} (from the fingerprints)"),
     )
+    if report.partition is not None:
+        depth = "never reached" if report.split_depth is None else str(report.split_depth)
+        rows += (("partition", f"{report.partition[0]}/{report.partition[1]}, split at depth {depth}"),)
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def save_fingerprints(report: Report, path: Path) -> None:
+    """Write the fingerprints of the states a (sequential) run stored: 8 bytes each, little-endian, sorted."""
+    if report.fingerprints is None:
+        raise SystemExit("--save-fingerprints needs a run in one process (no -j)")
+    path.write_bytes(array("Q", sorted(report.fingerprints.fingerprints)).tobytes())
+
+
+def merge_fingerprints(paths: list[Path], console: Console) -> int:
+    """Print how many distinct states the parts of a split run found together (the union of their fingerprints)."""
+    union: set[int] = set()
+    table = Table(title="ksspec check: the parts of a split run")
+    table.add_column("File")
+    table.add_column("States", justify="right")
+    for path in paths:
+        try:
+            part = array("Q", path.read_bytes())
+        except (OSError, ValueError) as error:
+            console.print(f"[bold red]cannot read {escape(str(path))}[/]: {escape(str(error))}")
+            return 2
+        union.update(part)
+        table.add_row(escape(str(path)), f"{len(part):,}")
+    table.add_row("union (distinct states)", f"{len(union):,}")
+    console.print(table)
+    return 0
 
 
 def _exhausted(report: Report) -> str:
@@ -343,45 +416,45 @@ def coverage_table(coverage: Counter[str]) -> Table:
 # ============================================================================================
 
 
-def _positive(kind: type[float] | type[int]) -> Callable[[str], float]:
-    """An argparse type: a number of ``kind`` greater than 0."""
-
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a {kind.__name__}, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-        return value
-
-    return parse
+def _partition(text: str) -> tuple[int, int]:
+    """An argparse type: ``K/N`` with 0 <= K < N."""
+    part, _, parts = text.partition("/")
+    try:
+        k, n = int(part), int(parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N, got {text!r}") from None
+    if not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 0 <= K < N, got {text}")
+    return k, n
 
 
 def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pods", type=int, default=DEFAULT_PODS, help=f"pod bound P (default {DEFAULT_PODS})")
+    parser.add_argument("--pods", type=int_in(1, MAX_BOUND, "--pods"), default=DEFAULT_PODS,
+                        help=f"pod bound P (default {DEFAULT_PODS})")
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=int_in(1, MAX_BOUND, "--nodes"),
         default=DEFAULT_NODES,
         help=f"node-name bound N, plus the empty name (default {DEFAULT_NODES})",
     )
     parser.add_argument(
-        "--uids", type=int, default=DEFAULT_UIDS, help=f"dispatcher UID bound U (default {DEFAULT_UIDS})"
+        "--uids", type=int_in(1, MAX_BOUND, "--uids"), default=DEFAULT_UIDS,
+        help=f"dispatcher UID bound U (default {DEFAULT_UIDS})"
     )
     parser.add_argument(
         "--call-types",
-        type=int,
+        type=int_in(1, MAX_BOUND, "--call-types"),
         default=DEFAULT_CALL_TYPES,
         help=f"dispatcher call-type bound T (default {DEFAULT_CALL_TYPES})",
     )
     parser.add_argument(
         "--timeout-ms",
-        type=int,
+        type=int_in(1, 2**31 - 1, "--timeout-ms"),
         default=DEFAULT_TIMEOUT_MS,
         help=f"per-obligation Z3 timeout (default {DEFAULT_TIMEOUT_MS})",
     )
-    parser.add_argument("--only", help="discharge only the obligations whose name contains this text")
+    parser.add_argument("--only", type=non_empty("--only"),
+                        help="discharge only the obligations whose name contains this text (it must match one)")
     parser.add_argument("--no-crosshair", action="store_true", help="skip the CrossHair contract checks")
     parser.add_argument(
         "--crosshair-root",
@@ -391,25 +464,29 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--crosshair-timeout",
-        type=_positive(float),
+        type=positive("--crosshair-timeout"),
         default=DEFAULT_PER_CONDITION_TIMEOUT,
         help=f"CPU seconds CrossHair searches each condition (default {DEFAULT_PER_CONDITION_TIMEOUT:g}); lowered "
         "when all conditions would not fit in --crosshair-budget",
     )
     parser.add_argument(
         "--crosshair-budget",
-        type=_positive(float),
+        type=positive("--crosshair-budget"),
         default=DEFAULT_BUDGET,
         help=f"seconds all CrossHair checks may take together (default {DEFAULT_BUDGET:g})",
     )
     parser.add_argument(
         "--crosshair-jobs",
-        type=_positive(int),
+        type=int_in(1, 1024, "--crosshair-jobs"),
         default=DEFAULT_JOBS,
         help=f"CrossHair processes run at once (default {DEFAULT_JOBS})",
     )
     parser.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="project checkout the CrossHair roots are relative to"
+        "--root",
+        type=existing_directory("--root"),
+        default=Path.cwd(),
+        help="directory the CrossHair roots are relative to (ksspec's default: where the packages are imported from, "
+        "the checkout or site-packages)",
     )
 
 
@@ -418,48 +495,53 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system", choices=SYSTEMS, default="cache", help="what to explore (default cache; see --help for each)"
     )
-    parser.add_argument("--nodes", type=int, default=None, help=f"node names (cache {d.nodes}, cycle {c.nodes})")
-    parser.add_argument("--pods", type=int, default=None, help=f"pod UIDs (cache {d.pods}, cycle {c.pods})")
+    parser.add_argument("--nodes", type=int_in(1, MAX_BOUND, "--nodes"), default=None,
+                        help=f"node names (cache {d.nodes}, cycle {c.nodes})")
+    parser.add_argument("--pods", type=int_in(1, MAX_BOUND, "--pods"), default=None,
+                        help=f"pod UIDs (cache {d.pods}, cycle {c.pods})")
     parser.add_argument(
         "--pod-variants",
-        type=int,
+        type=int_in(1, MAX_POD_VARIANTS, "--pod-variants"),
         default=None,
         help=f"objects per pod (cache {d.pod_variants}, cycle {c.pod_variants})",
     )
     parser.add_argument(
         "--node-variants",
-        type=int,
+        type=int_in(1, MAX_NODE_VARIANTS, "--node-variants"),
         default=None,
         help=f"objects per node (cache {d.node_variants}, cycle {c.node_variants})",
     )
-    parser.add_argument("--uids", type=int, default=None, help=f"dispatcher: object UIDs (default {q.uids})")
+    parser.add_argument("--uids", type=int_in(1, MAX_BOUND, "--uids"), default=None,
+                        help=f"dispatcher: object UIDs (default {q.uids})")
     parser.add_argument(
-        "--adds", type=int, default=None, help=f"dispatcher: most Add calls a run makes (default {q.adds})"
+        "--adds", type=int_in(0, MAX_BOUND, "--adds"), default=None,
+        help=f"dispatcher: most Add calls a run makes (default {q.adds})"
     )
     parser.add_argument(
         "--call-variants",
-        type=int,
+        type=int_in(1, MAX_CALL_VARIANTS, "--call-variants"),
         default=None,
         help=f"dispatcher: calls per UID, of binding, condition, nomination, no-op (default {q.call_variants})",
     )
     parser.add_argument(
         "--depth",
-        type=int,
+        type=int_in(0, MAX_BOUND, "--depth"),
         default=DEFAULT_DEPTH,
         help=f"longest operation sequence explored; 0 for no limit (default {DEFAULT_DEPTH})",
     )
     parser.add_argument(
         "--ttl",
-        type=float,
+        type=non_negative("--ttl"),
         nargs="+",
         default=None,
         help=f"cache, cycle: TTLs in seconds, one initial state each (default {[t / SECOND for t in d.ttls]})",
     )
     parser.add_argument(
-        "--tick", type=float, default=None, help=f"cycle: seconds per tick (default {c.tick / SECOND:g})"
+        "--tick", type=positive("--tick"), default=None, help=f"cycle: seconds per tick (default {c.tick / SECOND:g})"
     )
     parser.add_argument(
-        "--horizon", type=float, default=None, help=f"cycle: last time a tick reaches (default {c.horizon / SECOND:g})"
+        "--horizon", type=non_negative("--horizon"), default=None,
+        help=f"cycle: last time a tick reaches (default {c.horizon / SECOND:g})"
     )
     parser.add_argument(
         "--profile",
@@ -474,7 +556,43 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="cache: operation streams (default contract)",
     )
     parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
-    parser.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds (then exit 1)")
+    parser.add_argument("--time-limit", type=positive("--time-limit"), default=None,
+                        help="stop after this many seconds of exploring (then exit 1)")
+    parser.add_argument(
+        "--max-states", type=int_in(1, 10**12, "--max-states"), default=None,
+        help="stop after this many distinct states (then exit 1)"
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int_in(1, 256, "--jobs"),
+        default=1,
+        help="explore in this many processes, states partitioned by fingerprint (same result as one)",
+    )
+    parser.add_argument(
+        "--partition",
+        type=_partition,
+        default=None,
+        metavar="K/N",
+        help="explore part K of N of a split run (0 <= K < N), for separate machines or CI jobs",
+    )
+    parser.add_argument(
+        "--split-depth",
+        type=int_in(0, MAX_BOUND, "--split-depth"),
+        default=None,
+        help="with --partition: the depth at which the parts split (default: the first with 64 x N states)",
+    )
+    parser.add_argument(
+        "--save-fingerprints", type=Path, default=None, metavar="FILE", help="write the states' fingerprints"
+    )
+    parser.add_argument(
+        "--merge-fingerprints",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="print the distinct states of the union of the parts' --save-fingerprints files (explores nothing)",
+    )
     parser.add_argument(
         "--keep-going",
         action="store_true",

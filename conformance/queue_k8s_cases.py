@@ -133,7 +133,7 @@ class GoCase:
             f"{self.go_test}: {self.case}",
             self.ops,
             area="queue",
-            behaviours=("k8s-test", self.go_test.lower()),
+            behaviours=("ported",),
             profiles=ALL_PROFILES,
         )
 

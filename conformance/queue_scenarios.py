@@ -233,6 +233,52 @@ def curated_queue() -> list[Scenario]:
             "hints-off",
             "lost-wake-up",
         ),
+        _q(
+            "place.bind_failed_backs_off",
+            "A pod whose bind failed after Permit allowed it (Done called) is handed back as an error: backoffQ",
+            [QueueAdd(a), QueuePop(), QueueDone("a"), fail(a)],
+            "hand-back",
+            "errors",
+        ),
+        _q(
+            "place.hints_off_rejected_after_done",
+            "QueueingHints off: a pod rejected after Done with no move request since its cycle waits in "
+            "unschedulablePods",
+            [NewQueue(queueing_hints=False), QueueAdd(a), QueuePop(), QueueDone("a"), fail(a, FIT)],
+            "hand-back",
+            "hints-off",
+        ),
+        _q(
+            "place.hints_off_delete_re_added_in_flight",
+            "QueueingHints off: a pod updated during its attempt is re-added to activeQ; deleting it leaves only the "
+            "attempt",
+            [NewQueue(queueing_hints=False), QueueAdd(a), QueuePop(), QueueUpdate(a, TOLERATING), QueueDelete(a)],
+            "hints-off",
+            "update",
+        ),
+        _q(
+            "place.delete_re_added_after_close",
+            "An update after Close finds the popped pod in no sub-queue and adds it as new; deleting it leaves its "
+            "attempt (Done by Close)",
+            [QueueAdd(a), QueuePop(), QueueClose(), QueueUpdate(a, TOLERATING), QueueDelete(a)],
+            "close",
+            "update",
+        ),
+        _q(
+            "place.leftover_flush_still_backing_off",
+            "flushUnschedulablePodsLeftover moves a pod past the maximum time in unschedulablePods to backoffQ while "
+            "its backoff has not ended",
+            [
+                NewQueue(pod_initial_backoff=4 * SECOND, pod_max_backoff=8 * SECOND,
+                         pod_max_in_unschedulable_pods_duration=SECOND, unschedulable_flush_period=SECOND),
+                QueueAdd(a),
+                QueuePop(),
+                fail(a, FIT),
+                QueueRunFor(2 * SECOND),
+            ],
+            "leftover-flush",
+            "run",
+        ),
         *(case.scenario() for case in go_cases()),
     ]
 

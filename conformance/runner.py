@@ -9,17 +9,29 @@ restarted and the run goes on, and every result already recorded is kept.
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from conformance import protocol
 from conformance.adapters.refimpl_adapter import load_adapter
 from conformance.format import Vector
 from conformance.observe import merge_patch
-from conformance.sessions import AdapterFailure, InProcessSession, Session, SubprocessSession, check_response, handshake
+from conformance.sessions import (
+    DEFAULT_STARTUP_TIMEOUT,
+    EXIT_GRACE,
+    AdapterFailure,
+    GroupTracker,
+    InProcessSession,
+    Session,
+    StaleAnswer,
+    SubprocessSession,
+    check_response,
+    handshake,
+)
+from conformance.worker_pool import run_pool
 
 JSON = Any
 MAX_DIFF_LINES = 12
@@ -35,6 +47,8 @@ class Outcome(StrEnum):
     ERROR = "error"
     """The adapter failed (crash, hang, garbage, protocol): no verdict on the implementation."""
     SKIP = "skip"
+    NOT_RUN = "not_run"
+    """The run was interrupted (Ctrl-C, SIGTERM) before this vector had a result."""
 
 
 @dataclass
@@ -55,21 +69,38 @@ class VectorResult:
         return data
 
 
+DEFAULT_TIMEOUT = 10.0
+"""Seconds an adapter may take to answer a request (``--timeout``)."""
+DEFAULT_HANDSHAKE_FAILURES = 3
+"""After this many handshakes in a row fail, the adapter's remaining vectors are errors at once."""
+
+
 @dataclass(frozen=True)
 class Target:
     """What to run against: an in-process adapter (``impl``, see ``load_adapter``) or a command (``adapter``)."""
 
     impl: str | None = "refimpl"
     adapter: str | None = None
-    timeout: float = 10.0
+    timeout: float = DEFAULT_TIMEOUT
     profile: str | None = None
     """Run only vectors that hold for this profile, under it; None runs each vector under a profile it holds for."""
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    """Seconds the hello request may take (the adapter's process is starting)."""
+    handshake_failures: int = DEFAULT_HANDSHAKE_FAILURES
+    """The handshake failure policy: after this many consecutive handshake failures the adapter's remaining
+    vectors are reported as errors without starting it again."""
 
-    def open(self) -> Session:
+    def open(self, groups: GroupTracker | None = None) -> Session:
         if self.adapter is not None:
-            return SubprocessSession(self.adapter, self.timeout)
+            return SubprocessSession(self.adapter, self.timeout, self.startup_timeout, groups=groups)
         assert self.impl is not None
         return InProcessSession(load_adapter(self.impl)())
+
+    def vector_budget(self, vector: Vector) -> float:
+        """The most wall time one vector may take in a worker process (``-j 2`` and more): a handshake and every
+        request at their timeouts, plus closing a failed session; an in-process implementation is held to it too."""
+        requests = len(vector.steps) + 2  # the reset, each step, and one more to read an answer given twice
+        return self.startup_timeout + requests * self.timeout + 2 * EXIT_GRACE
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,45 +170,95 @@ def choose_profile(vector: Vector, supported: Sequence[str], wanted: str | None)
     return next((p for p in vector.tags.profiles if p in supported), None)
 
 
-class Worker:
-    """Runs vectors one after the other over one session, restarting it after each adapter failure."""
+@dataclass
+class _Ran:
+    """The last vector a session ran: its result and the ids of its requests, so that an answer the adapter
+    gives twice can be blamed on the vector it belongs to."""
 
-    def __init__(self, target: Target) -> None:
+    vector: Vector
+    result: VectorResult
+    first_id: int
+    """The id of its reset request; step ``i`` is ``first_id + 1 + i``."""
+    last_id: int
+
+
+class Worker:
+    """Runs vectors one after the other over one session, restarting it after each adapter failure.
+
+    The handshake failure policy: after ``target.handshake_failures`` handshakes in a row fail, every further
+    vector is an error at once, without starting the adapter again. Blame: an adapter that answers a request twice
+    is found out when the extra answer arrives; the vector that request belongs to becomes an error (its result
+    amended, if it had already ended), and a vector that merely received the extra answer keeps its verdict.
+    """
+
+    def __init__(self, target: Target, groups: GroupTracker | None = None) -> None:
         self.target = target
+        self.groups = groups
         self.session: Session | None = None
         self.hello: JSON = None
         self.next_id = 2
+        self.failed_handshakes = 0
+        self.last_handshake_failure = ""
+        self.previous: _Ran | None = None
+        self.amendments: list[VectorResult] = []
 
     def _ensure(self) -> JSON:
         if self.session is None:
-            self.session = self.target.open()
-            self.next_id = 2
             try:
+                self.session = self.target.open(self.groups)
+                self.next_id = 2
                 self.hello = handshake(self.session)
-            except AdapterFailure:
+            except AdapterFailure as failure:
                 self._drop()
+                self.failed_handshakes += 1
+                self.last_handshake_failure = str(failure)
                 raise
+            self.failed_handshakes = 0
         return self.hello
 
     def _drop(self) -> None:
         if self.session is not None:
             self.session.close()
         self.session = None
+        self.previous = None
 
     def _request(self, message: JSON) -> JSON:
         assert self.session is not None
         message["id"] = self.next_id
         self.next_id += 1
-        return check_response(message, self.session.request(message))
+        response = self.session.request(message)
+        try:
+            return check_response(message, response)
+        except StaleAnswer as stale:
+            # An earlier id: an extra answer to that request if this one's own answer follows, else a wrong id.
+            receive = getattr(self.session, "receive", None)
+            try:
+                again = receive(message) if receive is not None else None
+            except AdapterFailure:
+                again = None
+            if again is None or again.get("id") != message["id"]:
+                raise AdapterFailure(str(stale)) from None
+            amended = self._blame_previous(stale.request_id)
+            if amended is None:
+                raise
+            self.amendments.append(amended)
+            return check_response(message, again)
 
-    def run(self, vector: Vector) -> VectorResult:
+    def run(self, vector: Vector) -> list[VectorResult]:
+        """The vector's result, last; before it, the amended result of an earlier vector found to have been
+        answered twice."""
         started = time.perf_counter()
         result = self._run(vector)
         result.seconds = time.perf_counter() - started
-        return result
+        amendments, self.amendments = self.amendments, []
+        return [*amendments, result]
 
     def _run(self, vector: Vector) -> VectorResult:
         area = vector.tags.area
+        if self.session is None and self.failed_handshakes >= self.target.handshake_failures:
+            return VectorResult(vector.id, area, Outcome.ERROR,
+                                f"not run: the adapter failed its handshake {self.failed_handshakes} times in a row "
+                                f"(last: {self.last_handshake_failure})")
         try:
             hello = self._ensure()
         except AdapterFailure as failure:
@@ -189,6 +270,33 @@ class Worker:
         if profile is None:
             return VectorResult(vector.id, area, Outcome.SKIP,
                                 f"expectations hold for {', '.join(vector.tags.profiles)}, not a selected profile")
+        first_id = self.next_id
+        result: VectorResult | None = None
+        try:
+            result = self._steps(vector, profile)
+            self._check_unsolicited()
+        except StaleAnswer as stale:  # a request answered twice: this vector's, or (late) the previous one's
+            amended = self._blame_previous(stale.request_id)
+            self._drop()  # the extra line is still buffered: start afresh
+            if amended is not None and result is not None:  # found after this vector ended: it keeps its verdict
+                self.amendments.append(amended)
+                return result
+            index = stale.request_id - first_id - 1 if stale.request_id > first_id else None
+            op = vector.steps[index].op if index is not None and index < len(vector.steps) else None
+            where = "reset" if index is None else f"step {index} ({op})"
+            detail = f"{where}: the adapter answered request {stale.request_id} twice"
+            return VectorResult(vector.id, area, Outcome.ERROR, detail, index, op, [], profile)
+        except _StepFailure as failure:
+            self._drop()
+            return VectorResult(vector.id, area, Outcome.ERROR, f"{failure.where}: {failure.cause}", failure.index,
+                                failure.op, [], profile)
+        assert result is not None
+        self.previous = _Ran(vector, result, first_id, self.next_id - 1)
+        return result
+
+    def _steps(self, vector: Vector, profile: str) -> VectorResult:
+        """Reset the implementation and send the vector's steps up to the first divergence."""
+        area = vector.tags.area
         index, op = None, None
         try:
             reset = {"type": "reset", "vector": vector.id, "area": area, "profile": profile, "ttl_ns": vector.ttl_ns}
@@ -205,61 +313,124 @@ class Worker:
                 verdict = judge_step(index, step, answer, expected)
                 if verdict is not None:
                     return VectorResult(vector.id, area, Outcome.FAIL, verdict[0], index, op, verdict[1], profile)
+        except StaleAnswer:
+            raise
         except AdapterFailure as failure:
-            self._drop()
-            where = "reset" if index is None else f"step {index} ({op})"
-            return VectorResult(vector.id, area, Outcome.ERROR, f"{where}: {failure}", index, op, [], profile)
+            raise _StepFailure("reset" if index is None else f"step {index} ({op})", index, op, failure) from None
         return VectorResult(vector.id, area, Outcome.PASS, profile=profile)
 
-    def close(self) -> None:
+    def _check_unsolicited(self) -> None:
+        """Fail if the adapter has already written a line nobody asked for (an answer given twice, for one)."""
+        unsolicited = getattr(self.session, "unsolicited", None)
+        lines: list[bytes] = unsolicited() if unsolicited is not None else []
+        if not lines:
+            return
+        text = lines[0].decode("utf-8", "replace")
+        try:
+            rid = protocol.decode(text).get("id")
+        except protocol.ProtocolError:
+            rid = None
+        if isinstance(rid, int) and not isinstance(rid, bool) and 1 <= rid < self.next_id:
+            raise StaleAnswer(f"an extra response for id {rid} arrived after the answer", rid)
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise _StepFailure("after its last answer", None, None,
+                           AdapterFailure(f"adapter printed a line nobody asked for: {shown!r}"))
+
+    def _blame_previous(self, request_id: int) -> VectorResult | None:
+        """The previous vector's result turned into an error, if ``request_id`` was one of its requests."""
+        ran = self.previous
+        if ran is None or not ran.first_id <= request_id <= ran.last_id:
+            return None
+        index = request_id - ran.first_id - 1
+        op = ran.vector.steps[index].op if index >= 0 else None
+        where = "reset" if index < 0 else f"step {index} ({op})"
+        was = ran.result
+        detail = (f"{where}: the adapter answered request {request_id} twice; the second answer arrived after the "
+                  f"vector ended (its verdict had been {was.outcome.value})")
+        return VectorResult(was.id, was.area, Outcome.ERROR, detail, None if index < 0 else index, op, [],
+                            was.profile, was.seconds)
+
+    def close(self) -> list[VectorResult]:
+        """End the session; the amended result of the last vector if the adapter had answered it twice."""
+        amended = []
+        if self.session is not None and self.previous is not None:
+            try:
+                self._check_unsolicited()
+            except StaleAnswer as stale:
+                blamed = self._blame_previous(stale.request_id)
+                amended = [blamed] if blamed is not None else []
+            except _StepFailure:
+                pass
         self._drop()
+        return amended
+
+    def abort(self) -> None:
+        """Kill the adapter at once (an interruption): no goodbye."""
+        kill = getattr(self.session, "kill", None)
+        if kill is not None:
+            kill()
+        self.session = None
 
 
-_PROCESS_WORKER: Worker | None = None
-"""In a pool process: the worker (and its adapter session) kept across chunks."""
+class _StepFailure(Exception):
+    """An adapter failure at a known place of the vector: ``where`` says it, ``index`` and ``op`` name the step
+    (None: not at a step)."""
+
+    def __init__(self, where: str, index: int | None, op: str | None, cause: AdapterFailure) -> None:
+        super().__init__(str(cause))
+        self.where, self.index, self.op, self.cause = where, index, op, cause
 
 
-def _run_chunk(args: tuple[Target, list[Vector]]) -> list[VectorResult]:
-    global _PROCESS_WORKER
-    target, vectors = args
-    if _PROCESS_WORKER is None or _PROCESS_WORKER.target != target:
-        _PROCESS_WORKER = Worker(target)
-    return [_PROCESS_WORKER.run(v) for v in vectors]
+class RunInterrupted(KeyboardInterrupt):
+    """The run was interrupted (Ctrl-C, or SIGTERM turned into one): ``results`` holds every vector's result so
+    far, in the order given, with :attr:`Outcome.NOT_RUN` for the vectors that had none yet."""
+
+    def __init__(self, results: list[VectorResult]) -> None:
+        super().__init__("the conformance run was interrupted")
+        self.results = results
 
 
 def run_vectors(
     target: Target, vectors: Sequence[Vector], workers: int = 1, on_result: Callable[[VectorResult], None] | None = None
 ) -> list[VectorResult]:
     """Run every vector; ``on_result`` sees each result as soon as it is recorded. Results come back in
-    ``vectors`` order. A vector whose worker process died gets an error result, never silence."""
+    ``vectors`` order. A vector whose worker process died or hung gets an error result, never silence; no adapter
+    or worker process outlives the call. On ``KeyboardInterrupt`` raises :class:`RunInterrupted` with the results
+    so far (every process already killed)."""
     results: dict[str, VectorResult] = {}
 
     def record(result: VectorResult) -> None:
-        results[result.id] = result
-        if on_result is not None:
+        new = result.id not in results
+        results[result.id] = result  # a later result for the same vector amends it (an answer given twice)
+        if new and on_result is not None:
             on_result(result)
 
-    if workers <= 1:
-        worker = Worker(target)
-        try:
-            for vector in vectors:
-                record(worker.run(vector))
-        finally:
-            worker.close()
-    else:
-        size = max(1, min(16, len(vectors) // (workers * 4)))
-        chunks = [list(vectors[i:i + size]) for i in range(0, len(vectors), size)]
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+    def lost(vector: Vector, why: str) -> VectorResult:
+        return VectorResult(vector.id, vector.tags.area, Outcome.ERROR, f"not finished: {why}")
+
+    try:
+        if workers <= 1:
+            worker = Worker(target)
             try:
-                for chunk_results in pool.imap_unordered(_run_chunk, [(target, c) for c in chunks]):
-                    for result in chunk_results:
-                        record(result)
-            except Exception as error:  # a worker process died: keep what was recorded
                 for vector in vectors:
-                    if vector.id not in results:
-                        record(VectorResult(vector.id, vector.tags.area, Outcome.ERROR,
-                                            f"not run: a worker process failed ({error})"))
+                    for result in worker.run(vector):
+                        record(result)
+            except BaseException:
+                worker.abort()
+                raise
+            for result in worker.close():
+                record(result)
+        else:
+            run_pool(vectors, workers, lambda groups: Worker(target, groups), target.vector_budget, record, lost)
+    except KeyboardInterrupt:
+        raise RunInterrupted([results.get(v.id) or not_run([v])[0] for v in vectors]) from None
     return [results[v.id] for v in vectors]
+
+
+def not_run(vectors: Sequence[Vector]) -> list[VectorResult]:
+    """A :attr:`Outcome.NOT_RUN` result for each vector (the run was interrupted before it had one)."""
+    return [VectorResult(v.id, v.tags.area, Outcome.NOT_RUN, "not run: the run was interrupted before this vector "
+                         "had a result") for v in vectors]
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,10 +482,15 @@ EXIT_DIVERGENCE = 1
 """At least one vector failed unexpectedly, or an expected failure passed."""
 EXIT_USAGE_OR_ADAPTER = 2
 """Bad arguments or vector files, or at least one adapter error (crash, hang, garbage, protocol)."""
+EXIT_INTERRUPTED = 128 + 2
+"""The run was interrupted by SIGINT (Ctrl-C), as a shell reports it; SIGTERM gives 128 + 15."""
 
 
 def exit_code(results: Sequence[VectorResult]) -> int:
+    """The run's exit code from its results (a run with :attr:`Outcome.NOT_RUN` results was interrupted)."""
     outcomes = {r.outcome for r in results}
+    if Outcome.NOT_RUN in outcomes:
+        return EXIT_INTERRUPTED
     if Outcome.ERROR in outcomes:
         return EXIT_USAGE_OR_ADAPTER
     if outcomes & {Outcome.FAIL, Outcome.XPASS}:

@@ -258,11 +258,17 @@ def dispatcher_scenarios() -> list[Scenario]:
            [AddCall(patch("u1", condition=None, nominating_info=NominatingInfo(NominatingMode.NOOP)))], "no-op"),
         ds("merge_to_no_op_drops_both", "A merge that ends in a no-op drops the pending call too",
            [AddCall(patch("u1")), AddCall(PodStatusPatchCall("u1", ALREADY, None))], "no-op", "merge"),
-        ds("in_flight_overwritten", "A call of another type for an in-flight UID (not told before PR #141745)",
+        ds("in_flight_overwritten", "A call of another type for an in-flight UID: v1.34 tells the in-flight call it "
+           "was overwritten; from v1.35 (PR #135180) the new call waits behind it untold",
            [AddCall(patch("u1")), pop, bind("u1"), FinishCall("u1"), pop, FinishCall("u1")], "in-flight"),
         ds("no_op_behind_in_flight_kept", "A no-op behind an in-flight call is kept and executed",
            [AddCall(patch("u1")), pop, AddCall(PodStatusPatchCall("u1", ALREADY, UNSCHEDULABLE)), FinishCall("u1"),
             pop, FinishCall("u1")], "in-flight", "no-op"),
+        ds("waiting_call_replaced_untold", "A status patch merged behind its pod's in-flight patch is replaced by "
+           "a binding: v1.34 tells it it was overwritten; from v1.35 (PR #135180) its caller is never told "
+           "(liveness_every_caller_told, a known violation)",
+           [AddCall(patch("u1")), pop, AddCall(patch("u1", PodCondition("PodScheduled", "False", "SchedulerError"))),
+            bind("u1"), FinishCall("u1"), pop, FinishCall("u1")], "in-flight", "merge"),
         ds("execution_error_reaches_caller", "An execution error is sent to the caller",
            [bind(), pop, FinishCall("u1", 'pods "p" not found')], "execution"),
         ds("sync_refreshes_and_drops", "Sync refreshes the base status and drops a call that became a no-op",

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from conformance.arguments import finite_number, int_in, non_negative, profile_name
 from conformance.console import make_console
 from conformance.queue_counts import QueueCounter, queue_table
 from conformance.simulation_checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
@@ -40,56 +41,15 @@ MAX_PODS = 10_000_000
 # --------------------------------------------------------------------------------------------
 
 
-def _integer(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
-
-
-def _number(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"{what} must be a finite number, got {text!r}")
-    return value
-
-
-def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
-    """An argparse type: a whole number in [low, high]."""
-
-    def parse(text: str) -> int:
-        value = _integer(text, what)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{what} must be between {low:,} and {high:,}, got {value:,}")
-        return value
-
-    return parse
-
-
 def rate(what: str, *, below_one: bool = False) -> Callable[[str], float]:
     """An argparse type: a probability in [0, 1], or [0, 1) when ``below_one`` (a bind that always fails would
     retry forever)."""
 
     def parse(text: str) -> float:
-        value = _number(text, what)
+        value = finite_number(text, what)
         if value < 0 or value > 1 or (below_one and value == 1):
             bound = "below 1" if below_one else "at most 1"
             raise argparse.ArgumentTypeError(f"{what} must be at least 0 and {bound}, got {text}")
-        return value
-
-    return parse
-
-
-def non_negative(what: str) -> Callable[[str], float]:
-    """An argparse type: a finite number >= 0."""
-
-    def parse(text: str) -> float:
-        value = _number(text, what)
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{what} must not be negative, got {text}")
         return value
 
     return parse
@@ -100,14 +60,6 @@ def check_every(text: str) -> int | None:
     if text == "auto":
         return None
     return int_in(1, 10**12, "--check-every")(text)
-
-
-def profile_name(text: str) -> str:
-    """A known version profile."""
-    try:
-        return get_profile(text).name
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,6 +93,7 @@ def config_from(args: argparse.Namespace) -> SimulationConfig:
         uniform_nodes=args.identical_pods,
         opportunistic_batching=not args.no_batching,
         max_virtual_time=round(args.max_virtual_seconds * SECOND),
+        pod_lifetime=round(args.pod_lifetime_seconds * SECOND),
     )
 
 
@@ -278,6 +231,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--churn", type=non_negative("--churn"), default=0.0,
                         help="cluster changes per virtual second while pods arrive and 10 s after: pod deletions, "
                              "node updates, additions and deletions (default 0)")
+    parser.add_argument("--pod-lifetime-seconds", type=non_negative("--pod-lifetime-seconds"), default=0.0,
+                        help="each pod finishes and is deleted this long after it is bound (default 0: pods run for "
+                             "ever); with --arrival-rate R about R x this many pods run at once: a steady state")
     parser.add_argument("--identical-pods", action="store_true",
                         help="identical pods, each filling most of a node, on identical nodes: the workload "
                              "opportunistic batching serves")

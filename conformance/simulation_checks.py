@@ -94,8 +94,6 @@ than the TTL; its node's resources and host ports then go to another pod, and th
 the node is double-booked (spec/cycle_invariants.py). Host ports are a set per node (``HostPortInfo``), so when
 one of two pods holding the same port leaves, the port leaves the set although the other pod still holds it
 (tests/refimpl/simulator/test_known_violations.py shows it)."""
-ACCOUNTING_MEMO_LIMIT = 100_000
-"""How many NodeInfo values :class:`InvariantChecker` remembers the accounting verdict of."""
 FAILED_OUTCOMES = frozenset({Outcome.UNSCHEDULABLE, Outcome.ERROR})
 
 
@@ -171,16 +169,18 @@ class InvariantChecker:
     def _requested_is_sum_of_pods(self, state: CacheState) -> bool:
         """``inv_requested_is_sum_of_pods``, evaluated node by node on one-node states and remembered per NodeInfo
         value: it is a conjunction over the nodes, and recomputing every pod's requests at every step would
-        dominate the run's time."""
-        if len(self._accounting) > ACCOUNTING_MEMO_LIMIT:
-            self._accounting.clear()
+        dominate the run's time. Only the last check's NodeInfos are remembered (a node unchanged since then is
+        not recomputed), so the memo holds no more than the cluster's nodes: a memo of every NodeInfo ever seen
+        kept the pods of a long run alive long after they were deleted."""
+        previous, current = self._accounting, {}
         holds = True
         for name, info in state.nodes.items():
-            known = self._accounting.get(info)
+            known = previous.get(info)
             if known is None:
-                known = self._accounting[info] = inv_requested_is_sum_of_pods(
-                    replace(state, nodes=FrozenMap({name: info})))
+                known = inv_requested_is_sum_of_pods(replace(state, nodes=FrozenMap({name: info})))
+            current[info] = known
             holds = holds and known
+        self._accounting = current
         return holds
 
     def _record(self, name: str, holds: bool, where: str) -> None:

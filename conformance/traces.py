@@ -3,7 +3,8 @@
 A :class:`Scenario` is a named sequence of operations and the profiles it applies to. :func:`expand` runs it
 under each profile, groups the profiles whose expected traces are the same, and returns one vector per group: a
 behaviour that differs between Kubernetes versions thus yields several vectors, each tagged with the profiles
-it holds for (and with the behaviour ``version-dependent``).
+it holds for (and with the label ``version-dependent``). Every vector is tagged with the scenario's hand-chosen labels
+and with the behaviours its steps were *observed* to exercise (:mod:`conformance.behaviours`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.behaviours import cache_step_behaviours, checked, cycle_step_behaviours, dispatcher_step_behaviours
+from conformance.behaviours.queue import queue_step_behaviours
 from conformance.codec import encode_operation
 from conformance.format import Expect, Step, Tags, Vector
 from conformance.observe import (
@@ -82,13 +85,20 @@ def apply_cache_step(
     return after, outcome, returned
 
 
-def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation | UpdateMetrics]) -> list[Step]:
+Trace = tuple[list[Step], frozenset[str]]
+"""A trace's steps and the behaviours they exercised."""
+
+
+def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation | UpdateMetrics]) -> Trace:
     """Apply ``ops`` from an empty cache; the steps end at the first fatal outcome."""
     world = World(new_cache(profile, ttl))
     previous = INITIAL_CACHE_OBSERVATION
-    steps = []
+    steps: list[Step] = []
+    seen: set[str] = set()
     for op in ops:
+        before = world
         world, outcome, returned = apply_cache_step(world, op)
+        seen |= cache_step_behaviours(before, op, world, outcome, returned)
         name, args = encode_operation(op)
         if outcome.status is Status.FATAL:
             steps.append(Step(name, args, Expect("fatal", outcome.kind, outcome.message)))
@@ -97,19 +107,22 @@ def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation | Upd
         kind = outcome.kind if outcome.status is Status.ERROR else None
         steps.append(Step(name, args, Expect(outcome.status.value, kind, outcome.message, diff(previous, current))))
         previous = current
-    return steps
+    return steps, checked(seen)
 
 
-def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation]) -> list[Step]:
+def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation]) -> Trace:
     """Apply ``ops`` from an empty call queue; an operation that is not enabled ends the steps."""
     queue = new_call_queue(profile)
     previous = INITIAL_DISPATCHER
-    steps = []
+    steps: list[Step] = []
+    seen: set[str] = set()
     for op in ops:
         if not is_enabled(queue, op):
             break
+        old = queue
         before = len(queue.sends)
         queue, error = apply_call_queue(queue, op)
+        seen |= dispatcher_step_behaviours(old, op, queue, error)
         current = observe_dispatcher(queue, before)
         name, args = encode_operation(op)
         if error is None:
@@ -118,36 +131,41 @@ def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation])
             expect = Expect("error", str(error.kind.value), error.message, diff(previous, current))
         steps.append(Step(name, args, expect))
         previous = current
-    return steps
+    return steps, checked(seen)
 
 
-def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]) -> list[Step]:
+def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]) -> Trace:
     """Apply ``ops`` from an empty cluster. Fails with ``ValueError`` naming the first step whose guard is false:
     a scenario must contain only steps that can happen (a rejected ``schedule_pod`` can)."""
     cluster = new_cluster(profile, ttl)
     previous = INITIAL_CYCLE_OBSERVATION
-    steps = []
+    steps: list[Step] = []
+    seen: set[str] = set()
     for index, op in enumerate(ops):
+        before = cluster
         try:
             cluster, outcome = apply_cycle(cluster, op)
         except CycleNotEnabled as error:
             raise ValueError(f"step {index} ({op!r}) cannot happen under {profile.name}: {error}") from None
+        seen |= cycle_step_behaviours(before, op, cluster, outcome)
         current = observe_cluster(cluster, outcome.filters)
         name, args = encode_operation(op)
         status = "ok" if outcome.kind is None else "error"
         steps.append(Step(name, args, Expect(status, outcome.kind, outcome.message, diff(previous, current))))
         previous = current
-    return steps
+    return steps, checked(seen)
 
 
-def queue_steps(profile: VersionProfile, ops: Sequence[QueueOperation]) -> list[Step]:
+def queue_steps(profile: VersionProfile, ops: Sequence[QueueOperation]) -> tuple[list[Step], frozenset[str]]:
     """Apply ``ops`` to an empty scheduling queue of ``profile``. Fails with ``ValueError`` naming the first step
     that cannot be a vector's: a pop that would block, or one among pods that compare equal (an implementation's
-    heap may take either)."""
+    heap may take either). Returns the steps and the behaviours they were observed to exercise."""
     world = new_queue_world(profile)
     previous = INITIAL_QUEUE_OBSERVATION
     steps = []
+    seen: set[str] = set()
     for index, op in enumerate(ops):
+        before = world
         try:
             world, outcome = apply_queue_operation(world, op)
         except (QueueNotEnabled, ValueError) as error:
@@ -161,8 +179,9 @@ def queue_steps(profile: VersionProfile, ops: Sequence[QueueOperation]) -> list[
         else:
             expect = Expect("error", outcome.error.kind.value, outcome.error.message, diff(previous, current))
         steps.append(Step(name, args, expect))
+        seen |= queue_step_behaviours(before, op, world, outcome)
         previous = current
-    return steps
+    return steps, checked(seen)
 
 
 INITIAL_OBSERVATIONS = {
@@ -181,29 +200,33 @@ def _applicable(scenario: Scenario) -> list[str]:
 
 
 def expand(scenario: Scenario) -> list[Vector]:
-    """One vector per group of profiles with the same expected trace."""
-    groups: dict[tuple[Any, ...], tuple[list[str], list[Step]]] = {}
+    """One vector per group of profiles with the same expected trace, tagged with the scenario's labels, then the
+    behaviours observed under any profile of the group (sorted)."""
+    groups: dict[tuple[Any, ...], tuple[list[str], list[Step], set[str]]] = {}
     for name in _applicable(scenario):
         profile = PROFILES[name]
         if scenario.area == "dispatcher":
-            steps = dispatcher_steps(profile, scenario.ops)
+            steps, seen = dispatcher_steps(profile, scenario.ops)
         elif scenario.area == "cycle":
             try:
-                steps = cycle_steps(profile, scenario.ttl, scenario.ops)
+                steps, seen = cycle_steps(profile, scenario.ttl, scenario.ops)
             except ValueError:
                 if scenario.origin == "curated":
                     raise
                 continue  # a generated trace found under one profile that cannot happen under this one
         elif scenario.area == "queue":
-            steps = queue_steps(profile, scenario.ops)
+            steps, seen = queue_steps(profile, scenario.ops)
         else:
-            steps = cache_steps(profile, scenario.ttl, scenario.ops)
+            steps, seen = cache_steps(profile, scenario.ttl, scenario.ops)
         if steps:
-            groups.setdefault(_comparable(steps), ([], steps))[0].append(name)
+            group = groups.setdefault(_comparable(steps), ([], steps, set()))
+            group[0].append(name)
+            group[2].update(seen)
     vectors = []
     split = len(groups) > 1
-    for names, steps in groups.values():
-        behaviours = scenario.behaviours + (("version-dependent",) if split else ())
+    for names, steps, observed in groups.values():
+        labels = scenario.behaviours + (("version-dependent",) if split else ())
+        behaviours = (*labels, *sorted(observed - set(labels)))
         vector_id = scenario.id + (f".{names[0].replace('.', '_')}" if split else "")
         initial = INITIAL_OBSERVATIONS.get(scenario.area, INITIAL_CACHE_OBSERVATION)
         vectors.append(Vector(

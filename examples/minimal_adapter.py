@@ -2,6 +2,9 @@
 
     ksspec conform --adapter "python examples/minimal_adapter.py"
 
+Copied into another project, it runs with the Python environment ``ksspec`` is installed in (``pip install``, see
+the README); in the checkout it finds the packages next to it.
+
 It serves the cache, snapshot and node_tree areas (the runner skips dispatcher and cycle vectors) with the
 reference implementation's :class:`refimpl.cache.Cache` standing in for *your* cache: replace the four marked
 places (construction, applying an operation, mapping errors, building the observation) and keep the loop.

@@ -30,6 +30,7 @@ from spec.nodeinfo import NodeInfo, PodNotInNodeInfo
 from spec.nodetree import NodeTree
 from spec.objects import Node, Pod, klog_kobj
 from spec.quantities import Duration, Timestamp
+from spec.valuetypes import cached_hash
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -37,6 +38,7 @@ from spec.versions import DEFAULT_PROFILE, VersionProfile
 # ============================================================================================
 
 
+@cached_hash
 @dataclass(frozen=True)
 class PodState:
     """``podState``: the cached pod object and, for an assumed pod, its binding progress."""
@@ -47,6 +49,7 @@ class PodState:
     binding_finished: bool = False
 
 
+@cached_hash
 @dataclass(frozen=True)
 class CacheSizeMetrics:
     """The ``scheduler_cache_size`` gauge (label ``type``), as last published."""
@@ -56,6 +59,7 @@ class CacheSizeMetrics:
     nodes: int = 0
 
 
+@cached_hash
 @dataclass(frozen=True)
 class CacheState:
     """The whole cache. Fields mirror ``cacheImpl``; their invariants are in :mod:`spec.invariants`."""

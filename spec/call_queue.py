@@ -1,7 +1,9 @@
 """The API dispatcher's call queue: one call per object, merged, replaced or skipped, executed FIFO.
 
-This is ``callQueue`` (pkg/scheduler/backend/api_dispatcher/call_queue.go, the v1.34/v1.35 version
-read at commit c4b5de20; digest §A.3-A.6) and the part of ``APIDispatcher`` that drives it. The
+This is ``callQueue`` (pkg/scheduler/backend/api_dispatcher/call_queue.go: v1.34.0, read at commit
+c4b5de20, digest §A.3-A.6; v1.35.0 adds PR #135180, profile flag ``dispatcher_waits_behind_in_flight``;
+both checked against Kubernetes' own code by examples/kubernetes-adapter) and the part of
+``APIDispatcher`` that drives it. The
 scheduler adds a call (a binding, a status patch) and goes on; one loop pops calls in FIFO order
 and executes each in its own goroutine; when a call finishes it is *finalized*, and its caller
 is told the result on its ``OnFinish`` channel.
@@ -32,6 +34,7 @@ from spec.api_calls import (
     sync_call,
 )
 from spec.frozenmap import FrozenMap
+from spec.valuetypes import cached_hash
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -64,6 +67,7 @@ SKIPPED_NO_OP_AFTER_SYNC: Final = "call does not need to be executed because aft
 DISPATCHER_CLOSED: Final = "api dispatcher is closed"
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Notification:
     """One value sent to a caller's ``OnFinish`` channel."""
@@ -87,6 +91,7 @@ class AddError:
 # ============================================================================================
 
 
+@cached_hash
 @dataclass(frozen=True)
 class QueuedCall:
     """``queuedAPICall``: a call and the identity of the ``Add`` that brought it."""
@@ -95,6 +100,7 @@ class QueuedCall:
     call_id: int
 
 
+@cached_hash
 @dataclass(frozen=True)
 class CallQueue:
     """``callQueue`` plus the dispatcher's in-flight executions.
@@ -190,8 +196,9 @@ def add(queue: CallQueue, call: APICall) -> tuple[CallQueue, AddError | None]:
 
     The caller is the next ``callers`` number. With no call tracked for the UID the call joins
     the FIFO. Otherwise: a less relevant call is skipped; a call of another type replaces the
-    old one (which is told it was overwritten, even while it executes); a call of the same type
-    is merged with the old one, which is told it was overwritten. A call that is then a no-op is
+    old one, which is told it was overwritten (in v1.34 even while it executes; from v1.35, PR
+    #135180, a call of another type waits behind an executing one, which is not told); a call
+    of the same type is merged with the old one, which is told it was overwritten. A call that is then a no-op is
     skipped, and an old pending call goes with it. The error returned is also sent to the
     caller. After close, v1.35 keeps the call but never runs it; profile
     ``dispatcher_close_notifies`` refuses it with "api dispatcher is closed".

@@ -83,14 +83,14 @@ def inv_no_caller_told_twice(queue: CallQueue) -> bool:
     """No ``OnFinish`` channel is sent two values.
 
     KNOWN VIOLATION in v1.34-v1.37: a call overwritten while it executes is told "overwritten" at
-    once and its own result when it finishes (Add, pop, Add, finish).
+    once and its own result when it finishes (Add, pop, Add, finish). From v1.35 (PR #135180) only
+    a call of the same type overwrites an executing call; one of another type waits behind it.
 
-    KNOWN VIOLATION in PR #141745 (read at commit 324d94f5), three ways. (1) The same, for a call
-    overwritten while it executes by a call of the same type (one of another type now waits behind
-    it instead). ``Close`` tells every tracked call "api dispatcher is closed" and leaves it
-    tracked, so (2) a call executing at that moment is told its own result too when it finishes
-    (Add, pop, Close, finish), and (3) a pending call that a later ``SyncObject`` turns into a
-    no-op is dropped and told "skipped" too (Add, Close, Sync: the shortest trace, 3 steps). The
+    KNOWN VIOLATION in PR #141745 (read at commit 324d94f5), three ways. (1) The same. ``Close``
+    tells every tracked call "api dispatcher is closed" and leaves it tracked, so (2) a call
+    executing at that moment is told its own result too when it finishes (Add, pop, Close,
+    finish), and (3) a pending call that a later ``SyncObject`` turns into a no-op is dropped and
+    told "skipped" too (Add, Close, Sync: the shortest trace, 3 steps). The
     Go code at that commit does the same: ``callQueue.close`` sends to every call in ``apiCalls``
     and removes none, and ``callQueue.syncObject`` does not check ``closed``.
 
@@ -113,10 +113,14 @@ def liveness_every_caller_told(queue: CallQueue) -> bool:
     channels of in-tree callers it means every caller observes exactly one outcome.
 
     KNOWN VIOLATION in v1.34-v1.37: close notifies no pending call and keeps calls added after it,
-    so their callers wait forever. PR #141745 fixes that (``dispatcher_close_notifies``) but
-    breaks it elsewhere: a call waiting behind an in-flight call of the same UID is replaced,
-    untold, by a call of another type (``merge`` returns early for an in-flight UID), so its
-    caller is never told anything. Found by the spec; see tests/spec/test_call_queue_liveness.py.
+    so their callers wait forever. PR #141745 fixes that (``dispatcher_close_notifies``).
+
+    KNOWN VIOLATION from v1.35 on (PR #135180, ``dispatcher_waits_behind_in_flight``): a call
+    waiting behind an in-flight call of the same UID is replaced, untold, by a call of another
+    type (``merge`` returns early for an in-flight UID), so its caller is never told anything
+    (Add patch, pop, Add patch, Add binding). v1.34 tells it "overwritten". Found by the spec
+    (tests/spec/test_call_queue_liveness.py) and shown on Kubernetes v1.35.0's own call queue by
+    the vector ``dispatcher.waiting_call_replaced_untold``.
     """
     told = {n.call_id for n in queue.sends}
     return not is_quiescent(queue) or told == set(range(queue.callers))

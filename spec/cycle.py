@@ -36,6 +36,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Node, Pod, with_node_name
 from spec.quantities import Duration, Timestamp
 from spec.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
+from spec.valuetypes import cached_hash
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 
@@ -54,6 +55,7 @@ class FailurePoint(StrEnum):
     """The bind call itself failed: ``FinishBinding`` runs (deferred), then ``ForgetPod``."""
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Cluster:
     """The scheduler (cache, snapshot, queue, binding cycles) and what it talks to (API server, informer)."""

@@ -8,21 +8,24 @@ can see through it, and hashable so that the model checker can store states in s
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import Hashable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from typing import Generic, TypeVar, overload
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class FrozenMap(Mapping[K, V], Generic[K, V]):
     """An immutable mapping; ``set`` and ``remove`` return new maps."""
 
-    __slots__ = ("_data", "_hash")
+    __slots__ = ("_data", "_fingerprint", "_hash")
 
     def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
         self._data: dict[K, V] = dict(items)
         self._hash: int | None = None
+        self._fingerprint: int | None = None
+        """Remembered by :func:`spec.verify.fingerprint.fingerprint`."""
 
     def __getitem__(self, key: K) -> V:
         return self._data[key]
@@ -33,6 +36,28 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
     def __len__(self) -> int:
         return len(self._data)
 
+    # The Mapping mixins would work through __getitem__ and __iter__; the dict's own are faster.
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+
+    @overload
+    def get(self, key: K, default: V | T, /) -> V | T: ...
+
+    def get(self, key: K, default: object = None, /) -> object:
+        return self._data.get(key, default)
+
+    def keys(self) -> KeysView[K]:
+        return self._data.keys()
+
+    def values(self) -> ValuesView[V]:
+        return self._data.values()
+
+    def items(self) -> ItemsView[K, V]:
+        return self._data.items()
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset(self._data.items()))
@@ -40,8 +65,16 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenMap):
+            if self is other:
+                return True
+            if self._hash is not None and other._hash is not None and self._hash != other._hash:
+                return False  # both hashes known and different: the contents differ
             return self._data == other._data
         return NotImplemented
+
+    def __reduce__(self) -> tuple[type[FrozenMap[K, V]], tuple[dict[K, V]]]:
+        """Pickle the contents only: the remembered hash is per process (string hashes are salted)."""
+        return (FrozenMap, (self._data,))
 
     def __repr__(self) -> str:
         return f"FrozenMap({self._data!r})"

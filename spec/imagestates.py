@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from spec.frozenmap import FrozenMap
 from spec.objects import Node
+from spec.valuetypes import cached_hash
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ImageState:
     """A cache-global ``ImageStateSummary``: the size first recorded and the nodes holding it."""
@@ -30,6 +32,7 @@ class ImageState:
     """Identifies this summary object, so that a NodeInfo's pointer to it can be followed."""
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ImageRef:
     """A NodeInfo's pointer to a global summary (its serial) and that summary's size."""
@@ -38,6 +41,7 @@ class ImageRef:
     size: int
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ImageStateSummary:
     """``fwk.ImageStateSummary`` as a cloned NodeInfo carries it: size and number of nodes."""

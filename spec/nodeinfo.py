@@ -25,11 +25,13 @@ from spec.resources import (
     get_host_ports,
     resource_from_list,
 )
+from spec.valuetypes import cached_hash
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 """``DefaultBindAllHostIP``: the host IP of a port that names none."""
 
 
+@cached_hash
 @dataclass(frozen=True, order=True)
 class HostPort:
     """One entry of ``HostPortInfo``: a host IP, a protocol and a port, after sanitising."""
@@ -47,6 +49,7 @@ def host_port(ip: str, protocol: str, port: int) -> HostPort:
     return HostPort(ip or DEFAULT_BIND_ALL_HOST_IP, protocol or PROTOCOL_TCP, port)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class NodeInfo:
     """``framework.NodeInfo``; every field is derived from ``node`` and ``pods`` except the order

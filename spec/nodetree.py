@@ -19,6 +19,7 @@ from spec.objects import (
     LABEL_TOPOLOGY_ZONE,
     Node,
 )
+from spec.valuetypes import cached_hash
 
 ZONE_SEPARATOR = ":\x00:"
 """``GetZoneKey`` joins region and zone with a NUL between colons, so neither can collide."""
@@ -58,6 +59,7 @@ def go_quote(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+@cached_hash
 @dataclass(frozen=True)
 class NodeTree:
     """Zones in the order they first appeared, each with its node names in insertion order.

@@ -13,6 +13,7 @@ from typing import Final
 
 from spec.frozenmap import FrozenMap
 from spec.quantities import EMPTY_RESOURCES, ResourceList
+from spec.valuetypes import cached_hash
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -41,6 +42,7 @@ LABEL_HOSTNAME: Final = "kubernetes.io/hostname"
 # --------------------------------------------------------------------------------------------
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ContainerPort:
     """``v1.ContainerPort``. Only ports with ``host_port > 0`` occupy a node's host port."""
@@ -53,6 +55,7 @@ class ContainerPort:
     """Empty means 0.0.0.0 (``HostPortInfo`` sanitises it)."""
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Container:
     """``v1.Container``: requests, ports, image and, for init containers, the restart policy."""
@@ -70,6 +73,7 @@ class Container:
         return self.restart_policy == RESTART_POLICY_ALWAYS
 
 
+@cached_hash
 @dataclass(frozen=True)
 class AffinityTerms:
     """A non-nil ``v1.PodAffinity`` or ``v1.PodAntiAffinity``, reduced to how many terms it has.
@@ -84,6 +88,7 @@ class AffinityTerms:
     """Number of ``PreferredDuringSchedulingIgnoredDuringExecution`` terms."""
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Toleration:
     """``v1.Toleration``. An empty key with ``Exists`` tolerates every taint; an empty effect matches all."""
@@ -94,6 +99,7 @@ class Toleration:
     effect: str = ""
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Pod:
     """``v1.Pod``, as far as the scheduler cache reads it.
@@ -154,6 +160,7 @@ def pvc_key(namespace: str, claim: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Taint:
     """``v1.Taint``."""
@@ -163,6 +170,7 @@ class Taint:
     effect: str = "NoSchedule"
 
 
+@cached_hash
 @dataclass(frozen=True)
 class ContainerImage:
     """``v1.ContainerImage`` from ``Node.Status.Images``: an image's names and its size."""
@@ -171,6 +179,7 @@ class ContainerImage:
     size_bytes: int
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Node:
     """``v1.Node``, as far as the scheduler cache reads it."""

@@ -16,6 +16,7 @@ from spec.errors import CacheError, SchedulerExit
 from spec.objects import Node, Pod
 from spec.quantities import Timestamp
 from spec.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
+from spec.valuetypes import cached_hash
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Outcome:
 OK = Outcome(Status.OK)
 
 
+@cached_hash
 @dataclass(frozen=True)
 class World:
     """The cache and the scheduling cycle's snapshot: everything the operations act on."""

@@ -26,6 +26,7 @@ from spec.quantities import (
     is_hugepage_resource_name,
     is_scalar_resource_name,
 )
+from spec.valuetypes import cached_hash
 
 DEFAULT_MILLI_CPU_REQUEST: Final = 100
 """``schedutil.DefaultMilliCPURequest`` (pkg/scheduler/util/pod_resources.go): 0.1 core."""
@@ -38,6 +39,7 @@ DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
 # --------------------------------------------------------------------------------------------
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Resource:
     """``framework.Resource``: the scheduler's fixed-field view of a ResourceList."""

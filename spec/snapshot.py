@@ -24,8 +24,10 @@ from spec.errors import CacheError, ErrorKind
 from spec.frozenmap import FrozenMap
 from spec.nodeinfo import NodeInfo
 from spec.nodetree import go_quote, list_nodes
+from spec.valuetypes import cached_hash
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Snapshot:
     """``Snapshot``: NodeInfo clones of the live nodes, ordered lists, used PVCs, a generation."""

@@ -15,11 +15,14 @@ Sources (digest ``k8s-cache.md`` §0.1, §12, errata 1-2):
 - PR #138445 (May 2026, so v1.37) introduced ``validateAssumedPod`` with the message "is not
   assumed, so it cannot be removed or forgotten"; the newest master's ``AddNode`` /
   ``UpdateNode`` return nothing.
+- PR #135180 (November 2025, in v1.35.0) made a call of another type wait behind an in-flight
+  call of its object instead of telling the in-flight call it was overwritten
+  (``callQueue.merge``); v1.34.0 tells it.
 
-The exact v1.35.0 ``ForgetPod`` was not read at the tag (the Kubernetes repository is too large
-to fetch here): the nil return is inferred from PR #134157, which is listed in CHANGELOG-1.35 and
-whose event handler relies on the second ``ForgetPod`` succeeding. ``V1_34`` is the behaviour read
-at commit 7ed318129ff5 and checked by the TTL-era ``TestForgetPod``.
+``V1_35`` and ``V1_34`` are checked against Kubernetes itself: the conformance suite runs on the
+real ``pkg/scheduler/backend/cache`` and call queue of k8s.io/kubernetes v1.35.0 and v1.34.0
+(``make conform-kubernetes``, examples/kubernetes-adapter), which is how PR #135180's change was
+found. v1.35.0's ``ForgetPod`` returns nil for a pod the cache does not know, as PR #134157 implied.
 """
 
 from __future__ import annotations
@@ -27,10 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from spec.valuetypes import cached_hash
+
 WASNT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) wasn't assumed so cannot be forgotten"
 IS_NOT_ASSUMED_MESSAGE: Final = "pod {key}({obj}) is not assumed, so it cannot be removed or forgotten"
 
 
+@cached_hash
 @dataclass(frozen=True)
 class VersionProfile:
     """The behaviour of one Kubernetes release line, as far as the spec distinguishes releases."""
@@ -57,9 +63,12 @@ class VersionProfile:
     dispatcher_close_notifies: bool = False
     """Closing the dispatcher tells every tracked call "api dispatcher is closed", and ``Add``
     after close is refused. False through v1.37: close notifies no one (digest §A.5)."""
-    dispatcher_waits_behind_in_flight: bool = False
+    dispatcher_waits_behind_in_flight: bool = True
     """A call of another type for a UID whose call is in flight waits behind it, and the in-flight
-    call is not told it was overwritten. False through v1.37 (digest §A.4)."""
+    call is not told it was overwritten (``callQueue.merge``: "Old API call is in-flight. The new call
+    needs to wait for the old one to finish"). PR #135180 (merged November 2025) brought it into v1.35.0;
+    v1.34.0 tells the in-flight call at once. Found by running the suite against Kubernetes' own call
+    queue (examples/kubernetes-adapter): the digest (§A.4) had placed it in PR #141745."""
     select_host_reservoir_sampling: bool = False
     """``selectHost`` samples the reservoir among the top-scored nodes (uniformly random, v1.34); from v1.35 (PR
     #135231) the top of the score heap wins, so ties break by heap order (digest §C.2g)."""
@@ -89,6 +98,7 @@ V1_34: Final = VersionProfile(
     pod_level_resources=True,
     forget_assumed_pod_on_delete=False,
     dispatcher_max_in_flight=16,
+    dispatcher_waits_behind_in_flight=False,
     select_host_reservoir_sampling=True,
     opportunistic_batching=False,
     nominated_node_name_for_expectation=False,
@@ -131,14 +141,13 @@ DEFAULT_PROFILE: Final = V1_35
 PR_141745: Final = VersionProfile(
     name="pr141745",
     description="v1.37 with the call-queue changes of PR #141745 (open in 2026, read at commit 324d94f5): close "
-    "notifies every tracked call, Add after close is refused, other-type calls wait behind in-flight ones.",
+    "notifies every tracked call, and Add after close is refused.",
     assumed_pod_expiry=False,
     forget_unknown_pod_is_error=False,
     not_assumed_message=IS_NOT_ASSUMED_MESSAGE,
     node_operations_return_node_info=False,
     pod_level_resources=True,
     dispatcher_close_notifies=True,
-    dispatcher_waits_behind_in_flight=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -40,6 +40,13 @@ def test_a_small_run_passes_and_reports_throughput_counts_and_invariants(capsys:
     assert "simulation passed" in out
 
 
+def test_pods_with_a_lifetime_finish_and_are_deleted(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "--nodes", "4", "--pods", "60", "--arrival-rate", "20", "--pod-lifetime-seconds", "1")
+    assert code == 0, out
+    table = counts(out)
+    assert table["pods created / deleted"] == "60 / 60" and table["bound"] == "60"
+
+
 def test_the_same_seed_gives_the_same_run(capsys: pytest.CaptureFixture[str]) -> None:
     args = ("--nodes", "3", "--pods", "20", "--bind-failure-rate", "0.3", "--conflict-rate", "0.1", "--churn", "2",
             "--seed", "11")
@@ -64,6 +71,7 @@ def test_the_same_seed_gives_the_same_run(capsys: pytest.CaptureFixture[str]) ->
         (("--profile", "v9.99"), "unknown version profile 'v9.99'"),
         (("--latency-ms", "-1"), "--latency-ms must not be negative"),
         (("--check-every", "0"), "--check-every must be between 1 and"),
+        (("--pod-lifetime-seconds", "-1"), "--pod-lifetime-seconds must not be negative"),
     ],
 )
 def test_bad_arguments_are_refused_with_a_message(

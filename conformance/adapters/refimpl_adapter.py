@@ -5,7 +5,9 @@ fake clock) and the cycle's :class:`refimpl.cache.Snapshot`; dispatcher vectors 
 :class:`refimpl.dispatcher.call_queue.CallQueue` directly, popping and finalizing as the run loop and its workers
 would; cycle vectors drive :class:`conformance.adapters.refimpl_cycle.RefimplCycle` (the cache and the scheduler's
 filter plugins in a small cluster); queue vectors drive :class:`conformance.adapters.refimpl_queue.RefimplQueue`
-(refimpl's scheduling queue and the scheduler's side of it).
+(refimpl's scheduling queue and the scheduler's side of it). The observations of refimpl objects live in
+:mod:`conformance.adapters.refimpl_observe`, which the cycle harness shares, so imports between the three modules go
+one way.
 
 Subclasses override :meth:`RefimplAdapter.new_cache`, :meth:`RefimplAdapter.new_queue`,
 :meth:`RefimplAdapter.new_cycle` or the ``apply_*`` methods; that is how the faulty-implementation gallery
@@ -18,6 +20,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
+from conformance.adapters.refimpl_cycle import RefimplCycle
+from conformance.adapters.refimpl_observe import cache_json, node_info_json, snapshot_json
 from conformance.codec import (
     CYCLE_OPERATION_NAMES,
     DISPATCHER_OPERATION_NAMES,
@@ -25,15 +29,7 @@ from conformance.codec import (
     CodecError,
     decode_operation,
 )
-from conformance.observe import (
-    NOTHING_RETURNED,
-    allocatable_json,
-    condition_json,
-    metrics_json,
-    nominating_json,
-    ports_json,
-    requested_json,
-)
+from conformance.observe import NOTHING_RETURNED, condition_json, metrics_json, nominating_json
 from conformance.operations import UpdateMetrics
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.dispatcher import api_calls as ref
@@ -61,49 +57,6 @@ CACHE_AREAS: Final = ("cache", "snapshot", "node_tree")
 
 
 AREAS: Final = (*CACHE_AREAS, "dispatcher", "cycle", "queue")
-
-
-# --------------------------------------------------------------------------------------------
-# Observations of refimpl objects
-# --------------------------------------------------------------------------------------------
-
-
-def node_info_json(info: NodeInfo) -> JSON:
-    r, n, a = info.requested, info.non_zero_requested, info.allocatable
-    return {
-        "node": info.name,
-        "pods": [p.pod.uid for p in info.pods],
-        "requested": requested_json(r.milli_cpu, r.memory, r.ephemeral_storage, r.scalar_resources),
-        "non_zero_requested": {"milli_cpu": n.milli_cpu, "memory": n.memory},
-        "allocatable": allocatable_json(a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number,
-                                        a.scalar_resources),
-        "used_ports": ports_json((ip, proto, port) for ip, ports in info.used_ports.items() for proto, port in ports),
-        "pvc_ref_counts": dict(sorted(info.pvc_ref_counts.items())),
-        "pods_with_affinity": [p.pod.uid for p in info.pods_with_affinity],
-        "pods_with_required_anti_affinity": [p.pod.uid for p in info.pods_with_required_anti_affinity],
-        "image_states": {name: {"size": s.size, "num_nodes": s.num_nodes}
-                         for name, s in sorted(info.image_states.items())},
-    }
-
-
-def cache_json(cache: Cache) -> JSON:
-    """``Dump()``: every NodeInfo, the assumed pods, and the NodeInfo names newest generation first."""
-    dump = cache.dump()
-    return {
-        "nodes": {name: node_info_json(info) for name, info in sorted(dump.nodes.items())},
-        "assumed": sorted(dump.assumed_pods),
-        "recency": sorted(dump.nodes, key=lambda name: -dump.nodes[name].generation),
-    }
-
-
-def snapshot_json(snapshot: Snapshot) -> JSON:
-    return {
-        "list": [i.name for i in snapshot.node_info_list],
-        "affinity": [i.name for i in snapshot.have_pods_with_affinity_node_info_list],
-        "anti_affinity": [i.name for i in snapshot.have_pods_with_required_anti_affinity_node_info_list],
-        "used_pvcs": sorted(snapshot.used_pvc_set),
-        "nodes": {name: node_info_json(info) for name, info in sorted(snapshot.node_info_map.items())},
-    }
 
 
 def to_ref_status(status: spec_calls.PodStatus) -> ref.PodStatus:
@@ -198,8 +151,6 @@ class RefimplAdapter:
 
     def new_cycle(self, profile: VersionProfile, ttl_ns: int) -> Any:
         """A :class:`~conformance.adapters.refimpl_cycle.RefimplCycle` around a new cache."""
-        from conformance.adapters.refimpl_cycle import RefimplCycle  # imported here: it imports this module
-
         return RefimplCycle(profile, self.new_cache(profile, ttl_ns))
 
     def new_scheduling_queue(self, profile: VersionProfile) -> Any:

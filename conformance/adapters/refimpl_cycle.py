@@ -15,7 +15,7 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Any, Final
 
-from conformance.adapters.refimpl_adapter import cache_json
+from conformance.adapters.refimpl_observe import cache_json
 from conformance.observe import cluster_json, metrics_json
 from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,

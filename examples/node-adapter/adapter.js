@@ -7,17 +7,18 @@
 // It declares the "dispatcher" area only, so the runner skips every other vector. The call queue follows
 // pkg/scheduler/backend/api_dispatcher/call_queue.go (v1.35) and the spec (spec/call_queue.py, spec/api_calls.py):
 // one call per pod UID, merged, replaced or skipped, executed in FIFO order; each caller is told its outcome.
-// Version profiles: v1.34 caps executing calls at 16; pr141745 tells every call on close, refuses adds after it,
-// and makes a call of another type wait behind an in-flight one. session.jsonl is a recorded exchange.
+// Version profiles: v1.34 caps executing calls at 16 and tells an in-flight call a call of another type replaced it;
+// from v1.35 (PR #135180) such a call waits behind the in-flight one instead; pr141745 also tells every call on
+// close and refuses adds after it. session.txt is a recorded exchange.
 "use strict";
 
 const readline = require("readline");
 
 const PROFILES = {
   "v1.34": { maxInFlight: 16, closeNotifies: false, waitsBehind: false },
-  "v1.35": { maxInFlight: null, closeNotifies: false, waitsBehind: false },
-  "v1.36": { maxInFlight: null, closeNotifies: false, waitsBehind: false },
-  "v1.37": { maxInFlight: null, closeNotifies: false, waitsBehind: false },
+  "v1.35": { maxInFlight: null, closeNotifies: false, waitsBehind: true },
+  "v1.36": { maxInFlight: null, closeNotifies: false, waitsBehind: true },
+  "v1.37": { maxInFlight: null, closeNotifies: false, waitsBehind: true },
   "pr141745": { maxInFlight: null, closeNotifies: true, waitsBehind: true },
 };
 const RELEVANCE = { pod_status_patch: 1, pod_binding: 2 };

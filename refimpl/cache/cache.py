@@ -7,6 +7,9 @@ normalised kinds of :mod:`spec.errors`; where Kubernetes returns an error after 
 after the same change. Where the Kubernetes process would exit, this raises :class:`~spec.errors.SchedulerExit`
 and the cache must not be used afterwards.
 
+Every public method checks its arguments' shapes first (:mod:`refimpl.cache.validation`): a malformed object is
+an ``InvalidArgument`` (a ``TypeError``) and changes nothing.
+
 Pod states: *absent*; *assumed* (in ``_pod_states`` and ``_assumed_pods``), with the binding in flight or finished
 (then with a deadline unless the TTL is 0); *added* (in ``_pod_states`` only).
 """
@@ -24,10 +27,18 @@ from refimpl.cache.clock import Clock, SystemClock
 from refimpl.cache.generation import DEFAULT_GENERATIONS, GenerationCounter
 from refimpl.cache.image_states import ImageStates
 from refimpl.cache.metrics import CacheMetrics, CacheSize
-from refimpl.cache.node_info import NodeInfo
+from refimpl.cache.node_info import NodeInfo, PodInfo
 from refimpl.cache.node_list import NodeInfoList
 from refimpl.cache.node_tree import NodeTree
 from refimpl.cache.snapshot import Snapshot
+from refimpl.cache.validation import (
+    check_node,
+    check_pod_affinity,
+    check_pod_key,
+    check_snapshot,
+    check_time,
+    pod_info,
+)
 from refimpl.cache.views import CacheDump, CacheInternals, PodStateView
 from spec.errors import CacheError, ErrorKind, FatalKind, SchedulerExit
 from spec.objects import Node, Pod, klog_kobj
@@ -42,6 +53,17 @@ def get_pod_key(pod: Pod) -> str:
     if not pod.uid:
         raise CacheError(ErrorKind.INVALID_POD_KEY, "cannot get cache key for pod with empty UID")
     return pod.uid
+
+
+def _checked_key(pod: Pod, where: str) -> str:
+    """:func:`get_pod_key` of a pod :func:`~refimpl.cache.validation.check_pod_key` accepts (one call on the hot
+    path); fails with ``InvalidArgument`` naming ``where``, or ``InvalidPodKey``."""
+    if isinstance(pod, Pod):
+        uid = pod.uid
+        if uid and type(uid) is str and type(pod.node_name) is str:
+            return uid
+    check_pod_key(pod, where)
+    return get_pod_key(pod)
 
 
 class PodState:
@@ -86,6 +108,9 @@ class Cache:
         self._image_states = ImageStates()
         self.metrics = CacheMetrics()
         self._hook: OperationHook | None = None
+        self._checked: PodInfo | None = None
+        """Set under the lock just before ``_add_pod``: the PodInfo the public method built from the pod (so
+        validated) before taking the lock, which ``_add_pod`` then adds instead of building another."""
         self._worker: CleanupWorker | None = None
 
     # ========================================================================================
@@ -94,7 +119,7 @@ class Cache:
 
     def get_pod(self, pod: Pod) -> Pod:
         """``GetPod``: the cached object for the pod's key. Fails with ``InvalidPodKey`` or ``PodNotFound``."""
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "get_pod: pod")
         with self._lock:
             state = self._pod_states.get(key)
             if state is None:
@@ -105,7 +130,7 @@ class Cache:
 
     def is_assumed_pod(self, pod: Pod) -> bool:
         """``IsAssumedPod``. Fails only with ``InvalidPodKey``."""
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "is_assumed_pod: pod")
         with self._lock:
             return key in self._assumed_pods
 
@@ -151,12 +176,15 @@ class Cache:
 
     def _add_pod(self, pod: Pod, assume: bool) -> None:
         """``addPod``: charge the pod to ``pod.node_name``, creating a placeholder NodeInfo if needed."""
+        info, self._checked = self._checked, None
         key = get_pod_key(pod)
         name = pod.node_name
         item = self._nodes.get(name)
         if item is None:
             item = self._nodes.add(name, NodeInfo(self._generations))
-        item.info.add_pod(pod, pod_level_resources=self._pod_level_resources)
+        if info is None or info.pod is not pod:  # an internal caller: no PodInfo was built at the boundary
+            info = PodInfo(pod, pod_level_resources=self._pod_level_resources)
+        item.info.add_pod_info(info)
         self._nodes.move_to_head(name)
         self._pod_states[key] = PodState(pod)
         if assume:
@@ -195,13 +223,15 @@ class Cache:
 
         Fails with ``InvalidPodKey``, or ``PodAlreadyInCache`` if the pod is assumed or added already.
         """
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "assume_pod: pod")
+        info = pod_info(pod, "assume_pod: pod", self._pod_level_resources)
         with self._lock:
             self._admit("assume_pod", pod)
             if key in self._pod_states:
                 raise CacheError(
                     ErrorKind.POD_ALREADY_IN_CACHE, f"pod {key}({klog_kobj(pod)}) is in the cache, so can't be assumed"
                 )
+            self._checked = info
             self._add_pod(pod, assume=True)
 
     def finish_binding(self, pod: Pod, now: int | None = None) -> None:
@@ -210,6 +240,10 @@ class Cache:
 
         Fails with ``UnsupportedOperation`` in a profile without expiry, or ``InvalidPodKey``.
         """
+        if not isinstance(pod, Pod) or type(pod.uid) is not str or type(pod.node_name) is not str:
+            check_pod_key(pod, "finish_binding: pod")
+        if now is not None and type(now) is not int:
+            check_time(now, "finish_binding: now")
         if not self.profile.assumed_pod_expiry:
             raise CacheError(
                 ErrorKind.UNSUPPORTED_OPERATION, f"FinishBinding does not exist in profile {self.profile.name}"
@@ -231,7 +265,8 @@ class Cache:
         ``PodAssumedOnOtherNode`` if the object names another node than the cached one (checked first);
         ``PodNotAssumed`` if the pod is added, or unknown in v1.34.
         """
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "forget_pod: pod")
+        check_pod_affinity(pod, "forget_pod: pod")
         with self._lock:
             self._admit("forget_pod", pod)
             state = self._pod_states.get(key)
@@ -261,15 +296,18 @@ class Cache:
         ``pod.node_name`` (possibly another node); a failure there is only logged, as in Kubernetes. An unknown pod
         is added. Fails with ``InvalidPodKey``, or ``PodAlreadyAdded``.
         """
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "add_pod: pod")
+        info = pod_info(pod, "add_pod: pod", self._pod_level_resources)
         with self._lock:
             self._admit("add_pod", pod)
             state = self._pod_states.get(key)
             if state is not None and key in self._assumed_pods:
+                self._checked = info
                 with suppress(CacheError):  # Kubernetes logs "Error occurred while updating pod", returns nil.
                     self._update_pod(state.pod, pod)
                 return
             if state is None:
+                self._checked = info
                 self._add_pod(pod, assume=False)
                 return
             raise CacheError(ErrorKind.POD_ALREADY_ADDED, f"pod {key}({klog_kobj(pod)}) was already in added state")
@@ -280,7 +318,10 @@ class Cache:
         Fails with ``InvalidPodKey``; ``PodNotAdded``; ``AssumedPodUpdate``; or, after removing ``old``,
         ``PodNotInNodeInfo`` or ``new``'s ``InvalidPodKey``. Exits if ``new`` names another node than the cache.
         """
-        key = get_pod_key(old)
+        key = _checked_key(old, "update_pod: old")
+        check_pod_affinity(old, "update_pod: old")
+        check_pod_key(new, "update_pod: new")  # an empty UID fails later, after old is removed, as in Kubernetes
+        info = pod_info(new, "update_pod: new", self._pod_level_resources)
         with self._lock:
             self._admit("update_pod", old, new)
             state = self._pod_states.get(key)
@@ -299,6 +340,7 @@ class Cache:
                     f"pod {key}({klog_kobj(old)}) updated on a different node than previously added to; "
                     "scheduler cache is corrupted and can badly affect scheduling decisions",
                 )
+            self._checked = info
             self._update_pod(old, new)
 
     def remove_pod(self, pod: Pod) -> None:
@@ -307,7 +349,7 @@ class Cache:
         The *cached* object is removed. An object with an empty node name (stale) is accepted. Fails with
         ``InvalidPodKey`` or ``PodNotFoundForRemoval``; exits if the object names another, non-empty node.
         """
-        key = get_pod_key(pod)
+        key = _checked_key(pod, "remove_pod: pod")
         with self._lock:
             self._admit("remove_pod", pod)
             state = self._pod_states.get(key)
@@ -338,6 +380,7 @@ class Cache:
         An existing NodeInfo (placeholder or ghost) is reused with its pods; its previous node's images are
         released first. A node already in the tree under another zone is entered a second time (Kubernetes quirk).
         """
+        check_node(node, "add_node: node")
         with self._lock:
             self._admit("add_node", node)
             item = self._nodes.get(node.name)
@@ -357,6 +400,9 @@ class Cache:
         An unknown node is created and entered in the tree. Never fails; exits when ``old`` is None and ``new``
         has a zone (nil dereference in Go). Returns a clone as :meth:`add_node` does.
         """
+        if old is not None:
+            check_node(old, "update_node: old")
+        check_node(new, "update_node: new")
         with self._lock:
             self._admit("update_node", old, new)
             item = self._nodes.get(new.name)
@@ -378,6 +424,7 @@ class Cache:
         images *this object* lists are released. Fails with ``NodeNotFound`` (no change), or ``NodeNotInTree``
         after the NodeInfo was already changed (and without releasing the images).
         """
+        check_node(node, "remove_node: node")
         with self._lock:
             self._admit("remove_node", node)
             item = self._nodes.get(node.name)
@@ -400,6 +447,7 @@ class Cache:
 
         Fails with ``SnapshotInconsistent``, after rebuilding the snapshot's lists for the next cycle.
         """
+        check_snapshot(snapshot, "update_snapshot: snapshot")
         with self._lock:
             self._admit("update_snapshot", snapshot)
             snapshots.update_snapshot(self._nodes, self._node_tree, snapshot, self._image_states.version)
@@ -416,6 +464,8 @@ class Cache:
         Go's random map order; this visits them in key order, as the spec does. Fails with
         ``UnsupportedOperation`` in a profile without expiry; exits if an assumed key has no pod state.
         """
+        if now is not None and type(now) is not int:
+            check_time(now, "cleanup_assumed_pods: now")
         if not self.profile.assumed_pod_expiry:
             raise CacheError(
                 ErrorKind.UNSUPPORTED_OPERATION, f"cleanupAssumedPods does not exist in profile {self.profile.name}"

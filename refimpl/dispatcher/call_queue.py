@@ -1,7 +1,7 @@
 """The call queue: one call per object, merged, replaced or skipped, popped in FIFO order.
 
-``callQueue`` (pkg/scheduler/backend/api_dispatcher/call_queue.go; v1.34/v1.35 at commit c4b5de20, PR #141745 at
-324d94f5; digest §A.3-A.7). One lock guards four fields; a condition on it wakes ``pop``:
+``callQueue`` (pkg/scheduler/backend/api_dispatcher/call_queue.go; v1.34.0 at commit c4b5de20, v1.35.0 with PR
+#135180, PR #141745 at 324d94f5; digest §A.3-A.7). One lock guards four fields; a condition on it wakes ``pop``:
 
 - ``_api_calls``: the one call kept per object UID, pending or in flight (or waiting behind an in-flight one);
 - ``_fifo``: UIDs of pending calls in execution order, each once, none in flight;
@@ -13,7 +13,8 @@ value, as Go's ``select``/``default`` does. :class:`ResultChannel` is Go's ``mak
 
 Profile differences (:class:`~spec.versions.VersionProfile`): ``dispatcher_close_notifies`` (close tells every
 tracked call "api dispatcher is closed", add after close is refused, pop after close returns nothing) and
-``dispatcher_waits_behind_in_flight`` (a call of another type waits behind an in-flight call, which is not told).
+``dispatcher_waits_behind_in_flight`` (a call of another type waits behind an in-flight call, which is not told;
+from v1.35, PR #135180).
 """
 
 from __future__ import annotations

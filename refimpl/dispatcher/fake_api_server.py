@@ -116,12 +116,17 @@ class _Fault:
 class FakeAPIServer:
     """A thread-safe in-memory API server for pods."""
 
-    def __init__(self, sleeper: Sleeper | None = None, latency: float | Callable[[Request], float] = 0.0) -> None:
+    def __init__(self, sleeper: Sleeper | None = None, latency: float | Callable[[Request], float] = 0.0, *,
+                 keep_log: bool = True) -> None:
+        """``keep_log=False`` keeps no request log (:meth:`log` is then empty): a long simulation would otherwise
+        hold every request it ever made."""
         self._lock = threading.Lock()
         self._sleeper: Sleeper = sleeper if sleeper is not None else RealSleeper()
         self._latency = latency
         self._pods: dict[tuple[str, str], StoredPod] = {}
         self._log: list[LoggedRequest] = []
+        self._keep_log = keep_log
+        self._requests = 0  # requests served so far: the next one's index
         self._faults: list[_Fault] = []
         self._in_progress = 0
         self.max_in_progress = 0
@@ -135,6 +140,11 @@ class FakeAPIServer:
         """Store a pod (replacing one of the same name)."""
         with self._lock:
             self._pods[(namespace, name)] = StoredPod(namespace, name, uid, node_name, status)
+
+    def delete_pod(self, namespace: str, name: str) -> None:
+        """Forget a stored pod (no-op if there is none): later requests for it are ``NotFound``."""
+        with self._lock:
+            self._pods.pop((namespace, name), None)
 
     def set_latency(self, latency: float | Callable[[Request], float]) -> None:
         """Seconds each later request waits before it is applied: a constant or a function of the request."""
@@ -171,7 +181,7 @@ class FakeAPIServer:
             return self._pods.get((namespace, name))
 
     def log(self) -> list[LoggedRequest]:
-        """Every request so far, in arrival order."""
+        """Every request so far, in arrival order ([] if the server keeps no log)."""
         with self._lock:
             return list(self._log)
 
@@ -195,8 +205,10 @@ class FakeAPIServer:
 
     def _serve(self, make: Callable[[int], Request], apply: Callable[[], None], ctx: Context) -> None:
         with self._lock:
-            request = make(len(self._log))
-            self._log.append(LoggedRequest(request))
+            request = make(self._requests)
+            self._requests += 1
+            if self._keep_log:
+                self._log.append(LoggedRequest(request))
             fault = self._take_fault(request)
             latency = self._latency(request) if callable(self._latency) else self._latency
             self._in_progress += 1
@@ -215,7 +227,8 @@ class FakeAPIServer:
         finally:
             with self._lock:
                 self._in_progress -= 1
-                self._log[request.index] = LoggedRequest(request, True, error)
+                if self._keep_log:
+                    self._log[request.index] = LoggedRequest(request, True, error)
         if error is not None:
             raise error
 

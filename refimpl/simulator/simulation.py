@@ -31,6 +31,7 @@ spec's invariants.
 
 from __future__ import annotations
 
+import heapq
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -48,7 +49,7 @@ from refimpl.scheduler.framework.runtime import new_default_framework
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
-from refimpl.simulator.informer import Informer, WatchEvent
+from refimpl.simulator.informer import EventType, Informer, WatchEvent
 from refimpl.simulator.workload import Churn, make_node, make_pod, next_arrival, toggled
 from refimpl.simulator.world import Faults, World
 from spec.objects import Node, Pod
@@ -92,6 +93,10 @@ class SimulationConfig:
     churn: Churn = Churn()
     churn_seconds: float = 10.0
     """Churn goes on for this long after the last pod arrived."""
+    pod_lifetime: int = 0
+    """How long a pod runs once bound (ns): it then finishes and is deleted. 0: pods run for ever. With an
+    ``arrival_rate`` of R per second, pods finish at the rate they arrive once about R x lifetime of them run: a
+    cluster in a steady state, whose memory should stay flat however long it runs."""
     cycle_cost: int = 1 * MILLISECOND
     """Virtual time one scheduling cycle takes (the scheduler runs one cycle at a time)."""
     identical_pods: bool = False
@@ -106,8 +111,8 @@ class SimulationConfig:
             raise ValueError(f"node and pod counts must not be negative, got {self.nodes} nodes, {self.pods} pods")
         if self.ttl < 0 or self.cycle_cost < 0 or self.max_virtual_time <= 0:
             raise ValueError("the TTL and cycle cost must not be negative, and the time limit must be positive")
-        if self.arrival_rate < 0 or self.churn_seconds < 0:
-            raise ValueError("the arrival rate and churn duration must not be negative")
+        if self.arrival_rate < 0 or self.churn_seconds < 0 or self.pod_lifetime < 0:
+            raise ValueError("the arrival rate, churn duration and pod lifetime must not be negative")
         if not 0 <= self.min_latency <= self.max_latency:
             raise ValueError(f"latency bounds must satisfy 0 <= min <= max, got {self.min_latency}.."
                              f"{self.max_latency} ns")
@@ -220,8 +225,9 @@ class Simulation:
         self._next_pod = 0
         self._next_node = 0
         self._live_cycles: dict[str, BindingCycle] = {}  # binding cycles whose end is not counted yet
-        self._attempted: set[str] = set()
+        self._attempted: set[str] = set()  # pods scheduled at least once and not deleted
         self._last_placed = 0  # when a scheduling cycle last placed a pod
+        self._finishing: list[tuple[int, int, str]] = []  # (when, bind number, uid): bound pods, by finish time
         self.last_result: ScheduleOneResult | None = None
         """The last scheduling cycle's result (``ScheduleOneResult``), or None."""
 
@@ -317,8 +323,13 @@ class Simulation:
         with self._step("complete", flight.describe()):
             error = self.calls.complete(flight)
             self.stats.api_requests += 1
-            if error is not None and flight.queued.call.call_type == POD_BINDING:
-                self.stats.failed_bind_requests += 1
+            if flight.queued.call.call_type == POD_BINDING:
+                if error is not None:
+                    self.stats.failed_bind_requests += 1
+                elif self.config.pod_lifetime:
+                    finish = (self.clock.now() + self.config.pod_lifetime, self.stats.api_requests,
+                              flight.queued.call.uid)
+                    heapq.heappush(self._finishing, finish)
             self._settle_binding_cycles()
             return error
 
@@ -332,6 +343,9 @@ class Simulation:
         with self._step("deliver", event.describe()):
             self.informer.deliver(event)
             self.stats.events_delivered += 1
+            if event.type is EventType.DELETED and isinstance(event.new, Pod):  # the pod is gone for good
+                self.world.forget_deleted(event.new.uid)
+                self._attempted.discard(event.new.uid)
 
     def cleanup(self) -> None:
         """The cache's periodic cleanup at the current time."""
@@ -496,7 +510,7 @@ class Simulation:
             if arrivals_left == 0 and churn_until is None:
                 churn_until = now + round(config.churn_seconds * SECOND)
             churning = next_churn is not None and (churn_until is None or next_churn <= churn_until)
-            if arrivals_left == 0 and not churning and self.quiet():
+            if arrivals_left == 0 and not churning and not self._finishing and self.quiet():
                 self.stats.quiet = True
                 return
             # The next thing to happen, in a fixed order on ties.
@@ -509,6 +523,8 @@ class Simulation:
                 candidates.append((event.due, 1, "deliver"))
             if arrivals_left:
                 candidates.append((next_arrival_at, 2, "arrive"))
+            if self._finishing:
+                candidates.append((self._finishing[0][0], 2, "finish"))
             if churning and next_churn is not None:
                 candidates.append((next_churn, 3, "churn"))
             if not scheduler_idle:
@@ -532,6 +548,10 @@ class Simulation:
             elif what == "deliver":
                 assert event is not None
                 self.deliver(event)
+            elif what == "finish":
+                _, _, uid = heapq.heappop(self._finishing)
+                if uid in self.world.pods:  # churn may have deleted it already
+                    self.delete_pod(uid)
             elif what == "arrive":
                 self.create_pod(self.new_pod())
                 arrivals_left -= 1

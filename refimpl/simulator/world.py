@@ -63,7 +63,7 @@ class World:
         self._clock = clock
         self._rng = rng
         self.faults = faults
-        self.server = FakeAPIServer(sleeper=InstantSleeper())
+        self.server = FakeAPIServer(sleeper=InstantSleeper(), keep_log=False)  # a long run would keep every request
         self.server.fail(lambda r: internal_error(INJECTED_BIND_FAILURE), when=self._draw(faults.bind_failure_rate),
                          times=None)
         self.server.fail(lambda r: conflict("pods/binding", r.name, INJECTED_CONFLICT),
@@ -73,7 +73,8 @@ class World:
         self.nodes: dict[str, Node] = {}
         """Nodes the API server has, by name."""
         self.deleted_pods: dict[str, Pod] = {}
-        """Deleted pods as they last were, by UID (a UID is never reused)."""
+        """Deleted pods as they last were, by UID, until the informer has delivered their deletion
+        (:meth:`forget_deleted`): until then the scheduler may still hold them."""
         self.bind_requests = 0
         self.binds_applied = 0
         self.binds_failed = 0
@@ -89,8 +90,8 @@ class World:
     # -- users ---------------------------------------------------------------------------
 
     def create_pod(self, pod: Pod) -> None:
-        """A user creates a pod (unscheduled unless it names a node). Fails with ``ValueError`` for a UID in use
-        or used before."""
+        """A user creates a pod (unscheduled unless it names a node). Fails with ``ValueError`` for a UID in use,
+        or of a pod whose deletion is not delivered yet (the workloads never reuse a UID)."""
         if pod.uid in self.pods or pod.uid in self.deleted_pods or not pod.uid:
             raise ValueError(f"pod UID {pod.uid!r} is empty or was used before")
         self.pods[pod.uid] = pod
@@ -101,8 +102,13 @@ class World:
         """A user deletes a pod (no grace period); returns it. Fails with ``KeyError`` if there is no such pod."""
         pod = self.pods.pop(uid)
         self.deleted_pods[uid] = pod
+        self.server.delete_pod(pod.namespace, pod.name)
         self.informer.emit(self._clock(), Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
         return pod
+
+    def forget_deleted(self, uid: str) -> None:
+        """The informer has delivered pod ``uid``'s deletion: nothing refers to the deleted pod any more."""
+        self.deleted_pods.pop(uid, None)
 
     def add_node(self, node: Node) -> None:
         """A node joins. Fails with ``ValueError`` if a node of that name exists."""

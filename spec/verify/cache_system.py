@@ -54,8 +54,10 @@ from spec.operations import (
 )
 from spec.podstates import expected_transition, node_guard, pod_phase
 from spec.quantities import SECOND
-from spec.verify.checker import Edge, TraceStep, Violation
-from spec.verify.symmetry import IDENTITY, Canonicalizer, Renaming, rename_operation
+from spec.snapshot import Snapshot
+from spec.verify.checker import Edge, Expansion, TraceStep, Violation, check_deadline
+from spec.verify.fingerprint import MASK, fingerprint
+from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_operation
 from spec.verify.universe import Mode, Universe, node_variant, pod_variant
 
 StepFunction = Callable[[World, Operation], tuple[World, Outcome]]
@@ -88,16 +90,113 @@ class CacheSystem:
         self.universe = universe
         self.mode = mode
         self.known_violations = known_violations
-        self.canonicalizer = Canonicalizer((universe.pod_uids, universe.node_names) if symmetry else None)
         self.step = step
         self._cache_edges: dict[CacheState, list[_CacheEdge]] = {}
         self._cache_violations: dict[CacheState, list[str]] = {}
+        self._nodes: dict[CacheState, _CacheNode] = {}
+        self.representatives = Representatives((universe.pod_uids, universe.node_names) if symmetry else None)
+        self.canonicalizer = self.representatives.canonicalizer
+        self._refreshed: dict[tuple[CacheState, int, str], tuple[tuple[str, ...], tuple[int, Snapshot] | None]] = {}
+        """(cache, refreshed snapshot's fingerprint, outcome) -> UpdateSnapshot's step violations and target."""
 
     def initial_states(self) -> list[World]:
         return self.universe.initial_worlds()
 
     def canonical(self, state: World) -> tuple[World, object]:
-        return self.canonicalizer.world(state)
+        """The representative of ``state``: the cache's (:mod:`spec.verify.symmetry`) and the
+        snapshot renamed alike. Equal representatives are the same objects."""
+        cache, renamer_number = self.representatives.cache(state.cache)
+        _, snapshot = self.representatives.snapshot(renamer_number, state.snapshot)
+        return World(cache, snapshot), self.representatives.renamers[renamer_number].renaming
+
+    def fingerprint(self, representative: World) -> int:
+        """The fingerprint of the cache's and the snapshot's (:func:`world_fingerprint`)."""
+        return world_fingerprint(fingerprint(representative.cache), fingerprint(representative.snapshot))
+
+    def expand(self, state: World) -> Expansion[World]:
+        """The edges of :meth:`edges`, without building the successors: the cache operations' edges
+        come from the cache's :class:`_CacheNode` (computed once per cache), each successor's
+        snapshot is renamed once per renamer, and ``UpdateSnapshot`` is applied to the world."""
+        node = self._node(state.cache)
+        snapshot = state.snapshot
+        snapshot_fp = fingerprint(snapshot)
+        targets: list[tuple[int, int]] = []
+        renamed: dict[int, tuple[int, Snapshot]] = {}
+        for renamer_number, edges in node.targets_by_renamer:
+            known = renamed[renamer_number] = self.representatives.snapshot(renamer_number, snapshot, snapshot_fp)
+            renamed_fp = known[0]
+            targets.extend(((cache_fp * _MULTIPLIER + renamed_fp) & MASK, index) for cache_fp, index in edges)
+        targets.sort(key=lambda target: target[1])
+        index = len(node.coverage)
+        op = UpdateSnapshot()
+        after, outcome = self.step(state, op)
+        coverage = (*node.coverage, _coverage(op, outcome))
+        violations = node.violations
+        if outcome.status is Status.FATAL:
+            step_violations = tuple(self.step_violations(state, op, outcome, after))
+            snapshot_target = None
+        else:
+            step_violations, snapshot_target = self._refresh(node, state, op, outcome, after)
+        if step_violations:
+            violations = (*violations, (index, step_violations))
+        if snapshot_target is not None and snapshot_target[1] is not snapshot:
+            targets.append(((node.fingerprint * _MULTIPLIER + snapshot_target[0]) & MASK, index))
+
+        def representative(edge_index: int) -> World:
+            if edge_index == index:
+                assert snapshot_target is not None
+                return World(node.cache, snapshot_target[1])
+            after_cache, renamer_number = node.after[edge_index]
+            return World(after_cache, renamed[renamer_number][1])
+
+        return Expansion(coverage, violations, targets, representative)
+
+    def _refresh(
+        self, node: _CacheNode, before: World, op: UpdateSnapshot, outcome: Outcome, after: World
+    ) -> tuple[tuple[str, ...], tuple[int, Snapshot] | None]:
+        """UpdateSnapshot's step violations and its target's renamed snapshot, remembered per refreshed snapshot."""
+        if after.cache is not before.cache or not self.representatives.renamers[node.renamer].keeps_representatives:
+            found = tuple(self.step_violations(before, op, outcome, after))
+            return found, self.representatives.snapshot(node.renamer, after.snapshot)
+        refreshed = self.representatives.snapshot_fingerprint(after.snapshot)
+        refreshed_fp = refreshed[0]
+        key = (node.cache, refreshed_fp, _coverage(op, outcome) + str(outcome.changed))
+        known = self._refreshed.get(key)
+        if known is None:
+            found = tuple(self.step_violations(before, op, outcome, after))
+            target = self.representatives.remember_snapshot(node.renamer, refreshed_fp, refreshed)
+            known = self._refreshed[key] = (found, target)
+        return known
+
+    def _node(self, cache: CacheState) -> _CacheNode:
+        node = self._nodes.get(cache)
+        if node is not None:
+            return node
+        edges = self._cache_edges.get(cache) or list(self._compute_cache_edges(World(cache)))  # not kept: the node is
+        _, own = self.representatives.cache(cache)
+        coverage = tuple(edge.coverage for edge in edges)
+        violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
+        after: dict[int, tuple[CacheState, int]] = {}
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for i, edge in enumerate(edges):
+            check_deadline()
+            if edge.after is None or edge.after is cache:
+                continue
+            rep, renamer_number = self.representatives.cache(edge.after, remember=False)
+            after[i] = (rep, renamer_number)
+            groups.setdefault(renamer_number, []).append((fingerprint(rep), i))
+        node = _CacheNode(cache, fingerprint(cache), own, coverage, violations, tuple(groups.items()), after)
+        if len(self._nodes) >= MEMO_LIMIT:
+            self._nodes.clear()
+        self._nodes[cache] = node
+        return node
+
+    def _cache_edges_of(self, state: World) -> list[_CacheEdge]:
+        cache_edges = self._cache_edges.get(state.cache)
+        if cache_edges is None:
+            cache_edges = list(self._compute_cache_edges(state))
+            self._remember(self._cache_edges, state.cache, cache_edges)
+        return cache_edges
 
     def within_bounds(self, state: World) -> bool:
         """No NodeInfo holds more pod entries than the universe has UIDs. Only adversarial streams
@@ -115,11 +214,7 @@ class CacheSystem:
     def edges(self, state: World) -> Iterator[Edge[World]]:
         """Every operation's edge. The cache operations' results depend on the cache alone, and a
         cache recurs with many snapshots, so they are computed once per cache."""
-        cache_edges = self._cache_edges.get(state.cache)
-        if cache_edges is None:
-            cache_edges = list(self._compute_cache_edges(state))
-            self._remember(self._cache_edges, state.cache, cache_edges)
-        for edge in cache_edges:
+        for edge in self._cache_edges_of(state):
             if edge.after is None:
                 target = None
             elif edge.after is state.cache:
@@ -134,6 +229,7 @@ class CacheSystem:
 
     def _compute_cache_edges(self, state: World) -> Iterator[_CacheEdge]:
         for op in self.universe.operations(state, self.mode):
+            check_deadline()  # a state has thousands of operations on a large universe
             if isinstance(op, UpdateSnapshot):
                 continue
             after, outcome = self.step(state, op)
@@ -234,6 +330,32 @@ class CacheSystem:
 
 MEMO_LIMIT: Final = 200_000
 """Caches whose edges are remembered at once; beyond that the memo starts afresh."""
+
+
+_MULTIPLIER: Final = 0x9E3779B97F4A7C15
+
+
+def world_fingerprint(cache: int, snapshot: int) -> int:
+    """A world's fingerprint from its cache's and its snapshot's: ``cache * K + snapshot`` modulo
+    2^64, K odd (the golden-ratio constant), so for a fixed snapshot distinct caches stay distinct."""
+    return (cache * _MULTIPLIER + snapshot) & MASK
+
+
+@dataclass(frozen=True)
+class _CacheNode:
+    """What :meth:`CacheSystem.expand` needs of one cache representative, computed once."""
+
+    cache: CacheState
+    fingerprint: int
+    renamer: int
+    """The number of the renamer the representative maps to itself with."""
+    coverage: tuple[str, ...]
+    """The coverage classes of the cache operations' edges."""
+    violations: tuple[tuple[int, tuple[str, ...]], ...]
+    targets_by_renamer: tuple[tuple[int, list[tuple[int, int]]], ...]
+    """Per renamer (number), the (cache fingerprint, edge index) of the edges that change the cache."""
+    after: dict[int, tuple[CacheState, int]]
+    """Edge index -> the next cache's representative and its renamer number."""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,8 @@ from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import World
 from spec.quantities import SECOND, Duration, resource_list
 from spec.verify.checker import Edge, TraceStep, Violation
-from spec.verify.symmetry import IDENTITY, Canonicalizer, Renaming, rename_node, rename_pod
+from spec.verify.fingerprint import fingerprint
+from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_node, rename_pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_POD_VARIANTS: Final = 3
@@ -227,19 +228,26 @@ class CycleSystem:
         self.universe = universe
         self.step = step
         self.known_violations = known_violations
-        self.canonicalizer = Canonicalizer((universe.pod_uids, universe.node_names) if symmetry else None)
+        self.representatives = Representatives((universe.pod_uids, universe.node_names) if symmetry else None)
 
     def initial_states(self) -> list[Cluster]:
         return self.universe.initial_states()
+
+    def fingerprint(self, representative: Cluster) -> int:
+        return fingerprint(representative)
 
     def within_bounds(self, state: Cluster) -> bool:
         return True
 
     def canonical(self, state: Cluster) -> tuple[Cluster, object]:
-        world, renaming = self.canonicalizer.world(World(state.cache, state.snapshot))
+        """The cache's and the snapshot's representatives (:class:`~spec.verify.symmetry.Representatives`,
+        one object per value), and the rest of the cluster renamed alike."""
+        cache, number = self.representatives.cache(state.cache)
+        _, snapshot = self.representatives.snapshot(number, state.snapshot)
+        renaming = self.representatives.renamers[number].renaming
         if renaming.is_identity:
             renaming = IDENTITY
-        return rename_cluster(state, world, renaming), renaming
+        return rename_cluster(state, World(cache, snapshot), renaming), renaming
 
     def violations(self, state: Cluster) -> list[str]:
         strict = state.cache.ttl == 0 or self.known_violations

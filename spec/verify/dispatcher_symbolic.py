@@ -71,7 +71,7 @@ class QueueState:
     close_notifies: Bool
     """Profile ``dispatcher_close_notifies`` (PR #141745); constant."""
     waits_behind: Bool
-    """Profile ``dispatcher_waits_behind_in_flight`` (PR #141745); constant."""
+    """Profile ``dispatcher_waits_behind_in_flight`` (from v1.35, PR #135180); constant."""
     has_limit: Bool
     """Profile ``dispatcher_max_in_flight`` is set (v1.34.0's goroutine limiter); constant."""
     limit: Int

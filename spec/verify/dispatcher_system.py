@@ -60,6 +60,7 @@ from spec.call_queue_operations import (
 )
 from spec.frozenmap import FrozenMap
 from spec.verify.checker import Edge, TraceStep, Violation
+from spec.verify.fingerprint import fingerprint
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 StepFunction = Callable[[CallQueue, CallQueueOperation], tuple[CallQueue, AddError | None]]
@@ -198,6 +199,9 @@ class DispatcherSystem:
 
     def initial_states(self) -> list[CallQueue]:
         return [new_call_queue(self.universe.profile)]
+
+    def fingerprint(self, representative: CallQueue) -> int:
+        return fingerprint(representative)
 
     def within_bounds(self, state: CallQueue) -> bool:
         return True

@@ -57,6 +57,7 @@ from spec.queue_operations import (
 )
 from spec.queue_state import PodPopped, RecordedEvent, get_pod, pop_candidates
 from spec.verify.checker import Edge, TraceStep, Violation
+from spec.verify.fingerprint import fingerprint
 from spec.verify.queue_representatives import (
     IDENTITY,
     Renaming,
@@ -106,6 +107,9 @@ class QueueSystem:
 
     def within_bounds(self, state: QueueModel) -> bool:
         return True
+
+    def fingerprint(self, representative: QueueModel) -> int:
+        return fingerprint(representative)
 
     def canonical(self, state: QueueModel) -> tuple[QueueModel, object]:
         """:func:`~spec.verify.queue_representatives.symmetric_representative` (with ``symmetry``) or

@@ -57,6 +57,7 @@ from spec.operations import (
     World,
 )
 from spec.snapshot import Snapshot
+from spec.verify.fingerprint import fingerprint
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,17 @@ class _Renamer:
         self.serials = serials
         self.rename_names = not renaming.is_identity
 
+    @property
+    def snapshot_key(self) -> tuple[Renaming, tuple[int, ...]]:
+        """What :meth:`snapshot` depends on: two renamers with the same key rename snapshots alike."""
+        return self.renaming, self.generation.values
+
+    @property
+    def keeps_representatives(self) -> bool:
+        """Whether :meth:`snapshot` maps every snapshot already numbered like this cache's
+        representative to an equal snapshot: no name changes and every generation kept."""
+        return not self.rename_names and self.generation.values == tuple(range(0, 2 * len(self.generation.values), 2))
+
     def name(self, node_name: str) -> str:
         return self.nodes.get(node_name, node_name)
 
@@ -258,6 +270,10 @@ class _Renamer:
         )
 
 
+Renamer = _Renamer
+"""The public name of a renamer: :meth:`Canonicalizer.cache` returns one."""
+
+
 def symmetry_renaming(cache: CacheState, pod_uids: tuple[str, ...], node_names: tuple[str, ...]) -> Renaming:
     """The renaming to canonical names: nodes in most-recently-updated order, then pods by place."""
     listed = [n for n in cache.node_list if n in node_names]
@@ -287,6 +303,7 @@ class Canonicalizer:
         """``symmetry`` is (pod UIDs, node names) of a symmetric universe, or None for no renaming."""
         self.symmetry = symmetry
         self._caches: dict[int, tuple[CacheState, CacheState, _Renamer]] = {}
+        self._cache_values: dict[CacheState, tuple[CacheState, _Renamer]] = {}
         self._snapshots: dict[tuple[int, Renaming, tuple[int, ...]], tuple[Snapshot, Snapshot]] = {}
 
     def world(self, world: World) -> tuple[World, Renaming]:
@@ -303,19 +320,89 @@ class Canonicalizer:
             self._snapshots[key] = (world.snapshot, snapshot_rep)
         return World(cache_rep, snapshot_rep), renamer.renaming
 
-    def _cache(self, cache: CacheState) -> tuple[CacheState, _Renamer]:
+    def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, Renamer]:
+        """The representative of ``cache`` and the renamer that produced it (apply it to a snapshot
+        of the same world with :meth:`Renamer.snapshot`). ``remember=False`` computes it without
+        keeping ``cache`` alive (for a caller that asks once per cache)."""
+        return self._cache(cache, remember)
+
+    def _cache(self, cache: CacheState, remember: bool = True) -> tuple[CacheState, _Renamer]:
         known = self._caches.get(id(cache))
         if known is not None and known[0] is cache:
             return known[1], known[2]
-        renaming = IDENTITY if self.symmetry is None else symmetry_renaming(cache, *self.symmetry)
-        numbering, counter = _numbering(cache)
-        renamer = _Renamer(renaming, numbering, _serial_ranks(cache))
-        rep = renamer.cache(cache, counter)
+        by_value = self._cache_values.get(cache)  # another object with this value (its hash is remembered)
+        if by_value is not None:
+            rep, renamer = by_value
+        else:
+            renaming = IDENTITY if self.symmetry is None else symmetry_renaming(cache, *self.symmetry)
+            numbering, counter = _numbering(cache)
+            renamer = _Renamer(renaming, numbering, _serial_ranks(cache))
+            rep = renamer.cache(cache, counter)
+        if not remember:
+            return rep, renamer
         if len(self._caches) >= MEMO_LIMIT:
             self._caches.clear()
             self._snapshots.clear()
+            self._cache_values.clear()
         self._caches[id(cache)] = (cache, rep, renamer)
+        self._cache_values[cache] = (rep, renamer)
         return rep, renamer
+
+
+class Representatives:
+    """Canonical caches and snapshots, each value one object with its fingerprint remembered.
+
+    The model checker meets the same few caches and snapshots in many states. Here a cache's
+    representative is interned by value (so its fingerprint and its hash are computed once), the
+    renamer that produced it gets a number (renamers that rename snapshots alike share it), and a
+    snapshot's representative under a renamer is computed once per (renamer, snapshot).
+    """
+
+    def __init__(self, symmetry: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
+        self.canonicalizer = Canonicalizer(symmetry)
+        self._caches: dict[CacheState, CacheState] = {}
+        self._renamers: dict[tuple[Renaming, tuple[int, ...]], int] = {}
+        self.renamers: list[Renamer] = []
+        """Renamers by number."""
+        self._snapshots: dict[tuple[int, int], tuple[int, Snapshot]] = {}
+        self._snapshot_values: dict[Snapshot, tuple[int, Snapshot]] = {}
+
+    def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, int]:
+        """The representative of ``cache`` (one object per value) and its renamer's number
+        (``remember``: as :meth:`Canonicalizer.cache`)."""
+        rep, renamer = self.canonicalizer.cache(cache, remember=remember)
+        rep = self._caches.setdefault(rep, rep)
+        key = renamer.snapshot_key
+        number = self._renamers.get(key)
+        if number is None:
+            number = self._renamers[key] = len(self.renamers)
+            self.renamers.append(renamer)
+        return rep, number
+
+    def snapshot_fingerprint(self, snapshot: Snapshot) -> tuple[int, Snapshot]:
+        """The fingerprint of ``snapshot`` and the one object with its value (hashing a snapshot
+        found again is cheaper than fingerprinting it)."""
+        known = self._snapshot_values.get(snapshot)
+        if known is None:
+            if len(self._snapshot_values) >= MEMO_LIMIT:
+                self._snapshot_values.clear()
+            known = self._snapshot_values[snapshot] = (fingerprint(snapshot), snapshot)
+        return known
+
+    def snapshot(self, renamer: int, snapshot: Snapshot, snapshot_fp: int | None = None) -> tuple[int, Snapshot]:
+        """The fingerprint and the representative of ``snapshot`` renamed by renamer number ``renamer``."""
+        key = (renamer, self.snapshot_fingerprint(snapshot)[0] if snapshot_fp is None else snapshot_fp)
+        known = self._snapshots.get(key)
+        if known is None:
+            if len(self._snapshots) >= MEMO_LIMIT:
+                self._snapshots.clear()
+            rep = self.renamers[renamer].snapshot(snapshot)
+            known = self._snapshots[key] = self.snapshot_fingerprint(rep)
+        return known
+
+    def remember_snapshot(self, renamer: int, snapshot_fp: int, rep: tuple[int, Snapshot]) -> tuple[int, Snapshot]:
+        """Record that renamer number ``renamer`` maps the snapshot with this fingerprint to ``rep``."""
+        return self._snapshots.setdefault((renamer, snapshot_fp), rep)
 
 
 def canonical_world(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -112,6 +113,16 @@ def test_github_actions_example_runs_a_valid_conform_command() -> None:
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv[1:])  # exits (fails the test) on an option ksspec does not have
     assert args.adapter == "./bin/ksspec-adapter" and args.shard == "1/2" and args.junit and args.json
+
+
+def test_github_actions_example_installs_ksspec_from_a_pinned_commit_not_editable() -> None:
+    """The workflow installs a pinned commit as a user would (tests/test_packaging.py installs such a URL)."""
+    workflow = yaml.safe_load((EXAMPLES / "github-actions" / "conformance.yml").read_text())
+    install = next(step for step in workflow["jobs"]["conform"]["steps"] if step.get("name") == "Install ksspec")
+    assert re.fullmatch(r"git\+https://\S+\.git@[0-9a-f]{40}", install["env"]["KSSPEC"])
+    pip = shlex.split(install["run"].splitlines()[0])
+    assert pip == ["python", "-m", "pip", "install", "kube-scheduler-spec @ $KSSPEC"]  # not -e: no checkout needed
+    assert install["run"].splitlines()[1] == "ksspec --version"
 
 
 def test_docs_expected_failures_example_names_real_vectors(vectors: list[Vector]) -> None:

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from conformance import generate
+from conformance.accounting_scenarios import accounting_scenarios
 from conformance.codec import OPERATIONS
 from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
+from conformance.ported import ported
 from conformance.scenarios import curated
 from conformance.traces import Scenario, expand
 
@@ -39,7 +41,8 @@ def test_committed_vectors_match_the_spec(generated: list[Vector]) -> None:
 
 def test_generation_is_deterministic() -> None:
     def scenarios() -> list[Scenario]:
-        return [*curated(), *generate.random_scenarios(), *curated_cycle(), *generated_cycle()]
+        return [*curated(), *accounting_scenarios(), *ported(), *generate.random_scenarios(), *curated_cycle(),
+                *generated_cycle()]
 
     once = [v for s in scenarios() for v in expand(s)]
     again = [v for s in scenarios() for v in expand(s)]

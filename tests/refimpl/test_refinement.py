@@ -26,8 +26,9 @@ from tests.refimpl.driver import apply_refimpl, differences, new_harness, return
 from tests.support.cache_rules import AdversarialCacheRules, CacheRules, ContractCacheRules
 from tests.support.machines import add_cache_test_cases, machine_settings
 
-STATEFUL_EXAMPLES = {"ci": 500, "dev": 100, "thorough": 5000}
-"""Examples per machine and configuration; the ``ci`` profile runs at least 500 (issue #3)."""
+STATEFUL_EXAMPLES = {"ci": 500, "dev": 100, "thorough": 5000, "fast": 50}
+"""Examples per machine and configuration; the ``ci`` profile runs at least 500 (issue #3); ``fast`` (``ksspec
+verify``'s default) 50."""
 
 STEPS_PER_EXAMPLE = 25
 

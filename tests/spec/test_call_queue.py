@@ -1,6 +1,8 @@
 """Call-queue scenarios: each row of the digest's resolution table (§A.4), sync, close, and the limit.
 
-Expected outcomes are those of call_queue.go (v1.35 at c4b5de20; PR #141745 at 324d94f5).
+Expected outcomes are those of call_queue.go: v1.34.0 (as the digest read it at c4b5de20), v1.35.0 (with PR #135180: a
+call of another type waits behind an in-flight call) and PR #141745 at 324d94f5. The conformance suite checks v1.34.0's
+and v1.35.0's against Kubernetes' own code (examples/kubernetes-adapter).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from spec.call_queue import (
     sync_object,
 )
 from spec.frozenmap import FrozenMap
-from spec.versions import PR_141745, V1_34, V1_35
+from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
 
 UNSCHEDULABLE = PodCondition("PodScheduled", "False", "Unschedulable", "0/3 nodes are available")
 EMPTY = PodStatus()
@@ -138,8 +140,8 @@ def test_merge_that_ends_in_a_no_op_drops_both_calls() -> None:
     assert queue.calls == FrozenMap() and queue.fifo == ()
 
 
-def test_in_flight_call_is_told_overwritten_and_the_new_call_runs_after_it() -> None:
-    queue, running = pop(added(new_call_queue(V1_35), patch("u1")))
+def test_v1_34_tells_an_in_flight_call_it_was_overwritten_and_the_new_call_runs_after_it() -> None:
+    queue, running = pop(added(new_call_queue(V1_34), patch("u1")))
     queue = added(queue, bind("u1"))
     assert told(queue, 0) == [(OutcomeKind.OVERWRITTEN, OVERWRITTEN_BY_MORE_RELEVANT)]
     assert queue.fifo == () and not can_pop(queue)  # waits for finalize
@@ -149,10 +151,12 @@ def test_in_flight_call_is_told_overwritten_and_the_new_call_runs_after_it() -> 
     assert running.call_id == 0
 
 
-def test_in_flight_call_of_another_type_is_not_told_with_pr_141745() -> None:
-    queue, _ = pop(added(new_call_queue(PR_141745), patch("u1")))
+@pytest.mark.parametrize("profile", [V1_35, PR_141745], ids=lambda p: p.name)
+def test_from_v1_35_a_call_of_another_type_waits_behind_an_in_flight_call_untold(profile: VersionProfile) -> None:
+    """PR #135180 (in v1.35.0): ``merge`` returns early when the old call's UID is in flight."""
+    queue, _ = pop(added(new_call_queue(profile), patch("u1")))
     queue = added(queue, bind("u1"))
-    assert told(queue, 0) == []
+    assert told(queue, 0) == [] and queue.calls["u1"].call == bind("u1") and queue.fifo == ()
     queue = finish(queue, "u1")
     assert told(queue, 0) == [(OutcomeKind.SUCCESS, "")] and queue.fifo == ("u1",)
 

@@ -6,9 +6,9 @@ popping until nothing is left) and every caller must then have been told an outc
 - v1.35's close tells pending callers nothing: the search finds the shortest such trace.
 - PR #141745's close tells every tracked call: over operations that never replace a call waiting
   behind an in-flight one, no violation exists within the bound.
-- But PR #141745 also lets a call of another type replace, untold, a call waiting behind an
-  in-flight one: with a binding for u1 in the operations, the search finds that trace (v1.35,
-  which tells the replaced call, has no such trace).
+- But from v1.35 (PR #135180) a call of another type replaces, untold, a call waiting behind an
+  in-flight one: without close, and with a binding for u1 in the operations, the search finds
+  that trace in v1.35 and in PR #141745 (v1.34, which tells the replaced call, has no such trace).
 
 The other property Kubernetes does not keep, "no caller is told twice", is shown with its trace too.
 """
@@ -31,7 +31,7 @@ from spec.call_queue_operations import (
     apply_call_queue,
     is_enabled,
 )
-from spec.versions import PR_141745, V1_35, VersionProfile
+from spec.versions import PR_141745, V1_34, V1_35, VersionProfile
 
 CONDITION = PodCondition("PodScheduled", "False", "Unschedulable")
 PATCH_U1 = AddCall(PodStatusPatchCall("u1", PodStatus(), CONDITION))
@@ -101,17 +101,23 @@ def test_pr_141745_close_tells_every_caller_within_the_bound() -> None:
     assert liveness_trace is None
 
 
-def test_pr_141745_drops_a_waiting_call_untold() -> None:
-    _, liveness_trace, _ = search(PR_141745)
-    assert liveness_trace == (PATCH_U1, PopCall(), PATCH_U1, BIND_U1)
-    queue = new_call_queue(V1_35)
-    for op in liveness_trace:
-        queue, _ = apply_call_queue(queue, op)
-    assert liveness_every_caller_told(drain(queue))  # v1.35 tells the replaced call "overwritten"
+WITHOUT_CLOSE = tuple(op for op in OPERATIONS if op != CloseDispatcher())
 
 
-def test_both_profiles_tell_an_overwritten_in_flight_caller_twice() -> None:
+def test_from_v1_35_a_waiting_call_is_dropped_untold() -> None:
     for profile in (V1_35, PR_141745):
+        _, liveness_trace, _ = search(profile, WITHOUT_CLOSE)
+        assert liveness_trace == (PATCH_U1, PopCall(), PATCH_U1, BIND_U1)
+    queue = new_call_queue(V1_34)
+    for op in (PATCH_U1, PopCall(), PATCH_U1, BIND_U1):
+        queue, _ = apply_call_queue(queue, op)
+    assert liveness_every_caller_told(drain(queue))  # v1.34 tells the replaced call "overwritten"
+    _, v1_34_trace, _ = search(V1_34, WITHOUT_CLOSE)
+    assert v1_34_trace is None
+
+
+def test_every_profile_tells_an_overwritten_in_flight_caller_twice() -> None:
+    for profile in (V1_34, V1_35, PR_141745):
         _, _, twice = search(profile)
         assert twice is not None and len(twice) == 4
         assert isinstance(twice[0], AddCall) and twice[1] == PopCall() and isinstance(twice[-1], FinishCall)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -20,8 +22,9 @@ from spec.operations import (
 )
 from spec.quantities import SECOND
 from spec.snapshot import update_snapshot
+from spec.verify import checker
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import Report, explore
+from spec.verify.checker import Edge, Report, Violation, explore
 from spec.verify.symmetry import Canonicalizer, Renaming, canonical_world
 from spec.verify.universe import Mode, Universe, node_variant
 
@@ -72,6 +75,80 @@ def test_depth_limit_is_complete_but_not_exhausted() -> None:
 def test_time_limit_leaves_the_exploration_incomplete() -> None:
     report = run(Universe(nodes=2, pods=3), time_limit=0.2)
     assert not report.complete and report.stopped_by.startswith("time limit")
+
+
+class SlowSystem:
+    """Every state has 1,000 edges to new states, each taking a millisecond to compute: a second per state."""
+
+    def initial_states(self) -> list[int]:
+        return [0]
+
+    def edges(self, state: int) -> Iterator[Edge[int]]:
+        for k in range(1, 1001):
+            time.sleep(0.001)
+            yield Edge(k, "step: ok", state * 1000 + k)
+
+    def violations(self, state: int) -> list[str]:
+        return []
+
+    def canonical(self, state: int) -> tuple[int, object]:
+        return state, None
+
+    def fingerprint(self, representative: int) -> int:
+        return representative
+
+    def concretize(self, initial: int, path: list[tuple[object, object]], prop: str) -> Violation:
+        raise AssertionError("no violation to concretize")
+
+    def within_bounds(self, state: int) -> bool:
+        return True
+
+
+def test_time_limit_is_honoured_inside_a_state_with_many_edges() -> None:
+    """The limit stops the expansion of a state, not only before the next one (it once ran 57 s for 5 s)."""
+    report = explore(SlowSystem(), time_limit=0.05)
+    assert not report.complete and report.stopped_by == "time limit 0.05s"
+    assert report.transitions < 1000  # the first state was left half-expanded
+    assert report.seconds < 0.05 + 0.5
+
+
+class _TickingClock:
+    """A clock that moves 10 ms each time it is read: the checker's deadline checks, not the machine's load,
+    decide when the limit passes."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def perf_counter(self) -> float:
+        self.reads += 1
+        return self.reads * 0.01
+
+
+def test_time_limit_on_a_large_universe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """60 nodes x 60 pods x 3 variants: a state has some 20,000 edges. The checker reads its clock after every
+    edge, so a 0.3 s limit (30 reads of the ticking clock) stops it inside the first state's expansion: no state
+    is finished (before the per-edge check, the whole expansion of a state ran first: 14.4 s of wall time)."""
+    clock = _TickingClock()
+    monkeypatch.setattr(checker, "time", clock)
+    report = run(Universe(nodes=60, pods=60, pod_variants=3, node_variants=3), time_limit=0.3)
+    assert not report.complete and report.stopped_by == "time limit 0.3s"
+    assert report.transitions == 0  # the first state's expansion was cut short
+    assert clock.reads <= 40  # about one read per edge up to the limit, none after
+
+
+def test_an_expansion_cut_by_the_deadline_leaves_nothing_half_remembered() -> None:
+    system, fresh = CacheSystem(Universe(nodes=2, pods=2), Mode.CONTRACT), CacheSystem(Universe(nodes=2, pods=2))
+    state, _ = system.canonical(next(iter(system.initial_states())))
+    token = checker._DEADLINE.set(0.0)  # long past
+    try:
+        with pytest.raises(checker.DeadlinePassed):
+            system.expand(state)
+    finally:
+        checker._DEADLINE.reset(token)
+    again, whole = system.expand(state), fresh.expand(fresh.canonical(next(iter(fresh.initial_states())))[0])
+    assert (again.coverage, again.violations, list(again.targets)) == (whole.coverage, whole.violations,
+                                                                      list(whole.targets))
+    checker.check_deadline()  # outside an exploration with a limit: never
 
 
 # ============================================================================================

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance import proof_commands
-from conformance.cli import CHECKS, Status, main, pytest_command, run_check
+from conformance.cli import CHECKS, THOROUGH_CHECKS, Status, main, pytest_command, run_check
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
@@ -127,23 +127,27 @@ def test_check_refuses_a_bad_queue_universe(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", "--system", "dispatcher", "--call-variants", "9"]) == 2
-    assert "invalid universe" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--system", "dispatcher", "--call-variants", "9"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: --call-variants must be between 1 and 4, got 9 (see ksspec check --help)\n")
     assert main(["check", "--system", "cycle", "--profile", "v1.37", "--ttl", "1"]) == 2
     assert "has no expiry" in capsys.readouterr().out
 
 
 def test_verify_runs_prove_and_check_as_commands() -> None:
     commands = [check.command for check in CHECKS if check.command]
-    assert ("prove",) in commands and ("check",) in commands
+    assert ("prove", "--no-crosshair") in commands and ("check",) in commands
     assert ("check", "--system", "dispatcher") in commands and ("check", "--system", "cycle") in commands
     assert any(command[:3] == ("check", "--mode", "adversarial") for command in commands)
-    prove = next(check for check in CHECKS if check.command == ("prove",))
-    assert pytest_command(prove)[-2:] == ["conformance.cli", "prove"]
+    assert ("prove",) in [check.command for check in THOROUGH_CHECKS]  # CrossHair too
+    prove = next(check for check in CHECKS if check.command[:1] == ("prove",))
+    assert pytest_command(prove)[-3:] == ["conformance.cli", "prove", "--no-crosshair"]
 
 
 def test_command_check_is_not_run_without_spec_verify(tmp_path: Path) -> None:
-    prove = next(check for check in CHECKS if check.command == ("prove",))
+    prove = next(check for check in CHECKS if check.command[:1] == ("prove",))
     assert run_check(prove, tmp_path, "ci").status is Status.NOT_RUN
 
 

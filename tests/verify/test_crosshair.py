@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import crosshair_runner
 from conformance.cli import main
 from conformance.crosshair_runner import (
     MIN_PER_CONDITION_TIMEOUT,
@@ -118,4 +119,17 @@ def test_prove_without_contracts_reports_none(capsys: pytest.CaptureFixture[str]
 def test_prove_refuses_a_zero_budget(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["prove", "--crosshair-budget", "0"])
-    assert "--crosshair-budget: must be greater than 0, got 0" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "error: --crosshair-budget must be greater than 0, got 0 (see ksspec prove --help)\n")
+
+
+def test_prove_without_crosshair_installed_fails_and_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CrossHair is a development dependency (and the crosshair extra): a plain install proves with Z3 alone."""
+    monkeypatch.setattr(crosshair_runner, "crosshair_installed", lambda: False)
+    assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "expiry/"]) == 1
+    out = capsys.readouterr().out
+    assert "CrossHair is not installed" in out and "--no-crosshair" in out
+    assert out.strip().splitlines()[-1] == "1/1 Z3 obligations proved; CrossHair not installed"
+    assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "expiry/", "--no-crosshair"]) == 0

@@ -22,6 +22,7 @@ from refimpl.scheduler.framework import Framework
 from spec.errors import CacheError, ErrorKind
 from spec.objects import Node, Pod
 from spec.versions import VersionProfile
+from tests.conformance.gallery import faulty_accounting as acc
 
 
 def _adapter(cache_type: type[Cache], doc: str) -> type[RefimplAdapter]:
@@ -442,6 +443,48 @@ GALLERY: dict[str, type[RefimplAdapter]] = {
                                                   "FinishBinding, so a bound assumed pod never expires."),
     "cycle_snapshot_not_refreshed": _cycle_adapter(SnapshotNotRefreshed, "The scheduling cycle filters on the "
                                                    "first snapshot it took instead of refreshing it."),
+    # Accounting, node-tree and incremental-snapshot bugs (tests/conformance/gallery/faulty_accounting.py).
+    "init_containers_summed": _adapter(acc.InitContainersSummed, "Init containers are summed with the containers "
+                                       "instead of taking the maximum (AggregateContainerRequests)."),
+    "sidecar_as_plain_init": _adapter(acc.SidecarAsPlainInit, "A restartable (sidecar) init container is treated "
+                                      "like a plain one: its requests do not join the sum."),
+    "overhead_ignored": _adapter(acc.OverheadIgnored, "The pod overhead is not added to the requests."),
+    "pod_level_requests_ignored": _adapter(acc.PodLevelRequestsIgnored, "Pod-level requests do not replace the "
+                                           "containers' aggregate (PodLevelResources)."),
+    "explicit_zero_defaulted": _adapter(acc.ExplicitZeroDefaulted, "An explicit request of 0 is replaced by the "
+                                        "non-zero default in NonZeroRequested."),
+    "undomained_name_as_scalar": _adapter(acc.UndomainedNameAsScalar, "A resource name without a domain prefix is "
+                                          "counted as a scalar resource."),
+    "plain_init_host_ports_recorded": _adapter(acc.PlainInitPortsRecorded, "The host ports of plain init "
+                                               "containers are recorded in UsedPorts."),
+    "beta_zone_labels_ignored": _adapter(acc.with_tree(acc.BetaLabelsIgnoredTree), "The node tree reads only the "
+                                         "topology.kubernetes.io zone and region labels, not the beta ones."),
+    "ga_zone_labels_win": _adapter(acc.with_tree(acc.GaLabelsWinTree), "The node tree prefers the GA zone and "
+                                   "region labels to the beta ones (GetZoneKey reads the beta ones first)."),
+    "zone_region_ignored": _adapter(acc.with_tree(acc.RegionIgnoredTree), "The node tree's zone key leaves the "
+                                    "region out."),
+    "zone_change_ignored": _adapter(acc.with_tree(acc.ZoneChangeIgnoredTree), "UpdateNode does not move a node "
+                                    "whose zone changed."),
+    "zone_change_moves_to_front": _adapter(acc.with_tree(acc.MovedToZoneFrontTree), "A node whose zone changed "
+                                           "goes to the front of its new zone instead of the end."),
+    "empty_zone_kept": _adapter(acc.with_tree(acc.EmptyZoneKeptTree), "A zone left empty keeps its place in the "
+                                "zone order."),
+    "add_moves_between_zones": _adapter(acc.with_tree(acc.AddMovesBetweenZonesTree), "AddNode of a node already "
+                                        "in another zone moves it instead of entering it twice (errata quirk)."),
+    "snapshot_affinity_lists_not_rebuilt": acc.snapshot_adapter("The incremental update does not rebuild the "
+                                                                "affinity lists when a node starts or stops having "
+                                                                "pods with affinity.", ignore_affinity=True),
+    "snapshot_pvc_set_not_rebuilt": acc.snapshot_adapter("The incremental update does not rebuild the used-PVC set "
+                                                         "when a node's claims change.", ignore_pvc=True),
+    "snapshot_pvc_rebuilt_by_count": acc.snapshot_adapter("The incremental update rebuilds the used-PVC set only "
+                                                          "when a node's number of claims changes.",
+                                                          pvc_by_count=True),
+    "snapshot_new_node_appended": acc.snapshot_adapter("A node new to the snapshot is appended to the list instead "
+                                                       "of a rebuild in node-tree order.", append_new=True),
+    "snapshot_no_consistency_check": acc.snapshot_adapter("The update never reports SnapshotInconsistent.",
+                                                          no_consistency_check=True),
+    "snapshot_includes_non_live": acc.snapshot_adapter("Placeholders and ghosts are cloned into the snapshot's "
+                                                       "map.", include_non_live=True),
 }
 
 

@@ -50,7 +50,7 @@ PROFILES = (V1_35, PR_141745, replace(V1_34, dispatcher_max_in_flight=1))
 # Hypothesis
 # ----------------------------------------------------------------------------------------------
 
-STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000}
+STATEFUL_EXAMPLES = {"ci": 500, "dev": 200, "thorough": 5000, "fast": 50}
 STEPS_PER_EXAMPLE = 30
 
 

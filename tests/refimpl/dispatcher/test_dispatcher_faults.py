@@ -7,7 +7,8 @@ lost silently except in the two documented cases, and that ``close`` leaves no t
 The two documented cases, both known violations of ``liveness_every_caller_told`` (spec.call_queue_invariants):
 
 - v1.34/v1.35: close tells pending calls nothing, and ``add`` after close keeps a call that never runs;
-- PR #141745: a call waiting behind an in-flight call of its UID is replaced, untold, by a call of another type.
+- from v1.35 (PR #135180): a call waiting behind an in-flight call of its UID is replaced, untold, by a call of
+  another type.
 """
 
 from __future__ import annotations
@@ -315,11 +316,12 @@ def test_pr_141745_close_tells_every_caller() -> None:
             assert isinstance(raced.error, ContextCanceled) and dispatcher.queue.state().fifo == ()
 
 
-def test_pr_141745_a_call_waiting_behind_an_in_flight_one_is_replaced_untold() -> None:
-    """KNOWN VIOLATION (PR #141745): with a status patch executing, a second patch merges and waits behind it; a
-    binding then replaces the waiting patch without telling it (``merge`` returns early for an in-flight UID)."""
+def test_from_v1_35_a_call_waiting_behind_an_in_flight_one_is_replaced_untold() -> None:
+    """KNOWN VIOLATION (from v1.35, PR #135180): with a status patch executing, a second patch merges and waits
+    behind it; a binding then replaces the waiting patch without telling it (``merge`` returns early for an
+    in-flight UID)."""
     outcomes = {}
-    for profile in (V1_35, PR_141745):
+    for profile in (V1_34, V1_35, PR_141745):
         with running(profile, latency=1.0) as (dispatcher, server, sleeper):
             first, second = ResultChannel(), ResultChannel()
             assert dispatcher.add(patch(0), first) is None
@@ -337,8 +339,9 @@ def test_pr_141745_a_call_waiting_behind_an_in_flight_one_is_replaced_untold() -
             except TimeoutError as never:
                 outcomes[profile.name] = never
             assert [r.request.verb for r in server.log()] == [VERB_PATCH_STATUS, VERB_BIND]
-    assert isinstance(outcomes["v1.35"], CallOverwritten), "v1.35 tells the replaced call at once"
-    assert isinstance(outcomes["pr141745"], TimeoutError), "PR #141745 never tells it"
+    assert isinstance(outcomes["v1.34"], CallOverwritten), "v1.34 tells the replaced call at once"
+    assert isinstance(outcomes["v1.35"], TimeoutError), "v1.35 never tells it"
+    assert isinstance(outcomes["pr141745"], TimeoutError), "nor does PR #141745"
 
 
 # ----------------------------------------------------------------------------------------------

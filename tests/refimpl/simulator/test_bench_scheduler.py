@@ -21,3 +21,15 @@ def test_rows_render_with_the_batching_ratio() -> None:
     ratio = bench.batching_ratio(rows)
     assert ratio is not None and ratio["result"] == "3.00x"
     assert bench.batching_ratio(rows[:1]) is None
+
+
+def test_the_soak_runs_and_reports_rss_over_time() -> None:
+    from bench import soak
+
+    result = soak.run(soak.Soak(nodes=10, pods=300, rate=50.0, lifetime=1.0), sample_every=200)
+    assert result["pods_created"] == result["pods_deleted"] == 300 and result["violations"] == 0
+    assert len(result["rss_mib"]) == 4 and all(mib > 0 for mib in result["rss_mib"])
+    assert result["live_pods_mean"] < 150  # about 50 a second x 1 s, not the 300 created
+    rows = soak.rows(result)
+    assert rows[0]["result"].endswith("steps/s") and "KiB / 1,000 pods" in rows[2]["result"]
+    assert soak.slope([(0, 1.0), (1, 3.0), (2, 5.0)]) == 2.0

@@ -1,0 +1,190 @@
+"""Observed behaviours of a cycle-area step: the pipeline path the spec took and which filter rules decided.
+
+:func:`cycle_step_behaviours` reads the cluster before and after the step (:mod:`spec.cycle`) and, for the nodes a
+scheduling cycle examined, evaluates the spec's filters (:mod:`spec.filters`) on the cycle's snapshot.
+"""
+
+from __future__ import annotations
+
+from conformance.behaviours.pods import accounting_behaviours
+from conformance.operations import (
+    NODE_NOT_IN_SNAPSHOT,
+    BindPod,
+    ClusterAddNode,
+    ClusterRemoveNode,
+    ClusterUpdateNode,
+    ConfirmBinding,
+    CreatePod,
+    CycleOperation,
+    CycleOutcome,
+    DeletePod,
+    FailBinding,
+    FailScheduling,
+    SchedulePod,
+    Tick,
+    refreshed_snapshot,
+)
+from spec.cycle import Cluster, FailurePoint
+from spec.filters import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    failing_filters,
+    insufficient_resources,
+    ports_conflict,
+)
+from spec.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
+from spec.objects import Pod
+from spec.resources import compute_pod_resource, get_host_ports
+
+_FILTER_TAGS = {"NodeUnschedulable": "cycle.filter.node_unschedulable",
+                "TaintToleration": "cycle.filter.taint_toleration", "NodeAffinity": "cycle.filter.node_affinity",
+                "NodePorts": "cycle.filter.node_ports", "NodeResourcesFit": "cycle.filter.node_resources_fit"}
+_FIT_TAGS = {"pods": "cycle.fit.pod_count", "cpu": "cycle.fit.cpu", "memory": "cycle.fit.memory",
+             "ephemeral-storage": "cycle.fit.ephemeral_storage"}
+
+
+def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, outcome: CycleOutcome) -> set[str]:
+    """Every behaviour of the inventory that the cycle step ``op`` exercised."""
+    tags = accounting_behaviours(before.cache, after.cache)
+    match op:
+        case CreatePod():
+            tags.add("cycle.create.queued")
+        case SchedulePod(uid, node):
+            tags |= _schedule(before, uid, node, outcome)
+        case FailScheduling(uid, node, point):
+            tags |= _fail_scheduling(before, uid, node, point)
+        case BindPod(uid):
+            tags.add("cycle.bind.ok")
+            if before.cache.profile.assumed_pod_expiry:
+                tags.add("cycle.bind.finish_binding")
+        case FailBinding(uid, point):
+            tags.add("cycle.fail_binding.prebind" if point is FailurePoint.PRE_BIND else "cycle.fail_binding.bind")
+            if uid in after.pending:
+                tags.add("cycle.fail_binding.requeued")
+            if uid in before.deleted:
+                tags.add("cycle.fail_binding.pod_deleted")
+            if uid not in before.cache.pod_states:
+                tags.add("cycle.fail_binding.already_forgotten")
+        case ConfirmBinding(uid):
+            tags.add("cycle.confirm.assumed" if uid in before.cache.assumed_pods else "cycle.confirm.expired_readded")
+        case DeletePod(uid):
+            tags |= _delete(before, uid, after)
+        case ClusterAddNode(node):
+            tags.add("cycle.node.added")
+            if node.name in before.cache.nodes:
+                tags.add("cycle.node.ghost_revived")
+        case ClusterUpdateNode(node):
+            tags.add("cycle.node.updated")
+            cached = before.cache.nodes[node.name].node
+            if cached is not None and cached.unschedulable != node.unschedulable:
+                tags.add("cycle.node.cordoned")
+        case ClusterRemoveNode(name):
+            tags.add("cycle.node.removed")
+            if name in after.cache.nodes:
+                tags.add("cycle.node.removed_ghost")
+        case Tick():
+            tags.add("cycle.tick.cleanup" if before.cache.profile.assumed_pod_expiry else "cycle.tick.no_cleanup")
+            if before.cache.assumed_pods - after.cache.assumed_pods:
+                tags.add("cycle.tick.expires")
+    if _overcommitted(after) and not _overcommitted(before):
+        tags.add("cycle.overcommit")
+    return tags
+
+
+def _schedule(before: Cluster, uid: str, node: str, outcome: CycleOutcome) -> set[str]:
+    if outcome.kind == NODE_NOT_IN_SNAPSHOT:
+        return {"cycle.schedule.node_not_in_snapshot"}
+    snapshot = refreshed_snapshot(before)
+    tags = _examined(before, before.pending[uid], snapshot.node_info_map[node])
+    if outcome.kind is None:
+        tags.add("cycle.schedule.assumed")
+    return tags
+
+
+def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> set[str]:
+    snapshot = refreshed_snapshot(before)
+    pod = before.pending[uid]
+    if node is not None:
+        tags = _examined(before, pod, snapshot.node_info_map[node])
+        return tags | {"cycle.reserve.rejected" if point is FailurePoint.RESERVE else "cycle.permit.rejected"}
+    if not snapshot.node_info_list:
+        return {"cycle.unschedulable.no_nodes"}
+    tags = {"cycle.unschedulable.no_feasible_node"}
+    for name in snapshot.node_info_list:
+        tags |= _examined(before, pod, snapshot.node_info_map[name])
+    return tags
+
+
+def _examined(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
+    """The filter rules that decided whether ``pod`` fits the snapshot entry ``info``."""
+    node = info.node
+    assert node is not None
+    failing = failing_filters(pod, info)
+    tags = {_FILTER_TAGS[failing[0]]} if failing else set()
+    if len(failing) >= 2:
+        tags.add("cycle.filter.first_failure_reported")
+    if "TaintToleration" not in failing and any(t.effect in (NO_SCHEDULE, NO_EXECUTE) for t in node.taints):
+        tags.add("cycle.taint.tolerated")
+    if "TaintToleration" not in failing and any(t.effect == "PreferNoSchedule" for t in node.taints):
+        tags.add("cycle.taint.prefer_no_schedule_ignored")
+    if node.unschedulable and "NodeUnschedulable" not in failing:
+        tags.add("cycle.cordon.tolerated")
+    if pod.node_selector and "NodeAffinity" not in failing:
+        tags.add("cycle.selector.matched")
+    tags |= _ports(pod, info)
+    tags |= _fit(before, pod, info)
+    return tags
+
+
+def _ports(pod: Pod, info: NodeInfo) -> set[str]:
+    tags: set[str] = set()
+    for port in get_host_ports(pod):
+        wanted = host_port(port.host_ip, port.protocol, port.host_port)
+        same_number = [u for u in info.used_ports if u.port == wanted.port]
+        if not same_number:
+            continue
+        if ports_conflict(wanted, info.used_ports):
+            exact = any(u == wanted for u in same_number)
+            same_protocol = [u.ip for u in same_number if u.protocol == wanted.protocol]
+            wildcard = DEFAULT_BIND_ALL_HOST_IP in (wanted.ip, *same_protocol)
+            tags.add("cycle.ports.same_ip_conflict" if exact and not wildcard else "cycle.ports.wildcard_conflict")
+            continue
+        if any(u.protocol != wanted.protocol for u in same_number):
+            tags.add("cycle.ports.other_protocol_no_conflict")
+        if any(u.protocol == wanted.protocol and u.ip != wanted.ip for u in same_number):
+            tags.add("cycle.ports.other_ip_no_conflict")
+    return tags
+
+
+def _fit(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
+    request = compute_pod_resource(pod).resource
+    lacking = insufficient_resources(request, info)
+    tags = {_FIT_TAGS.get(name, "cycle.fit.scalar") for name in lacking}
+    nothing = (request.milli_cpu == request.memory == request.ephemeral_storage == 0
+               and not any(request.scalar_resources.values()))
+    if nothing and "pods" not in lacking and (info.allocatable.milli_cpu <= info.requested.milli_cpu):
+        tags.add("cycle.fit.zero_request_skips_resources")
+    if not lacking and request.milli_cpu > 0:
+        free_non_zero = info.allocatable.milli_cpu - info.non_zero_requested.milli_cpu
+        if request.milli_cpu > free_non_zero:
+            tags.add("cycle.fit.requested_not_non_zero")
+    if lacking and any(uid in before.cache.assumed_pods for uid in (p.uid for p in info.pods)):
+        tags.add("cycle.fit.assumed_counted")
+    return tags
+
+
+def _delete(before: Cluster, uid: str, after: Cluster) -> set[str]:
+    if uid in before.pending:
+        return {"cycle.delete.pending"}
+    if uid in before.cache.assumed_pods:
+        return {"cycle.delete.assumed_forgotten" if uid not in after.cache.pod_states else "cycle.delete.assumed_kept"}
+    return {"cycle.delete.bound_removed"} if uid in before.cache.pod_states else set()
+
+
+def _overcommitted(cluster: Cluster) -> bool:
+    """Whether a live node's Requested exceeds its Allocatable in cpu or memory."""
+    return any(info.node is not None and (info.requested.milli_cpu > info.allocatable.milli_cpu
+                                          or info.requested.memory > info.allocatable.memory)
+               for info in cluster.cache.nodes.values())
+
+

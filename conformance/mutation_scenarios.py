@@ -1,0 +1,216 @@
+"""Curated scenarios that mutation testing showed the suite lacked.
+
+``make mutation`` (``mutation/``) runs mutmut over the reference implementation and judges each mutant by the
+conformance vectors alone. Each scenario here pins a Kubernetes behaviour that a surviving mutant broke without any
+vector noticing; it is named after the behaviour, and its description names the Kubernetes function. As with every
+curated scenario, the expected outcomes are not written here: :func:`conformance.traces.expand` takes them from
+the spec.
+"""
+
+from __future__ import annotations
+
+from conformance import cycle_scenarios as cy
+from conformance.operations import ClusterAddNode, CreatePod, SchedulePod
+from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
+from conformance.traces import EXPIRY_PROFILES, Scenario
+from spec.api_calls import NominatingInfo, NominatingMode, PodCondition
+from spec.call_queue_operations import AddCall, PopCall
+from spec.frozenmap import FrozenMap
+from spec.objects import AffinityTerms, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
+from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
+from spec.quantities import SECOND, resource_list, resources_from
+
+GPU = "example.com/gpu"
+
+
+def cache_scenarios() -> list[Scenario]:
+    """The cache's ``cleanupAssumedPods`` and ``finishBinding`` (backend/cache/cache.go) and ``HostPortInfo``
+    (framework/types.go)."""
+    a, b = pod("a", "n1", 100), pod("b", "n1", 200)
+    low = pod("low", "n1", host_port=1)
+    return [
+        Scenario("cache.expiry.one_nanosecond_ttl", "finishBinding sets a deadline for any non-zero TTL, 1 ns too; "
+                 "cleanupAssumedPods expires the pod once now is past it", [AssumePod(a), FinishBinding(a, 0),
+                 CleanupAssumedPods(1), CleanupAssumedPods(2)], behaviours=("expiry",), ttl=1,
+                 profiles=EXPIRY_PROFILES),
+        Scenario("cache.expiry.unfinished_pod_does_not_shield_others", "cleanupAssumedPods skips an assumed pod "
+                 "whose binding is in flight and goes on to expire the next one", [AssumePod(a), AssumePod(b),
+                 FinishBinding(b, 0), CleanupAssumedPods(20 * SECOND)], behaviours=("expiry", "k8s-106361"),
+                 ttl=10 * SECOND, profiles=EXPIRY_PROFILES),
+        Scenario("cache.host_port.lowest_is_recorded", "HostPortInfo.Add and Remove ignore only ports <= 0: host "
+                 "port 1 is recorded and freed", [AddNode(node("n1")), AddPod(low), RemovePod(low)],
+                 behaviours=("ports",)),
+    ]
+
+
+def _labelled(name: str, **labels: str) -> Node:
+    return Node(name, resource_list(cpu=1000, memory=2**30, pods=10), labels=FrozenMap(labels))
+
+
+def accounting_scenarios() -> list[Scenario]:
+    """``NodeInfo.AddPod``/``RemovePod`` and ``Resource.Add`` (framework/types.go), ``GetZoneKey``
+    (component-helpers node/topology.go) and ``UpdateSnapshot``'s incremental rebuild (backend/cache/cache.go)."""
+    rich = Node("n1", resources_from({"cpu": 4000, "memory": 2**30, "ephemeral-storage": 2**30, "pods": 10,
+                                      GPU: 4, "hugepages-2Mi": 2**30}))
+    a = Pod("a", "pod-a", node_name="n1", containers=(Container("c", resources_from(
+        {"cpu": 100, "ephemeral-storage": 2**20, GPU: 1})),))
+    b = Pod("b", "pod-b", node_name="n1", containers=(Container("c", resources_from(
+        {"ephemeral-storage": 3 * 2**20, GPU: 2, "hugepages-2Mi": 2**21})),))
+    beta_zone, beta_region = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
+    ga_zone, ga_region = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
+    zones = [_labelled("plain"), _labelled("labelled", team="a"), _labelled("plain2"),
+             _labelled("beta", **{beta_zone: "z1"}), _labelled("ga", **{ga_zone: "z1"}),
+             _labelled("beta_region", **{beta_region: "r1"}), _labelled("ga_region", **{ga_region: "r1"}),
+             _labelled("both", **{beta_zone: "z2", ga_zone: "z1"}), _labelled("empty_beta", **{beta_zone: "",
+                                                                                               ga_zone: "z1"})]
+    aff = Pod("aff", "pod-aff", node_name="a", pod_affinity=AffinityTerms())
+    anti = Pod("anti", "pod-anti", node_name="b", pod_anti_affinity=AffinityTerms(required=1))
+    x = Pod("x", "pod-x", node_name="a", pvc_claims=("data",))
+    y = Pod("y", "pod-y", node_name="a", pvc_claims=("logs",))
+    def c(name: str, restart: str | None = None, port: int = 0, protocol: str = "", **requests: int) -> Container:
+        ports = (ContainerPort(port, port, protocol),) if port else ()
+        return Container(name, resource_list(**requests), ports, restart_policy=restart)
+
+    init = Pod("init", "pod-init", node_name="n2", containers=(c("app", cpu=100, memory=100),),
+               init_containers=(c("big", cpu=500, memory=50, port=81), c("side", "Always", cpu=50, memory=70, port=82,
+                                                                          protocol="UDP"),
+                                c("late", cpu=200, memory=300), c("side2", "Always", cpu=10)),
+               overhead=resource_list(cpu=7, memory=11))
+    level = Pod("level", "pod-level", node_name="n2", containers=(c("app", cpu=100, memory=100, ephemeral_storage=5),
+                                                                  c("zero", cpu=0)),
+                pod_level_requests=resources_from({"cpu": 300, GPU: 9, "hugepages-2Mi": 2**21}),
+                overhead=resource_list(cpu=1))
+    return [
+        Scenario("cache.resources.init_sidecars_overhead_pod_level", "PodRequests (component-helpers "
+                 "resource/helpers.go): containers summed, raised to the peak of each init container run beside the "
+                 "sidecars started before it, sidecars also summed with the containers; pod-level cpu, memory and "
+                 "hugepages replace the aggregate where the profile honours them; overhead added; sidecar host "
+                 "ports (UDP too) recorded, plain init containers' not; the non-zero defaults per container",
+                 [AddNode(node("n2")), AddPod(init), AddPod(level), RemovePod(init), S],
+                 behaviours=("resources", "ports")),
+        Scenario("cache.resources.ephemeral_storage_and_scalars", "NodeInfo.AddPod and RemovePod add and subtract "
+                 "ephemeral storage and every scalar resource (extended, hugepages) pod by pod; allocatable keeps "
+                 "them all", [AddNode(rich), AddPod(a), AddPod(b), RemovePod(a), S], behaviours=("resources",)),
+        Scenario("node_tree.zone_keys", "GetZoneKey: the beta labels win over the GA ones (a present but empty beta "
+                 "label too), a region alone makes a zone, and nodes with labels but no zone share the empty zone "
+                 "with unlabelled ones", [*(AddNode(n) for n in zones), S], area="node_tree", behaviours=("zones",)),
+        Scenario("snapshot.lists_follow_affinity_and_claims", "UpdateSnapshot rebuilds the affinity lists and the "
+                 "used-claim set whenever a node gains or loses its first or last such pod, or its claims change "
+                 "at the same count", [AddNode(node("a")), AddNode(node("b")), S, AddPod(aff), S, AddPod(anti), S,
+                 AddPod(x), S, RemovePod(aff), S, RemovePod(x), AddPod(y), S, RemovePod(anti), S],
+                 area="snapshot", behaviours=("affinity", "pvc")),
+        Scenario("snapshot.changed_node_behind_the_head", "A node whose pod leaves moves to the head of the "
+                 "most-recently-updated list, so UpdateSnapshot sees it even when another node changed after it",
+                 [AddNode(node("a")), AddNode(node("b")), AddPod(pod("p", "a", 100)), AddPod(pod("q", "a", 100)),
+                  AddPod(pod("r", "b", 100)), S, RemovePod(pod("p", "a", 100)), S], area="snapshot",
+                 behaviours=("generation",)),
+        Scenario("snapshot.image_counts_after_changes", "A NodeInfo cloned again after image changes elsewhere shows "
+                 "the current image counts", [AddNode(node("a", images=(NGINX,))), S,
+                 AddNode(node("b", images=(NGINX,))), AddNode(node("c", images=(NGINX,))), AddPod(pod("p", "a")), S,
+                 RemoveNode(node("c", images=(NGINX,))), AddPod(pod("q", "a")), S], area="snapshot",
+                 behaviours=("images",)),
+        Scenario("cache.images.add_node_again_replaces_images", "AddNode of a node already cached replaces its "
+                 "image summaries: the old images lose the node", [AddNode(node("a", images=(NGINX,))),
+                 AddNode(node("b", images=(NGINX,))), AddNode(node("a", images=(ContainerImage(("redis:7",), 50),)))],
+                 behaviours=("images", "node")),
+    ]
+
+
+def _ds(sid: str, description: str, ops: list[object], *behaviours: str) -> Scenario:
+    return Scenario(f"dispatcher.{sid}", description, ops, area="dispatcher", behaviours=behaviours)
+
+
+def dispatcher_scenarios() -> list[Scenario]:
+    """The status patch's ``Merge`` (pkg/scheduler/framework/api_calls/pod_status_patch.go) and the queue's
+    ``merge`` (call_queue.go)."""
+    to_n2 = NominatingInfo(NominatingMode.OVERRIDE, "n2")
+    to_n3 = NominatingInfo(NominatingMode.OVERRIDE, "n3")
+    scheduled = PodCondition("PodScheduled", "False", "SchedulerError", "binding rejected")
+    return [
+        _ds("merge.newer_nomination_wins", "PodStatusPatchCall.Merge keeps the old Override nomination only when "
+            "the new call's is Noop: a newer Override replaces it", [AddCall(patch("u1", nominating_info=to_n2)),
+            AddCall(patch("u1", nominating_info=to_n3)), PopCall()], "merge"),
+        _ds("merge.newer_condition_wins", "PodStatusPatchCall.Merge keeps the old condition only when the new call "
+            "has none: a newer condition replaces it", [AddCall(patch("u1", condition=UNSCHEDULABLE)),
+            AddCall(patch("u1", condition=scheduled)), PopCall()], "merge"),
+    ]
+
+
+def _asks(uid: str, requests: dict[str, int]) -> Pod:
+    """An unscheduled pod with one container requesting ``requests``."""
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", resources_from(requests)),))
+
+
+def _ports(uid: str, *ports: ContainerPort) -> Pod:
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", resource_list(cpu=100), ports),))
+
+
+def cycle_scenarios() -> list[Scenario]:
+    """The default profile's Filter plugins (pkg/scheduler/framework/plugins): ``Fit``'s ``fitsRequest``
+    (noderesources/fit.go), ``NodePorts`` (``HostPortInfo.CheckConflict``, framework/types.go) and
+    ``TaintToleration`` (``Toleration.ToleratesTaint``, k8s.io/api core/v1 toleration.go)."""
+    mib = 2**20
+    roomy = cy.node("n1", cpu=4000)
+    tainted = cy.node("t", taints=(Taint("dedicated", "gpu"),))
+    half = {GPU: 1, "cpu": 2000, "memory": 2**29, "ephemeral-storage": 2**29}
+    return [
+        cy._cy("filter.memory", "Fit: the memory a pod asks must fit in what the node's pods leave free",
+               [ClusterAddNode(roomy), CreatePod(_asks("a", {"cpu": 100, "memory": 600 * mib})),
+                CreatePod(_asks("b", {"cpu": 100, "memory": 600 * mib})), *cy.placed("a", "n1"),
+                SchedulePod("b", "n1")],
+               "filter", "resources"),
+        cy._cy("filter.ephemeral_storage", "Fit: ephemeral storage is checked like cpu and memory",
+               [ClusterAddNode(Node("n1", resource_list(cpu=4000, memory=2**30, pods=10, ephemeral_storage=2**30))),
+                CreatePod(_asks("a", {"ephemeral-storage": 600 * mib})),
+                CreatePod(_asks("b", {"ephemeral-storage": 600 * mib})),
+                CreatePod(_asks("c", {"ephemeral-storage": 424 * mib})), *cy.placed("a", "n1"),
+                SchedulePod("b", "n1"), SchedulePod("c", "n1")], "filter", "resources"),
+        cy._cy("filter.extended_resource", "Fit with an extended resource (fitsRequest's slow path): every "
+               "resource, the extended one, cpu, memory, ephemeral storage and the pod count, fits exactly when the "
+               "pod asks what is free; a node without the resource, or with too little, rejects the pod; a zero "
+               "request of one resource does not end the check of the next",
+               [ClusterAddNode(Node("g", resources_from({"cpu": 4000, "memory": 2**30, "ephemeral-storage": 2**30,
+                                                        "pods": 2, GPU: 2}))),
+                ClusterAddNode(Node("h", resources_from({"cpu": 4000, "memory": 2**30, "pods": 10, GPU: 2}))),
+                ClusterAddNode(roomy), CreatePod(_asks("a", half)), CreatePod(_asks("b", {GPU: 2})),
+                CreatePod(_asks("c", half)), CreatePod(_asks("d", {GPU: 1})),
+                CreatePod(_asks("z", {"example.com/a": 0, GPU: 3})), SchedulePod("a", "n1"), *cy.placed("a", "g"),
+                SchedulePod("b", "g"), SchedulePod("z", "g"), *cy.placed("c", "g"), SchedulePod("d", "g"),
+                SchedulePod("d", "n1"), SchedulePod("b", "h"), SchedulePod("d", "h")], "filter", "resources", "pods"),
+        cy._cy("filter.single_resource_on_a_full_node", "Fit: a pod asking one unit of a single resource (1m cpu, "
+               "1 byte of memory or of ephemeral storage) does not fit a node that has none of it left",
+               [ClusterAddNode(Node("full", resources_from({"cpu": 1000, "memory": 2**30, "ephemeral-storage": 2**30,
+                                                           "pods": 10}))),
+                CreatePod(_asks("all", {"cpu": 1000, "memory": 2**30, "ephemeral-storage": 2**30})),
+                *(CreatePod(_asks(name, {name: 1})) for name in ("cpu", "memory", "ephemeral-storage")),
+                *cy.placed("all", "full"), *(SchedulePod(name, "full") for name in ("cpu", "memory",
+                                                                                   "ephemeral-storage"))],
+               "filter", "resources"),
+        cy._cy("filter.host_port_ip_and_protocol", "NodePorts: 0.0.0.0 conflicts with the port on any IP, a "
+               "specific IP only with itself and 0.0.0.0; UDP and TCP do not conflict; host port 1 counts",
+               [ClusterAddNode(roomy), CreatePod(_ports("ip", ContainerPort(80, 80, host_ip="10.0.0.1"),
+                                                         ContainerPort(1, 1))),
+                CreatePod(_ports("any", ContainerPort(80, 80))), CreatePod(_ports("other", ContainerPort(80, 80,
+                                                                                  host_ip="10.0.0.2"))),
+                CreatePod(_ports("udp", ContainerPort(80, 80, "UDP", "10.0.0.1"))),
+                CreatePod(_ports("one", ContainerPort(1, 1, host_ip="10.0.0.3"))),
+                *cy.placed("ip", "n1"), SchedulePod("any", "n1"), SchedulePod("other", "n1"), SchedulePod("udp", "n1"),
+                SchedulePod("one", "n1")], "filter", "ports"),
+        cy._cy("filter.toleration_matching", "TaintToleration: a toleration must match the taint's effect (empty: "
+               "any), key (empty: any) and, under Equal or no operator, value",
+               [ClusterAddNode(tainted),
+                *(CreatePod(cy.pod(uid, tolerations=(t,))) for uid, t in [
+                    ("effect", Toleration("dedicated", "Equal", "gpu", "NoExecute")),
+                    ("key", Toleration("other", "Equal", "gpu")),
+                    ("value", Toleration("dedicated", "Equal", "cpu")),
+                    ("bare", Toleration("dedicated", "", "gpu")),
+                    ("odd", Toleration("dedicated", "Unknown", "gpu")),
+                    ("all", Toleration("", "Exists"))]),
+                *(SchedulePod(uid, "t") for uid in ("effect", "key", "value", "bare", "odd", "all"))],
+               "filter", "taints"),
+    ]
+
+
+def curated() -> list[Scenario]:
+    """Every scenario of this module."""
+    return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios()]

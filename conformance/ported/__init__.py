@@ -1,0 +1,17 @@
+"""Kubernetes' own table tests, ported case by case as curated vectors (each description names the Go test and case).
+
+One module per Go test file: :mod:`.framework_types` (framework/types_test.go), :mod:`.node_tree`
+(node_tree_test.go and snapshot_test.go), :mod:`.cache` (cache_test.go), :mod:`.call_queue` (call_queue_test.go).
+The expected outcomes are the spec's; ``tests/conformance/test_ported.py`` checks that the spec agrees with the
+expectations the Go tests state.
+"""
+
+from __future__ import annotations
+
+from conformance.ported import cache, call_queue, framework_types, node_tree
+from conformance.traces import Scenario
+
+
+def ported() -> list[Scenario]:
+    """Every ported table case."""
+    return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios()]

@@ -1,0 +1,78 @@
+package main
+
+// What an importer cannot reach through the packages' exports, and how this adapter reaches it.
+//
+// Calls. The cache's clock-taking entry points and the call queue's run-loop half are unexported: Kubernetes'
+// own tests call them from inside the package (cache_test.go: cache.finishBinding(logger, pod, now),
+// cache.cleanupAssumedPods(logger, now); call_queue_test.go: cq.pop(), cq.finalize(call)). This adapter links
+// to those very functions by name with //go:linkname (a pull-only link to a symbol of a non-standard-library
+// package, which the Go linker allows; the empty internals.s lets the declarations go without bodies). Each
+// declared signature is the method's with its receiver as the first parameter, an unsafe.Pointer to the
+// unexported receiver type. Nothing is re-implemented: the linked functions are Kubernetes' compiled code.
+//
+//   - (*cacheImpl).finishBinding(logger, pod, now): the exported FinishBinding is exactly this with time.Now().
+//   - (*cacheImpl).cleanupAssumedPods(logger, now): the body of the cache's 1 s background loop (cache.run),
+//     which New starts with time.Now(); the adapter stops that loop instead (see newCacheArea).
+//   - (*cacheImpl).updateMetrics(): publishes scheduler_cache_size; only cleanupAssumedPods calls it.
+//   - (*callQueue).pop(), (*callQueue).finalize(call), (*queuedAPICall).sendOnFinish(err): what
+//     APIDispatcher.Run's loop and its per-call goroutines do; Run itself pops eagerly in a goroutine, so a
+//     vector could not say when a call is popped or finishes.
+//
+// State. Observations read unexported fields with reflect (read only, never written): the call queue's
+// apiCalls, callsQueue, inFlightEntities and closed, and the in-tree calls' fields (PodStatusPatchCall's
+// podStatus, newCondition, nominatingInfo, executed; PodBindingCall's binding). Everything the cache exports
+// is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers (see cache_area.go).
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+	"unsafe"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+)
+
+//go:linkname cacheFinishBinding k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).finishBinding
+func cacheFinishBinding(c unsafe.Pointer, logger klog.Logger, pod *v1.Pod, now time.Time) error
+
+//go:linkname cacheCleanupAssumedPods k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).cleanupAssumedPods
+func cacheCleanupAssumedPods(c unsafe.Pointer, logger klog.Logger, now time.Time)
+
+//go:linkname cacheUpdateMetrics k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).updateMetrics
+func cacheUpdateMetrics(c unsafe.Pointer)
+
+//go:linkname callQueuePop k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher.(*callQueue).pop
+func callQueuePop(q unsafe.Pointer) (unsafe.Pointer, error)
+
+//go:linkname callQueueFinalize k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher.(*callQueue).finalize
+func callQueueFinalize(q unsafe.Pointer, call unsafe.Pointer)
+
+//go:linkname queuedCallSendOnFinish k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher.(*queuedAPICall).sendOnFinish
+func queuedCallSendOnFinish(call unsafe.Pointer, err error)
+
+// cacheImpl is the *cacheImpl inside the Cache interface value New returns (its data word); fails if the
+// dynamic type is not the expected one, rather than handing a wrong pointer to the linked functions.
+func cacheImpl(c cache.Cache) unsafe.Pointer {
+	value := reflect.ValueOf(c)
+	if value.Kind() != reflect.Pointer || value.Type().String() != "*cache.cacheImpl" {
+		panic(fmt.Sprintf("cache.New returned a %s, not a *cache.cacheImpl", value.Type()))
+	}
+	return value.UnsafePointer()
+}
+
+// field is the named field of the addressable struct value v, readable even when unexported. It panics naming
+// the field if the struct has none by that name (a Kubernetes version whose layout this adapter does not know).
+func field(v reflect.Value, name string) reflect.Value {
+	f := v.FieldByName(name)
+	if !f.IsValid() {
+		panic(fmt.Sprintf("%s has no field %q", v.Type(), name))
+	}
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+}
+
+// pointee is the struct a (possibly unexported) pointer value points to, addressable.
+func pointee(p reflect.Value) reflect.Value {
+	return reflect.NewAt(p.Type().Elem(), p.UnsafePointer()).Elem()
+}

@@ -1,0 +1,383 @@
+package main
+
+// Decoding the spec's objects (conformance/codec.py, spec/objects.py, spec/api_calls.py) into the Kubernetes API
+// types the real code takes. Every JSON object is decoded strictly: a field this adapter does not know is an
+// error, so a spec field the adapter would silently ignore can never pass unnoticed. Fields equal to the spec's
+// default are absent from the vectors; the zero values below are those defaults, except where a pointer marks one
+// that is not (the namespace "default", the toleration operator "Equal", the taint effect "NoSchedule").
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+	apicalls "k8s.io/kubernetes/pkg/scheduler/framework/api_calls"
+)
+
+// strict decodes raw into out, refusing unknown fields and trailing data.
+func strict(raw json.RawMessage, out any, what string) error {
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.DisallowUnknownFields()
+	decoder.UseNumber()
+	if err := decoder.Decode(out); err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantities
+// ---------------------------------------------------------------------------------------------
+
+// resourceList builds a v1.ResourceList from the spec's integers: CPU in millicores (read back with MilliValue),
+// everything else in its base unit (read back with Value), as pkg/scheduler/framework.Resource.Add reads them.
+func resourceList(quantities map[string]int64) v1.ResourceList {
+	if len(quantities) == 0 {
+		return nil
+	}
+	list := make(v1.ResourceList, len(quantities))
+	for name, value := range quantities {
+		if name == string(v1.ResourceCPU) {
+			list[v1.ResourceName(name)] = *resource.NewMilliQuantity(value, resource.DecimalSI)
+		} else {
+			list[v1.ResourceName(name)] = *resource.NewQuantity(value, resource.DecimalSI)
+		}
+	}
+	return list
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods (spec/objects.py Pod)
+// ---------------------------------------------------------------------------------------------
+
+type containerPortJSON struct {
+	ContainerPort int32  `json:"container_port"`
+	HostPort      int32  `json:"host_port"`
+	Protocol      string `json:"protocol"`
+	HostIP        string `json:"host_ip"`
+}
+
+type containerJSON struct {
+	Name          string              `json:"name"`
+	Requests      map[string]int64    `json:"requests"`
+	Ports         []containerPortJSON `json:"ports"`
+	Image         string              `json:"image"`
+	RestartPolicy *string             `json:"restart_policy"`
+}
+
+type affinityTermsJSON struct {
+	Required  int `json:"required"`
+	Preferred int `json:"preferred"`
+}
+
+type tolerationJSON struct {
+	Key      string  `json:"key"`
+	Operator *string `json:"operator"`
+	Value    string  `json:"value"`
+	Effect   string  `json:"effect"`
+}
+
+type podJSON struct {
+	UID              string             `json:"uid"`
+	Name             string             `json:"name"`
+	Namespace        *string            `json:"namespace"`
+	NodeName         string             `json:"node_name"`
+	Containers       []containerJSON    `json:"containers"`
+	InitContainers   []containerJSON    `json:"init_containers"`
+	Overhead         map[string]int64   `json:"overhead"`
+	PodLevelRequests map[string]int64   `json:"pod_level_requests"`
+	PodAffinity      *affinityTermsJSON `json:"pod_affinity"`
+	PodAntiAffinity  *affinityTermsJSON `json:"pod_anti_affinity"`
+	HasNodeAffinity  bool               `json:"has_node_affinity"`
+	NodeSelector     map[string]string  `json:"node_selector"`
+	Tolerations      []tolerationJSON   `json:"tolerations"`
+	PVCClaims        []string           `json:"pvc_claims"`
+	Priority         int32              `json:"priority"`
+	SchedulerName    *string            `json:"scheduler_name"`
+}
+
+func containers(specs []containerJSON) []v1.Container {
+	var out []v1.Container
+	for _, c := range specs {
+		container := v1.Container{
+			Name:      c.Name,
+			Image:     c.Image,
+			Resources: v1.ResourceRequirements{Requests: resourceList(c.Requests)},
+		}
+		for _, p := range c.Ports {
+			container.Ports = append(container.Ports, v1.ContainerPort{
+				ContainerPort: p.ContainerPort, HostPort: p.HostPort, Protocol: v1.Protocol(p.Protocol), HostIP: p.HostIP,
+			})
+		}
+		if c.RestartPolicy != nil {
+			policy := v1.ContainerRestartPolicy(*c.RestartPolicy)
+			container.RestartPolicy = &policy
+		}
+		out = append(out, container)
+	}
+	return out
+}
+
+// podAffinityTerm is one required inter-pod term. The cache reads only whether PodAffinity/PodAntiAffinity are
+// set and how many required terms the latter has (podWithAffinity, podWithRequiredAntiAffinity in
+// pkg/scheduler/framework/types.go); NewPodInfo parses the terms, so they are well formed.
+func podAffinityTerm(i int) v1.PodAffinityTerm {
+	return v1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"term": fmt.Sprint(i)}},
+		TopologyKey:   v1.LabelHostname,
+	}
+}
+
+func weightedTerms(n int) []v1.WeightedPodAffinityTerm {
+	var out []v1.WeightedPodAffinityTerm
+	for i := 0; i < n; i++ {
+		out = append(out, v1.WeightedPodAffinityTerm{Weight: 1, PodAffinityTerm: podAffinityTerm(i)})
+	}
+	return out
+}
+
+func requiredTerms(n int) []v1.PodAffinityTerm {
+	var out []v1.PodAffinityTerm
+	for i := 0; i < n; i++ {
+		out = append(out, podAffinityTerm(i))
+	}
+	return out
+}
+
+func (p podJSON) toPod() *v1.Pod {
+	namespace := "default"
+	if p.Namespace != nil {
+		namespace = *p.Namespace
+	}
+	schedulerName := v1.DefaultSchedulerName
+	if p.SchedulerName != nil {
+		schedulerName = *p.SchedulerName
+	}
+	priority := p.Priority
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{UID: types.UID(p.UID), Name: p.Name, Namespace: namespace},
+		Spec: v1.PodSpec{
+			NodeName:       p.NodeName,
+			Containers:     containers(p.Containers),
+			InitContainers: containers(p.InitContainers),
+			Overhead:       resourceList(p.Overhead),
+			NodeSelector:   p.NodeSelector,
+			Priority:       &priority,
+			SchedulerName:  schedulerName,
+		},
+	}
+	if requests := resourceList(p.PodLevelRequests); requests != nil {
+		pod.Spec.Resources = &v1.ResourceRequirements{Requests: requests}
+	}
+	if p.PodAffinity != nil || p.PodAntiAffinity != nil || p.HasNodeAffinity {
+		affinity := &v1.Affinity{}
+		if p.PodAffinity != nil {
+			affinity.PodAffinity = &v1.PodAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution:  requiredTerms(p.PodAffinity.Required),
+				PreferredDuringSchedulingIgnoredDuringExecution: weightedTerms(p.PodAffinity.Preferred),
+			}
+		}
+		if p.PodAntiAffinity != nil {
+			affinity.PodAntiAffinity = &v1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution:  requiredTerms(p.PodAntiAffinity.Required),
+				PreferredDuringSchedulingIgnoredDuringExecution: weightedTerms(p.PodAntiAffinity.Preferred),
+			}
+		}
+		if p.HasNodeAffinity {
+			affinity.NodeAffinity = &v1.NodeAffinity{}
+		}
+		pod.Spec.Affinity = affinity
+	}
+	for _, t := range p.Tolerations {
+		operator := v1.TolerationOpEqual
+		if t.Operator != nil {
+			operator = v1.TolerationOperator(*t.Operator)
+		}
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, v1.Toleration{
+			Key: t.Key, Operator: operator, Value: t.Value, Effect: v1.TaintEffect(t.Effect),
+		})
+	}
+	for i, claim := range p.PVCClaims {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{
+			Name:         fmt.Sprintf("volume-%d", i),
+			VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}},
+		})
+	}
+	return pod
+}
+
+// pvcKeys are the namespace/claim keys the pod's claims count under (framework.GetNamespacedName).
+func (p podJSON) pvcKeys() []string {
+	namespace := "default"
+	if p.Namespace != nil {
+		namespace = *p.Namespace
+	}
+	var keys []string
+	for _, claim := range p.PVCClaims {
+		keys = append(keys, namespace+"/"+claim)
+	}
+	return keys
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes (spec/objects.py Node)
+// ---------------------------------------------------------------------------------------------
+
+type taintJSON struct {
+	Key    string  `json:"key"`
+	Value  string  `json:"value"`
+	Effect *string `json:"effect"`
+}
+
+type imageJSON struct {
+	Names     []string `json:"names"`
+	SizeBytes int64    `json:"size_bytes"`
+}
+
+type nodeJSON struct {
+	Name          string            `json:"name"`
+	Allocatable   map[string]int64  `json:"allocatable"`
+	Labels        map[string]string `json:"labels"`
+	Taints        []taintJSON       `json:"taints"`
+	Unschedulable bool              `json:"unschedulable"`
+	Images        []imageJSON       `json:"images"`
+}
+
+func (n nodeJSON) toNode() *v1.Node {
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels},
+		Spec:       v1.NodeSpec{Unschedulable: n.Unschedulable},
+		Status:     v1.NodeStatus{Allocatable: resourceList(n.Allocatable)},
+	}
+	for _, t := range n.Taints {
+		effect := v1.TaintEffectNoSchedule
+		if t.Effect != nil {
+			effect = v1.TaintEffect(*t.Effect)
+		}
+		node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: t.Key, Value: t.Value, Effect: effect})
+	}
+	for _, image := range n.Images {
+		node.Status.Images = append(node.Status.Images, v1.ContainerImage{Names: image.Names, SizeBytes: image.SizeBytes})
+	}
+	return node
+}
+
+// ---------------------------------------------------------------------------------------------
+// API calls (spec/api_calls.py)
+// ---------------------------------------------------------------------------------------------
+
+type conditionJSON struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+type podStatusJSON struct {
+	Conditions        map[string]conditionJSON `json:"conditions"`
+	NominatedNodeName string                   `json:"nominated_node_name"`
+}
+
+type nominatingInfoJSON struct {
+	Mode              string `json:"mode"`
+	NominatedNodeName string `json:"nominated_node_name"`
+}
+
+type callJSON struct {
+	CallType       string              `json:"call_type"`
+	UID            string              `json:"uid"`
+	NodeName       string              `json:"node_name"`
+	Status         *podStatusJSON      `json:"status"`
+	Condition      *conditionJSON      `json:"condition"`
+	NominatingInfo *nominatingInfoJSON `json:"nominating_info"`
+	Executed       bool                `json:"executed"`
+}
+
+func (c conditionJSON) toCondition() *v1.PodCondition {
+	return &v1.PodCondition{
+		Type: v1.PodConditionType(c.Type), Status: v1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message,
+	}
+}
+
+// toStatus is the pod status; the spec keys conditions by type, Kubernetes lists them (here sorted by type).
+func (s podStatusJSON) toStatus() v1.PodStatus {
+	status := v1.PodStatus{NominatedNodeName: s.NominatedNodeName}
+	types := make([]string, 0, len(s.Conditions))
+	for t := range s.Conditions {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		status.Conditions = append(status.Conditions, *s.Conditions[t].toCondition())
+	}
+	return status
+}
+
+// podForStatus is the pod object the scheduler would hold: the status the call is created from, or the one the
+// informer delivers to SyncObject.
+func podForStatus(uid string, status v1.PodStatus) *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: uid, Namespace: "default"}, Status: status}
+}
+
+// toCall builds the in-tree call through the constructors the scheduler uses (apicalls.Implementations).
+func (c callJSON) toCall() (fwk.APICall, error) {
+	switch c.CallType {
+	case string(apicalls.PodBinding):
+		if c.Status != nil || c.Condition != nil || c.NominatingInfo != nil || c.Executed {
+			return nil, fmt.Errorf("a pod_binding call has only uid and node_name")
+		}
+		binding := &v1.Binding{
+			ObjectMeta: metav1.ObjectMeta{UID: types.UID(c.UID), Name: c.UID, Namespace: "default"},
+			Target:     v1.ObjectReference{Kind: "Node", Name: c.NodeName},
+		}
+		return apicalls.Implementations.PodBinding(binding), nil
+	case string(apicalls.PodStatusPatch):
+		if c.NodeName != "" {
+			return nil, fmt.Errorf("a pod_status_patch call has no node_name")
+		}
+		if c.Executed {
+			// The constructor starts every call unexecuted; only Execute sets the flag. No vector adds one.
+			return nil, fmt.Errorf("cannot add a status patch that is already executed")
+		}
+		if c.Status == nil {
+			return nil, fmt.Errorf("a pod_status_patch call needs a status")
+		}
+		var condition *v1.PodCondition
+		if c.Condition != nil {
+			condition = c.Condition.toCondition()
+		}
+		var info *nominatingInfo
+		if c.NominatingInfo != nil {
+			mode, err := nominatingModeOf(c.NominatingInfo.Mode)
+			if err != nil {
+				return nil, err
+			}
+			info = &nominatingInfo{NominatedNodeName: c.NominatingInfo.NominatedNodeName, NominatingMode: mode}
+		}
+		return apicalls.Implementations.PodStatusPatch(podForStatus(c.UID, c.Status.toStatus()), condition, info), nil
+	}
+	return nil, fmt.Errorf("unknown call_type %q", c.CallType)
+}
+
+func nominatingModeOf(mode string) (nominatingMode, error) {
+	switch mode {
+	case "Noop":
+		return modeNoop, nil
+	case "Override":
+		return modeOverride, nil
+	}
+	return modeNoop, fmt.Errorf("unknown nominating mode %q", mode)
+}
+
+func nominatingModeName(mode nominatingMode) string {
+	if mode == modeOverride {
+		return "Override"
+	}
+	return "Noop"
+}

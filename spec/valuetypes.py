@@ -1,0 +1,60 @@
+"""Value types whose hash is computed once.
+
+The spec's state is made of frozen dataclasses, nested deep (a cache holds NodeInfos, which hold
+pods, which hold containers). Python's generated ``__hash__`` of a frozen dataclass hashes every
+field on every call, so hashing a cache state walks the whole tree each time a set or a dict
+looks it up. :func:`cached_hash` keeps the generated hash and remembers its value on the object,
+which is sound because the object never changes.
+
+Nothing else changes: equality, ``repr``, ``dataclasses.fields``/``replace``/``asdict`` and the
+order of fields are the dataclass's own. The remembered values are not part of the object's
+state: :meth:`__getstate__` leaves them out, so a pickle or a copy carries only the fields and
+recomputes them (Python's hash of a string differs between processes, so a remembered hash must
+never travel). :mod:`spec.verify.fingerprint` keeps a value's 64-bit fingerprint the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T", bound=type)
+
+HASH_ATTRIBUTE: Final = "_cached_hash"
+FINGERPRINT_ATTRIBUTE: Final = "_cached_fingerprint"
+CACHED_ATTRIBUTES: Final = frozenset({HASH_ATTRIBUTE, FINGERPRINT_ATTRIBUTE})
+"""Attributes a :func:`cached_hash` class keeps on an instance besides its fields."""
+VALUE_TYPES: Final[set[type]] = set()
+"""The classes :func:`cached_hash` was applied to."""
+
+
+def cached_hash(cls: T) -> T:
+    """Make the frozen dataclass ``cls`` remember its hash (apply above ``@dataclass(frozen=True)``).
+
+    Fails with ``TypeError`` if ``cls`` is not a frozen dataclass with a generated ``__hash__``.
+    """
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__hash__" not in cls.__dict__ or cls.__hash__ is None:
+        raise TypeError(f"{cls.__name__} must be a frozen dataclass with a generated __hash__")
+    field_hash: Callable[[Any], int] = cls.__dict__["__hash__"]
+
+    def __hash__(self: Any) -> int:
+        try:
+            return self.__dict__[HASH_ATTRIBUTE]  # type: ignore[no-any-return]
+        except KeyError:
+            value = field_hash(self)
+            object.__setattr__(self, HASH_ATTRIBUTE, value)
+            return value
+
+    def __getstate__(self: Any) -> dict[str, Any]:
+        state = self.__dict__
+        if CACHED_ATTRIBUTES.isdisjoint(state):
+            return state  # type: ignore[no-any-return]
+        return {name: value for name, value in state.items() if name not in CACHED_ATTRIBUTES}
+
+    __hash__.__qualname__ = f"{cls.__qualname__}.__hash__"
+    __getstate__.__qualname__ = f"{cls.__qualname__}.__getstate__"
+    setattr(cls, "__hash__", __hash__)  # noqa: B010 (mypy forbids assigning to a method)
+    setattr(cls, "__getstate__", __getstate__)  # noqa: B010
+    VALUE_TYPES.add(cls)
+    return cls

@@ -1,0 +1,550 @@
+"""The breadth-first search of :func:`spec.verify.checker.explore` in several processes, with the same result.
+
+States are partitioned by fingerprint: worker ``fp % jobs`` owns the fingerprint ``fp``, keeps it in
+its set of seen fingerprints, and expands the state. The search goes level by level (every state
+at depth ``d`` before any at ``d + 1``), in four rounds the coordinator (the calling process)
+drives:
+
+1. **expand**: each worker expands the states it owns at depth ``d`` and sends each successor's
+   fingerprint to its owner, with the successor's *key*;
+2. **claim**: each owner keeps the fingerprints it has not seen, each with its least key;
+3. **ship**: the worker that found a successor with that least key sends the state to its owner
+   (a cache or snapshot it has already sent that worker goes as its fingerprint only);
+4. **receive**: each owner checks the state properties of its new states and queues them.
+
+A key orders states as the single-process search meets them: an initial state's key is its
+position among the initial states, a successor's is ``parent key * 2^16 + edge index``. So the
+least key of a fingerprint names the edge by which the single-process search first reached it,
+the first violation in key order is the one it would report, and when the search stops at a
+violation the figures are cut there (:meth:`_Level.cut`): distinct states, transitions, depth,
+coverage and violations, with their shortest traces, are the single-process search's. Only a
+time limit or ``max_states`` stops between levels (or, for the time limit, within one), so runs
+they stop report figures of their own.
+
+Each trace is replayed in the coordinator from the chain of (parent, edge) the owners recorded
+(:func:`spec.verify.checker.trace_to`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import pickle
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from itertools import pairwise
+from multiprocessing.connection import Connection
+from typing import Any, Final, Generic, TypeVar
+
+from spec.verify.checker import (
+    DeadlinePassed,
+    Report,
+    StateStore,
+    TransitionSystem,
+    Violation,
+    deadline_scope,
+    expander,
+    peak_rss_bytes,
+    trace_to,
+)
+from spec.verify.fingerprint import fingerprint
+
+S = TypeVar("S", bound=Hashable)
+
+EDGE_BITS: Final = 16
+"""A key is ``parent key * 2^16 + edge index``: a state may have up to 65,536 edges."""
+EDGES: Final = 1 << EDGE_BITS
+EDGE: Final = 0
+STATE: Final = 1
+"""Event kinds: a step property violated by an edge comes before its target's state properties."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A violation found in a level: of an edge (``edge`` set) or of a new state."""
+
+    key: int
+    kind: int
+    number: int
+    """The global number of the state (for an edge: of the state it leaves)."""
+    edge: int | None
+    properties: tuple[str, ...]
+
+
+# ============================================================================================
+# Shipping states between processes
+# ============================================================================================
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles states, sending each shared part (a cache, a snapshot) to a worker once: after that, its fingerprint."""
+
+    def __init__(self, file: io.BytesIO, sent: set[int], shared: tuple[type, ...]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.sent = sent
+        self.shared = shared
+        self.defining: object = None
+
+    def persistent_id(self, obj: Any) -> Any:
+        if obj is self.defining:
+            self.defining = None
+            return None
+        if not isinstance(obj, self.shared):
+            return None
+        fp = fingerprint(obj)
+        if fp in self.sent:
+            return ("ref", fp)
+        self.sent.add(fp)
+        self.defining = obj
+        return ("def", fp, obj)
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, parts: dict[int, Any]) -> None:
+        super().__init__(file)
+        self.parts = parts
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid[0] == "def":
+            self.parts[pid[1]] = pid[2]
+            return pid[2]
+        return self.parts[pid[1]]
+
+
+def _shared_types() -> tuple[type, ...]:
+    from spec.cache import CacheState
+    from spec.snapshot import Snapshot
+
+    return (CacheState, Snapshot)
+
+
+# ============================================================================================
+# Workers
+# ============================================================================================
+
+
+@dataclass
+class _Worker(Generic[S]):
+    """What one worker process holds: its part of the seen fingerprints and the states it will expand."""
+
+    system: TransitionSystem[S]
+    index: int
+    jobs: int
+    store: StateStore = field(default_factory=StateStore)
+    frontier: list[tuple[int, S, int]] = field(default_factory=list)
+    """(key, representative, global number) of the states to expand at this level."""
+    found: dict[int, tuple[int, int, int, S]] = field(default_factory=dict)
+    """Successors found at this level, by fingerprint: (key, parent number, edge index, representative)."""
+    expanded: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    """(key, coverage classes) of the states expanded at this level, to count when the level is committed."""
+    profiles: Counter[tuple[str, ...]] = field(default_factory=Counter)
+    transitions: int = 0
+    generated: int = 0
+    claimed: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    """Fingerprints this owner took at this level: (key, parent number, edge index)."""
+    sent: dict[int, set[int]] = field(default_factory=dict)
+    parts: dict[int, Any] = field(default_factory=dict)
+
+    def number(self, local: int) -> int:
+        return local * self.jobs + self.index
+
+    def seed(self, states: list[tuple[int, int, int, bytes]]) -> None:
+        """Take initial states: (key, fingerprint, initial index, pickled representative)."""
+        for key, fp, initial_index, data in states:
+            local = self.store.add(fp, -1, initial_index)
+            self.frontier.append((key, pickle.loads(data), self.number(local)))
+
+    def expand(
+        self, deadline: float | None
+    ) -> tuple[list[Event], dict[int, list[tuple[int, int, int, int]]], bool]:
+        """Expand the frontier in key order: the edge violations, the successors per owner, and
+        whether the deadline passed."""
+        expand = expander(self.system)
+        events: list[Event] = []
+        self.found = {}
+        self.expanded = []
+        timed_out = False
+        within = None if deadline is None else time.perf_counter() + (deadline - time.monotonic())
+        for key, state, number in sorted(self.frontier, key=lambda entry: entry[0]):
+            if deadline is not None and time.monotonic() > deadline:
+                timed_out = True
+                break
+            try:
+                with deadline_scope(within):  # a state with many edges does not overrun the limit either
+                    expansion = expand(state)
+            except DeadlinePassed:
+                timed_out = True
+                break
+            if len(expansion.coverage) > EDGES:
+                raise ValueError(f"a state has {len(expansion.coverage)} edges; -j supports at most {EDGES}")
+            base = key << EDGE_BITS
+            self.expanded.append((key, expansion.coverage))
+            self.generated += len(expansion.targets)
+            events.extend(Event(base + i, EDGE, number, i, props) for i, props in expansion.violations)
+            for fp, i in expansion.targets:
+                if fp not in self.found:
+                    self.found[fp] = (base + i, number, i, expansion.representative(i))
+        self.frontier = []
+        by_owner: dict[int, list[tuple[int, int, int, int]]] = {}
+        for fp, (key, parent, edge, _) in self.found.items():
+            by_owner.setdefault(fp % self.jobs, []).append((fp, key, parent, edge))
+        return events, by_owner, timed_out
+
+    def claim(self, candidates: list[tuple[int, int, int, int, int]]) -> list[tuple[int, int, int]]:
+        """Keep the unseen fingerprints among (fingerprint, key, finder, parent number, edge index),
+        each with its least key; the (fingerprint, key, finder) taken."""
+        best: dict[int, tuple[int, int, int, int]] = {}
+        for fp, key, finder, parent, edge in candidates:
+            if fp in self.store:
+                continue
+            known = best.get(fp)
+            if known is None or key < known[0]:
+                best[fp] = (key, finder, parent, edge)
+        self.claimed = {fp: (key, parent, edge) for fp, (key, _, parent, edge) in best.items()}
+        return [(fp, key, finder) for fp, (key, finder, _, _) in best.items()]
+
+    def ship(self, wanted: dict[int, list[int]]) -> dict[int, bytes]:
+        """Pickle the states with these fingerprints for their owners."""
+        shared = _shared_types()
+        out = {}
+        for owner, fps in wanted.items():
+            buffer = io.BytesIO()
+            _Pickler(buffer, self.sent.setdefault(owner, set()), shared).dump([(fp, self.found[fp][3]) for fp in fps])
+            out[owner] = buffer.getvalue()
+        self.found = {}
+        return out
+
+    def receive(self, messages: list[bytes]) -> tuple[list[Event], list[int], list[int]]:
+        """Store the claimed states and check them: the violations, the keys of all new states,
+        and the keys of those outside the bounds."""
+        events: list[Event] = []
+        keys: list[int] = []
+        pruned: list[int] = []
+        states: list[tuple[int, S]] = []
+        for message in messages:
+            states.extend(_Unpickler(io.BytesIO(message), self.parts).load())
+        for fp, state in sorted(states, key=lambda item: self.claimed[item[0]][0]):
+            key, parent, edge = self.claimed[fp]
+            number = self.number(self.store.add(fp, parent, edge))
+            keys.append(key)
+            props = self.system.violations(state)
+            if props:
+                events.append(Event(key, STATE, number, None, tuple(props)))
+                continue
+            if not self.system.within_bounds(state):
+                pruned.append(key)
+                continue
+            self.frontier.append((key, state, number))
+        self.claimed = {}
+        return events, keys, pruned
+
+    def commit(self, until: int | None) -> None:
+        """Count the edges of the states expanded at this level (up to the edge with key ``until``)."""
+        for key, coverage in self.expanded:
+            if until is None:
+                self.profiles[coverage] += 1
+                self.transitions += len(coverage)
+                continue
+            base = key << EDGE_BITS
+            if base > until:
+                continue
+            edges = len(coverage) if base + len(coverage) - 1 <= until else until - base + 1
+            self.profiles[coverage[:edges]] += 1
+            self.transitions += edges
+        self.expanded = []
+
+    def hop(self, number: int) -> tuple[int, int, int]:
+        """(parent number, edge index, fingerprint) of the state with global number ``number``."""
+        local = number // self.jobs
+        return self.store.parents[local], self.store.edges[local], self.store.fingerprints[local]
+
+    def totals(self) -> dict[str, Any]:
+        coverage: Counter[str] = Counter()
+        for profile, times in self.profiles.items():
+            for key in profile:
+                coverage[key] += times
+        return {
+            "coverage": coverage,
+            "transitions": self.transitions,
+            "generated": self.generated,
+            "states": len(self.store),
+            "store_bytes": self.store.memory_bytes(),
+            "peak_rss": peak_rss_bytes(),
+            "fingerprints": array("Q", sorted(self.store.fingerprints)).tobytes(),
+        }
+
+
+def _serve(worker: _Worker[Any], connection: Connection) -> None:
+    """A worker process: run the coordinator's commands until it says stop."""
+    commands: dict[str, Callable[..., Any]] = {
+        "seed": worker.seed,
+        "expand": worker.expand,
+        "claim": worker.claim,
+        "ship": worker.ship,
+        "receive": worker.receive,
+        "commit": worker.commit,
+        "hop": worker.hop,
+        "totals": worker.totals,
+    }
+    while True:
+        command, args = connection.recv()
+        if command == "stop":
+            return
+        try:
+            connection.send(("ok", commands[command](*args)))
+        except BaseException as error:  # the coordinator re-raises it
+            connection.send(("error", error))
+            return
+
+
+# ============================================================================================
+# The coordinator
+# ============================================================================================
+
+
+class _Pool:
+    """The worker processes, each behind a pipe."""
+
+    def __init__(self, system: TransitionSystem[Any], jobs: int) -> None:
+        context = multiprocessing.get_context("fork")
+        self.connections: list[Connection] = []
+        self.processes = []
+        for index in range(jobs):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(_Worker(system, index, jobs), theirs), daemon=True)
+            process.start()
+            theirs.close()
+            self.connections.append(ours)
+            self.processes.append(process)
+
+    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
+        """Send each worker its arguments, then gather the answers (the workers run at once)."""
+        arguments = list(per_worker)
+        for connection, args in zip(self.connections, arguments, strict=True):
+            connection.send((command, args))
+        results = []
+        for connection in self.connections:
+            status, value = connection.recv()
+            if status == "error":
+                self.close()
+                raise value
+            results.append(value)
+        return results
+
+    def all(self, command: str, *args: Any) -> list[Any]:
+        return self.call(command, [args] * len(self.connections))
+
+    def ask(self, worker: int, command: str, *args: Any) -> Any:
+        self.connections[worker].send((command, args))
+        status, value = self.connections[worker].recv()
+        if status == "error":
+            self.close()
+            raise value
+        return value
+
+    def close(self) -> None:
+        for connection in self.connections:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                connection.send(("stop", ()))
+        for process in self.processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+
+
+def explore_parallel(
+    system: TransitionSystem[S],
+    jobs: int,
+    *,
+    name: str = "system",
+    depth_limit: int | None = None,
+    time_limit: float | None = None,
+    max_states: int | None = None,
+    stop_at_first: bool = True,
+) -> Report:
+    """:func:`spec.verify.checker.explore` in ``jobs`` processes (see the module docstring)."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") and os.name != "posix":
+        raise RuntimeError("-j needs the fork start method (Linux, macOS)")
+    report = Report(name, depth_limit=depth_limit, jobs=jobs)
+    started = time.perf_counter()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    violated: set[str] = set()
+
+    # Level 0, here: the initial states, taken as the single-process search takes them.
+    seeds: list[list[tuple[int, int, int, bytes]]] = [[] for _ in range(jobs)]
+    seen: set[int] = set()
+    stop = False
+    for index, initial in enumerate(system.initial_states()):
+        rep, _ = system.canonical(initial)
+        fp = system.fingerprint(rep)
+        report.generated += 1
+        if fp in seen:
+            continue
+        seen.add(fp)
+        props = system.violations(rep)
+        for prop in props:
+            if prop not in violated:
+                violated.add(prop)
+                report.violations.append(trace_to(system, [(0, index)], prop, None))
+        if props and stop_at_first:
+            stop = True
+            break
+        seeds[fp % jobs].append((len(seen) - 1, fp, index, pickle.dumps(rep)))
+    state_count = len(seen)
+    frontier_size = sum(len(part) for part in seeds)
+    timed_out = at_depth_limit = at_state_limit = False
+    totals: list[dict[str, Any]] = []
+    pool = _Pool(system, jobs)
+    try:
+        pool.call("seed", [(part,) for part in seeds])
+        depth = 0
+        while not stop and frontier_size:
+            if deadline is not None and time.monotonic() > deadline:
+                timed_out = True
+                break
+            if depth_limit is not None and depth >= depth_limit:
+                at_depth_limit = True
+                break
+            if max_states is not None and state_count >= max_states:
+                at_state_limit = True
+                break
+            level = _Level()
+            candidates: list[list[tuple[int, int, int, int, int]]] = [[] for _ in range(jobs)]
+            for finder, (events, by_owner, worker_timed_out) in enumerate(pool.all("expand", deadline)):
+                level.events.extend(events)
+                timed_out = timed_out or worker_timed_out
+                for owner, found in by_owner.items():
+                    candidates[owner].extend((fp, key, finder, parent, edge) for fp, key, parent, edge in found)
+            wanted: list[dict[int, list[int]]] = [{} for _ in range(jobs)]
+            for owner, taken in enumerate(pool.call("claim", [(c,) for c in candidates])):
+                for fp, _, finder in taken:
+                    wanted[finder].setdefault(owner, []).append(fp)
+            inboxes: list[list[bytes]] = [[] for _ in range(jobs)]
+            for messages in pool.call("ship", [(w,) for w in wanted]):
+                for owner, data in messages.items():
+                    inboxes[owner].append(data)
+            for events, keys, pruned in pool.call("receive", [(inbox,) for inbox in inboxes]):
+                level.events.extend(events)
+                level.keys.extend(keys)
+                level.pruned.extend(pruned)
+            until = level.cut(stop_at_first)
+            pool.all("commit", until)
+            new_states = level.states_before(until)
+            state_count += new_states
+            report.pruned += level.pruned_before(until)
+            if new_states:
+                report.max_depth = depth + 1
+            for event in level.events_in_order(until):
+                if _record(system, pool, jobs, report, violated, event) and stop_at_first:
+                    stop = True
+                    break
+            if timed_out:
+                break
+            frontier_size = len(level.keys) - sum(1 for e in level.events if e.kind == STATE) - len(level.pruned)
+            depth += 1
+        totals = pool.all("totals")
+    finally:
+        pool.close()
+
+    for part in totals:
+        report.coverage.update(part["coverage"])
+        report.transitions += part["transitions"]
+        report.generated += part["generated"]
+        report.store_bytes += part["store_bytes"]
+        report.peak_rss_bytes = max(report.peak_rss_bytes, part["peak_rss"])
+    report.peak_rss_bytes = max(report.peak_rss_bytes, peak_rss_bytes())
+    merged = sorted(fp for part in totals for fp in array("Q", part["fingerprints"]))
+    report.fingerprint_gap = min((b - a for a, b in pairwise(merged)), default=0)
+    report.states = state_count
+    report.seconds = time.perf_counter() - started
+    report.complete = not stop and not timed_out and not at_state_limit
+    report.exhausted = report.complete and not at_depth_limit and report.pruned == 0
+    if stop:
+        report.stopped_by = "first violation"
+    elif timed_out:
+        report.stopped_by = f"time limit {time_limit:g}s"
+    elif at_state_limit:
+        report.stopped_by = f"state limit {max_states:,}"
+    elif at_depth_limit:
+        report.stopped_by = f"depth limit {depth_limit}"
+    return report
+
+
+@dataclass
+class _Level:
+    """What one level found, and where the single-process search would have stopped in it."""
+
+    events: list[Event] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
+    """The keys of every new state."""
+    pruned: list[int] = field(default_factory=list)
+    """The keys of the new states outside the bounds."""
+
+    def first(self) -> Event:
+        return min(self.events, key=lambda e: (e.key, e.kind))
+
+    def cut(self, stop_at_first: bool) -> int | None:
+        """The key of the edge at which the single-process search stops in this level, if it does."""
+        if not stop_at_first or not self.events:
+            return None
+        return self.first().key
+
+    def _met(self, key: int, until: int | None) -> bool:
+        """Whether the single-process search, stopping at ``until``, stores the state with this key:
+        one found before the edge it stops at, or that edge's own target when it is the violating state."""
+        return until is None or key < until or (key == until and self.first().kind == STATE)
+
+    def states_before(self, until: int | None) -> int:
+        return sum(1 for key in self.keys if self._met(key, until))
+
+    def pruned_before(self, until: int | None) -> int:
+        return sum(1 for key in self.pruned if self._met(key, until))
+
+    def events_in_order(self, until: int | None) -> list[Event]:
+        """The violations in the order the single-process search meets them (up to the first, if it stops)."""
+        ordered = sorted(self.events, key=lambda e: (e.key, e.kind))
+        return ordered if until is None else ordered[:1]
+
+
+def _hops(pool: _Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """(number, edge index) from the root to the state ``number``, and each state's fingerprint."""
+    hops: list[tuple[int, int]] = []
+    fingerprints: dict[int, int] = {}
+    while number >= 0:
+        parent, edge, fp = pool.ask(number % jobs, "hop", number)
+        hops.append((number, edge))
+        fingerprints[number] = fp
+        number = parent
+    hops.reverse()
+    return hops, fingerprints
+
+
+def _record(
+    system: TransitionSystem[Any],
+    pool: _Pool,
+    jobs: int,
+    report: Report,
+    violated: set[str],
+    event: Event,
+) -> bool:
+    """Record the event's properties not yet violated, with their traces; True if it has any property."""
+    new = [p for p in event.properties if p not in violated]
+    if new:
+        hops, fingerprints = _hops(pool, jobs, event.number)
+        for prop in new:
+            violated.add(prop)
+            report.violations.append(_trace(system, hops, prop, event.edge, fingerprints))
+    return bool(event.properties)
+
+
+def _trace(
+    system: TransitionSystem[Any], hops: list[tuple[int, int]], prop: str, edge: int | None, fps: dict[int, int]
+) -> Violation:
+    return trace_to(system, hops, prop, edge, fps)

@@ -1,0 +1,27 @@
+"""In-process implementations that take the runner's worker process down with them (``--impl``, under ``-j 2``)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from conformance.adapters.refimpl_adapter import RefimplAdapter
+
+
+class ExitingAdapter(RefimplAdapter):
+    """Calls ``os._exit(3)`` at every ``forget_pod`` step: the worker process running the vector vanishes."""
+
+    def step(self, op: str, args: Any) -> Any:
+        if op == "forget_pod":
+            os._exit(3)
+        return super().step(op, args)
+
+
+class HangingAdapter(RefimplAdapter):
+    """Sleeps for an hour at every ``forget_pod`` step: the worker process running the vector never answers."""
+
+    def step(self, op: str, args: Any) -> Any:
+        if op == "forget_pod":
+            time.sleep(3600)
+        return super().step(op, args)

@@ -1,0 +1,83 @@
+"""The verdicts ``make mutation`` draws from mutmut's exit codes, its sample, and its table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mutation.catalogue import Equivalent, Mutation, match_equivalents
+from mutation.run import Verdict, choose_sample, judge, read_exit_codes, render_problems, render_table
+
+CACHE = "refimpl.cache.cache.xǁCacheǁget_pod__mutmut_"
+QUEUE = "refimpl.dispatcher.call_queue.xǁCallQueueǁadd__mutmut_"
+
+
+def _current() -> dict[str, Mutation]:
+    return {f"{CACHE}{i}": Mutation(f"{CACHE}{i}", (f"a = {i}",), (f"a = {i + 1}",)) for i in range(1, 7)} | {
+        f"{QUEUE}1": Mutation(f"{QUEUE}1", ("x",), ("y",))}
+
+
+def _listed(*numbers: int) -> list[Equivalent]:
+    return [Equivalent("refimpl.cache.cache:Cache.get_pod", (f"a = {i}",), (f"a = {i + 1}",), "equivalent: why", 1, k)
+            for k, i in enumerate(numbers, start=1)]
+
+
+def test_survivors_are_equivalent_only_when_listed_and_listed_ones_must_survive() -> None:
+    current = _current()
+    codes = {f"{CACHE}1": 1, f"{CACHE}2": 0, f"{CACHE}3": 0, f"{CACHE}4": 33, f"{CACHE}5": 36, f"{CACHE}6": 1,
+             f"{QUEUE}1": 0}
+    report = judge(current, codes, current, match_equivalents(_listed(2, 6), current))
+    assert report.verdicts == {
+        f"{CACHE}1": Verdict.KILLED, f"{CACHE}2": Verdict.EQUIVALENT, f"{CACHE}3": Verdict.SURVIVED,
+        f"{CACHE}4": Verdict.NOT_REACHED, f"{CACHE}5": Verdict.TIMEOUT, f"{CACHE}6": Verdict.KILLED,
+        f"{QUEUE}1": Verdict.SURVIVED}
+    assert [m.name for m in report.unlisted] == [f"{CACHE}3", f"{QUEUE}1"]
+    assert [(name, verdict) for _, name, verdict in report.stale] == [(f"{CACHE}6", Verdict.KILLED)]
+    assert not report.ok and report.categories == {"equivalent": 1}
+    problems = render_problems(report, current)
+    assert "2 mutant(s) survived that mutation/equivalents.toml does not list" in problems
+    assert "listed as equivalent but killed" in problems
+    table = render_table(report)
+    assert table.splitlines()[1].split() == ["refimpl.cache", "6", "2", "1", "1", "0", "1", "1"]
+    assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "0", "2", "1"]
+
+
+def test_a_listed_gap_is_counted_apart_from_equivalents() -> None:
+    current = {k: v for k, v in _current().items() if k.startswith(CACHE)}
+    entries = [Equivalent("refimpl.cache.cache:Cache.get_pod", ("a = 1",), ("a = 2",), "gap: needs a vector", 1, 1),
+               *_listed(2)]
+    report = judge([f"{CACHE}1", f"{CACHE}2"], {f"{CACHE}1": 0, f"{CACHE}2": 0}, current,
+                   match_equivalents(entries, current))
+    assert report.ok and report.verdicts == {f"{CACHE}1": Verdict.KNOWN_GAP, f"{CACHE}2": Verdict.EQUIVALENT}
+    assert report.categories == {"gap": 1, "equivalent": 1}
+    assert render_table(report).splitlines()[-1].split() == ["total", "2", "0", "0", "1", "1", "0", "0"]
+
+
+def test_every_survivor_listed_is_a_clean_report() -> None:
+    current = {k: v for k, v in _current().items() if k.startswith(CACHE)}
+    report = judge(current, dict.fromkeys(current, 0), current, match_equivalents(_listed(1, 2, 3, 4, 5, 6), current))
+    assert report.ok and set(report.verdicts.values()) == {Verdict.EQUIVALENT}
+
+
+def test_a_mutant_mutmut_did_not_judge_fails_the_run() -> None:
+    current = _current()
+    report = judge([f"{CACHE}1", f"{CACHE}2", f"{CACHE}3"], {f"{CACHE}1": None, f"{CACHE}2": -11}, current,
+                   match_equivalents([], current))
+    assert [name for name, _ in report.other] == [f"{CACHE}1", f"{CACHE}2", f"{CACHE}3"]
+    assert not report.ok and "re-run" in render_problems(report, current)
+
+
+def test_the_sample_is_seeded_and_drawn_from_reached_functions() -> None:
+    current = _current()
+    reached = {CACHE.removesuffix("__mutmut_")}
+    first = choose_sample(current, reached, 3, seed=13)
+    assert first == choose_sample(current, reached, 3, seed=13)
+    assert len(first) == 3 and all(name.startswith(CACHE) for name in first)
+    assert choose_sample(current, reached, 100, seed=1) == sorted(n for n in current if n.startswith(CACHE))
+
+
+def test_exit_codes_are_read_from_mutmuts_meta_files(tmp_path: Path) -> None:
+    meta = tmp_path / "mutants" / "refimpl" / "cache" / "cache.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {f"{CACHE}1": 1, f"{CACHE}2": None}, "durations_by_key": {}}))
+    assert read_exit_codes(tmp_path) == {f"{CACHE}1": 1, f"{CACHE}2": None}
