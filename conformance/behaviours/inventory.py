@@ -562,7 +562,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("ported", "a Kubernetes table test case ported as a vector (the description names it)", ()),
     ("accounting", "a curated accounting case of issue 13 (pod and node shapes)", ()),
     # -- the scheduling queue -------------------------------------------------------------------------------
-    ("activate", "the scheduling queue's Activate", ("queue.activate.",)),
+    ("activate", "the scheduling queue's Activate (also of a pod in no sub-queue, which moves nothing)", ()),
     ("backoff", "the scheduling queue's backoff", ("queue.hand_back.", "queue.flush_backoff.", "queue.pop.backoff",
                                                    "queue.move.unschedulable_to_backoff")),
     ("default-plugins", "the default plugins' event registrations", ("queue.move.", "queue.hand_back.",
