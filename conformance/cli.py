@@ -54,6 +54,8 @@ DISPATCHER_CHECK = ("check", "--system", "dispatcher")
 """The dispatcher's call queue over its default universe (a few seconds)."""
 CYCLE_CHECK = ("check", "--system", "cycle")
 """The scheduling pipeline over its default universe (a few seconds)."""
+QUEUE_CHECK = ("check", "--system", "queue")
+"""The scheduling queue and its scheduler over their default universe (seconds)."""
 
 STDIO_REFIMPL_ADAPTER = f"{shlex.quote(sys.executable)} -m conformance.adapters.stdio_main"
 """The bundled reference implementation as a stdio adapter, so verify exercises the protocol path too (quoted: an
@@ -83,6 +85,7 @@ def _checks(prove: Check) -> tuple[Check, ...]:
         Check("model checker, dispatcher PR #141745", "spec/verify", (*DISPATCHER_CHECK, "--profile", "pr141745"),
               weight=2.5),
         Check("model checker, scheduling cycle (ksspec check --system cycle)", "spec/verify", CYCLE_CHECK, weight=1),
+        Check("model checker, scheduling queue (ksspec check --system queue)", "spec/verify", QUEUE_CHECK, weight=3),
     )
 
 

@@ -36,6 +36,7 @@ from spec.operations import (
     UpdatePod,
     UpdateSnapshot,
 )
+from spec.queue_operations import QUEUE_OPERATIONS
 
 JSON = Any
 """A value ``json.loads`` can return."""
@@ -60,11 +61,12 @@ def operation_name(op_type: type[object]) -> str:
 
 
 OPERATIONS: Final[dict[str, type[Any]]] = {
-    operation_name(t): t for t in (*CACHE_OPERATIONS, *DISPATCHER_OPERATIONS, *CYCLE_OPERATIONS)
+    operation_name(t): t for t in (*CACHE_OPERATIONS, *DISPATCHER_OPERATIONS, *CYCLE_OPERATIONS, *QUEUE_OPERATIONS)
 }
 """Every operation a vector step may name, by its protocol name."""
 DISPATCHER_OPERATION_NAMES: Final = frozenset(operation_name(t) for t in DISPATCHER_OPERATIONS)
 CYCLE_OPERATION_NAMES: Final = frozenset(operation_name(t) for t in CYCLE_OPERATIONS)
+QUEUE_OPERATION_NAMES: Final = frozenset(operation_name(t) for t in QUEUE_OPERATIONS)
 
 
 # --------------------------------------------------------------------------------------------

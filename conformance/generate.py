@@ -35,6 +35,7 @@ from conformance.format import VECTORS_DIR, Vector, render_files
 from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
 from conformance.ported import ported
+from conformance.queue_scenarios import curated_queue, generated_queue
 from conformance.scenarios import curated
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache import CacheState, new_cache
@@ -305,7 +306,8 @@ def random_scenarios() -> list[Scenario]:
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
     scenarios = (*curated(), *curated_cycle(), *curated_cluster(), *accounting_scenarios(), *ported(),
-                 *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+                 *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
+                 *curated_queue(), *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

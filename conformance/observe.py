@@ -48,6 +48,26 @@ Dispatcher area, after every step::
      "calls": {uid: {"caller": n, "call": CALL}},   # the one call tracked per object
      "told": [[caller, outcome kind], ...]}         # values sent to callers during this step, in order
 
+Queue area (:mod:`spec.queue`), after every step::
+
+    {"now": ns,                                   # the queue's clock
+     "active": [uid, ...],                        # activeQ in QueueSort order: priority, then timestamp
+     "backoff": [[uid, expiry], ...],             # podBackoffQ by expiry (with PopFromBackoffQ: then QueueSort)
+     "error_backoff": [[uid, expiry], ...],       # podErrorBackoffQ by expiry
+     "unschedulable": {uid: timestamp},           # unschedulablePods, with when each was last handed back
+     "pods": {uid: POD},                          # every queued pod's QueuedPodInfo
+     "in_flight": [uid, ...],                     # sorted: popped, Done not called (QueueingHints on)
+     "in_flight_events": [{"pod": uid} | {"event": EVENT, "target": uid}, ...],   # inFlightEvents, in order
+     "cycle": n, "move_request_cycle": n, "closed": bool,
+     "popped": uid or "none",                     # what this step's Pop returned
+     "went": "Active" | "Backoff" | "Unschedulable" | "none"}   # where this step's hand-back sent the pod
+
+Pods that compare equal in an order (same keys) are listed by UID; an expiry or first-attempt time the pod does
+not have is -1. ``POD`` is ``{"timestamp", "first_attempt", "attempts", "unschedulable_count",
+"consecutive_errors_count", "plugins": [unschedulable plugins, sorted], "pending": [pending plugins, sorted]}``.
+``EVENT`` is ``{"resource", "action_type": Kubernetes' v1.35 bits, "custom_label" (absent when empty)}``; an event's
+``target`` (absent when none) is the pod that is its new object (an update of that pod, ``ForceActivate``).
+
 A caller is numbered by the order of the ``add_call`` steps, from 0. ``CALL`` is ``{"call_type": "pod_binding",
 "uid", "node_name"}`` or ``{"call_type": "pod_status_patch", "uid", "status": {"conditions": [CONDITION sorted
 by type], "nominated_node_name"}, "condition": CONDITION (absent if none), "nominating_info": {"mode",
@@ -58,14 +78,18 @@ by type], "nominated_node_name"}, "condition": CONDITION (absent if none), "nomi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
+from conformance.codec import encode
 from spec.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
 from spec.cache import CacheSizeMetrics, CacheState, clone_node_info
 from spec.call_queue import CallQueue
+from spec.cluster_events import ClusterEvent
 from spec.cycle import Cluster
 from spec.nodeinfo import NodeInfo
 from spec.operations import World
+from spec.queue_state import PodPopped, QueuedPod, SchedulingQueue, backoff_time
 from spec.resources import Resource
 from spec.snapshot import Snapshot
 
@@ -248,6 +272,101 @@ def observe_queue(queue: CallQueue, sends_before: int) -> JSON:
     }
 
 
+# --------------------------------------------------------------------------------------------
+# The scheduling queue
+# --------------------------------------------------------------------------------------------
+
+NO_TIME: Final = -1
+"""A time the queue does not have (Go's zero time): a pod without backoff, or never in activeQ."""
+NOTHING: Final = "none"
+"""``popped`` / ``went`` of a step that popped nothing or handed nothing back."""
+
+
+@dataclass(frozen=True)
+class QueuedPodView:
+    """What the queue observation shows of a queued pod; adapters build one per pod from their own state."""
+
+    uid: str
+    priority: int
+    timestamp: int
+    first_attempt: int
+    attempts: int
+    unschedulable_count: int
+    consecutive_errors_count: int
+    plugins: tuple[str, ...]
+    pending: tuple[str, ...]
+    expiry: int
+    """When its backoff ends (:data:`NO_TIME` if it has none)."""
+
+
+def _order(view: QueuedPodView) -> tuple[int, int, str]:
+    return (-view.priority, view.timestamp, view.uid)
+
+
+def queue_json(
+    now: int, active: Iterable[QueuedPodView], backoff: Iterable[QueuedPodView], error_backoff: Iterable[QueuedPodView],
+    unschedulable: Iterable[QueuedPodView], in_flight: Iterable[str], in_flight_events: Iterable[JSON], cycle: int,
+    move_request_cycle: int, closed: bool, pop_from_backoff_q: bool, popped: str = NOTHING, went: str = NOTHING,
+) -> JSON:
+    """The queue-area observation from its parts (see the module docstring for the orders it prints)."""
+    active, backoff, errors, waiting = list(active), list(backoff), list(error_backoff), list(unschedulable)
+
+    def backoff_key(v: QueuedPodView) -> tuple[int, int, int, str]:
+        return (v.expiry, *_order(v)) if pop_from_backoff_q else (v.expiry, 0, 0, v.uid)
+
+    return {
+        "now": now,
+        "active": [v.uid for v in sorted(active, key=_order)],
+        "backoff": [[v.uid, v.expiry] for v in sorted(backoff, key=backoff_key)],
+        "error_backoff": [[v.uid, v.expiry] for v in sorted(errors, key=lambda v: (v.expiry, v.uid))],
+        "unschedulable": {v.uid: v.timestamp for v in sorted(waiting, key=lambda v: v.uid)},
+        "pods": {v.uid: {"timestamp": v.timestamp, "first_attempt": v.first_attempt, "attempts": v.attempts,
+                         "unschedulable_count": v.unschedulable_count,
+                         "consecutive_errors_count": v.consecutive_errors_count, "plugins": list(v.plugins),
+                         "pending": list(v.pending)}
+                 for v in sorted([*active, *backoff, *errors, *waiting], key=lambda v: v.uid)},
+        "in_flight": sorted(in_flight),
+        "in_flight_events": list(in_flight_events),
+        "cycle": cycle,
+        "move_request_cycle": move_request_cycle,
+        "closed": closed,
+        "popped": popped,
+        "went": went,
+    }
+
+
+def event_json(event: ClusterEvent, target: str | None = None) -> JSON:
+    """An in-flight event: ``{"event": {"resource", "action_type"[, "custom_label"]}[, "target": uid]}``."""
+    out: JSON = {"event": encode(event)}
+    if target is not None:
+        out["target"] = target
+    return out
+
+
+def _view(queue: SchedulingQueue, pinfo: QueuedPod) -> QueuedPodView:
+    expiry = backoff_time(queue, pinfo)
+    first = pinfo.initial_attempt_timestamp
+    return QueuedPodView(
+        pinfo.uid, pinfo.pod.priority, pinfo.timestamp, NO_TIME if first is None else first, pinfo.attempts,
+        pinfo.unschedulable_count, pinfo.consecutive_errors_count, tuple(sorted(pinfo.unschedulable_plugins)),
+        tuple(sorted(pinfo.pending_plugins)), NO_TIME if expiry is None else expiry,
+    )
+
+
+def observe_scheduling_queue(queue: SchedulingQueue, popped: str = NOTHING, went: str = NOTHING) -> JSON:
+    """The full observation of a queue-area step; ``popped`` and ``went`` are what the step's call returned."""
+    entries = [{"pod": e.uid} if isinstance(e, PodPopped) else event_json(e.event, e.target)
+               for e in queue.in_flight_events]
+    active, backoff, errors, waiting = (
+        [_view(queue, p) for p in pods.values()]
+        for pods in (queue.active_q, queue.backoff_q, queue.error_backoff_q, queue.unschedulable_pods)
+    )
+    return queue_json(
+        queue.now, active, backoff, errors, waiting, queue.in_flight_pods, entries, queue.scheduling_cycle,
+        queue.move_request_cycle, queue.closed, queue.config.pop_from_backoff_q, popped, went,
+    )
+
+
 INITIAL_METRICS: Final[JSON] = {"assumed_pods": 0, "pods": 0, "nodes": 0}
 INITIAL_CACHE_OBSERVATION: Final[JSON] = {
     "nodes": {}, "assumed": [], "recency": [],
@@ -259,6 +378,7 @@ INITIAL_CYCLE_OBSERVATION: Final[JSON] = {
     "api_pods": {}, "unconfirmed": [], "now": 0, "filters": {},
 }
 INITIAL_DISPATCHER_OBSERVATION: Final[JSON] = {"fifo": [], "in_flight": [], "closed": False, "calls": {}, "told": []}
+INITIAL_QUEUE_OBSERVATION: Final[JSON] = queue_json(0, (), (), (), (), (), (), 0, -1, False, True)
 
 
 # --------------------------------------------------------------------------------------------

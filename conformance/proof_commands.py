@@ -27,6 +27,7 @@ from conformance.crosshair_runner import (
     CrosshairVerdict,
     TargetResult,
 )
+from conformance.queue_check import add_queue_check_arguments, build_queue_system
 from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
@@ -228,7 +229,7 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
 # ============================================================================================
 
 
-SYSTEMS = ("cache", "dispatcher", "cycle", "cluster")
+SYSTEMS = ("cache", "dispatcher", "cycle", "cluster", "queue")
 MAX_BOUND = 1_000_000
 """The largest count a bound or universe flag accepts (far beyond what can be explored; it only keeps a typo from
 allocating for ever)."""
@@ -238,6 +239,8 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
     """The system ``--system`` names over the universe the other arguments set; its name and universe text."""
     symmetry = not args.no_symmetry
     known = args.known_violations
+    if args.system == "queue":
+        return build_queue_system(args)
     if args.system == "dispatcher":
         d = DEFAULT_DISPATCHER_UNIVERSE
         dispatcher = DispatcherUniverse(
@@ -295,9 +298,9 @@ def _given(value: Any, default: Any) -> Any:
 
 
 def check(args: argparse.Namespace, console: Console) -> int:
-    """Explore a system's state space (the cache, the dispatcher's call queue or the scheduling
-    pipeline) breadth first over a finite universe, checking every invariant in every state; print
-    the figures, the coverage and a shortest trace per violation."""
+    """Explore a system's state space (the cache, the dispatcher's call queue, the scheduling
+    pipeline or the scheduling queue) breadth first over a finite universe, checking every
+    invariant in every state; print the figures, the coverage and a shortest trace per violation."""
     try:
         system, name, universe_text = build_system(args)
     except ValueError as error:
@@ -633,5 +636,6 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also check the properties Kubernetes is documented to break (cache: snapshot order; dispatcher: "
         "told twice, liveness; cycle: overcommit with a non-zero TTL or late binds; cluster: overcommit by "
-        "several schedulers)",
+        "several schedulers; queue: those its gates and cycle rule break)",
     )
+    add_queue_check_arguments(parser)

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from conformance.arguments import finite_number, int_in, non_negative, profile_name
 from conformance.console import make_console
+from conformance.queue_counts import QueueCounter, queue_table
 from conformance.simulate_cluster import cluster_config, simulate_cluster, wants_cluster
 from conformance.simulation_checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
 from refimpl.simulator import Churn, Faults, Simulation, SimulationConfig, Stats
@@ -127,7 +128,8 @@ def simulate(args: argparse.Namespace) -> int:
             return 2
         return simulate_cluster(console, cluster, every, not args.no_progress)
     checker = InvariantChecker(every)
-    sim = Simulation(config, observers=(checker,))
+    counter = QueueCounter()
+    sim = Simulation(config, observers=(checker, counter))
     console.print(
         f"simulating {config.pods:,} pods on {config.nodes:,} nodes, seed {config.seed}, profile "
         f"{config.profile.name}, bind failure rate {config.faults.bind_failure_rate}, invariants checked every "
@@ -151,6 +153,7 @@ def simulate(args: argparse.Namespace) -> int:
     problems = check_final_state(sim) if settled else [
         f"the cluster did not settle within {config.max_virtual_time / SECOND:,.0f} s of virtual time"]
     console.print(stats_table(throughput, sim.stats))
+    console.print(queue_table(counter))
     console.print(invariants_table(checker, problems))
     failed = checker.violations > 0 or bool(problems)
     for problem in problems[:20]:

@@ -14,17 +14,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.behaviours import cache_step_behaviours, checked, cycle_step_behaviours, dispatcher_step_behaviours
+from conformance.behaviours.queue import queue_step_behaviours
 from conformance.codec import encode_operation
 from conformance.format import Expect, Step, Tags, Vector
 from conformance.observe import (
     INITIAL_CACHE_OBSERVATION,
     INITIAL_CYCLE_OBSERVATION,
     INITIAL_DISPATCHER_OBSERVATION,
+    INITIAL_QUEUE_OBSERVATION,
+    NOTHING,
     NOTHING_RETURNED,
     diff,
     node_info_json,
     observe_cluster,
     observe_queue,
+    observe_scheduling_queue,
     observe_world,
 )
 from conformance.operations import CycleOperation, UpdateMetrics, apply_cycle, apply_update_metrics
@@ -33,6 +37,8 @@ from spec.call_queue import can_pop, new_call_queue
 from spec.call_queue_operations import CallQueueOperation, apply_call_queue, is_enabled
 from spec.cycle import CycleNotEnabled, new_cluster
 from spec.operations import OK, AddNode, Operation, Outcome, Status, UpdateNode, World, apply
+from spec.queue_operations import QueueOperation, apply_queue_operation, new_queue_world
+from spec.queue_state import QueueNotEnabled
 from spec.versions import PROFILES, VersionProfile
 
 ALL_PROFILES = tuple(PROFILES)
@@ -42,7 +48,8 @@ EXPIRY_PROFILES = tuple(name for name, p in PROFILES.items() if p.assumed_pod_ex
 @dataclass(frozen=True)
 class Scenario:
     """A named sequence of operations: call-queue operations in the dispatcher area, cycle operations
-    (:mod:`conformance.operations`) in the cycle area, cache operations in the others."""
+    (:mod:`conformance.operations`) in the cycle area, scheduling-queue operations
+    (:mod:`spec.queue_operations`) in the queue area, cache operations in the others."""
 
     id: str
     description: str
@@ -149,7 +156,37 @@ def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]
     return steps, checked(seen)
 
 
-INITIAL_OBSERVATIONS = {"dispatcher": INITIAL_DISPATCHER, "cycle": INITIAL_CYCLE_OBSERVATION}
+def queue_steps(profile: VersionProfile, ops: Sequence[QueueOperation]) -> tuple[list[Step], frozenset[str]]:
+    """Apply ``ops`` to an empty scheduling queue of ``profile``. Fails with ``ValueError`` naming the first step
+    that cannot be a vector's: a pop that would block, or one among pods that compare equal (an implementation's
+    heap may take either). Returns the steps and the behaviours they were observed to exercise."""
+    world = new_queue_world(profile)
+    previous = INITIAL_QUEUE_OBSERVATION
+    steps = []
+    seen: set[str] = set()
+    for index, op in enumerate(ops):
+        before = world
+        try:
+            world, outcome = apply_queue_operation(world, op)
+        except (QueueNotEnabled, ValueError) as error:
+            raise ValueError(f"step {index} ({op!r}) cannot be a vector step under {profile.name}: {error}") from None
+        popped = NOTHING if outcome.popped is None else outcome.popped.uid
+        went = NOTHING if outcome.went is None else outcome.went.value
+        current = observe_scheduling_queue(world.queue, popped, went)
+        name, args = encode_operation(op)
+        if outcome.error is None:
+            expect = Expect("ok", None, "", diff(previous, current))
+        else:
+            expect = Expect("error", outcome.error.kind.value, outcome.error.message, diff(previous, current))
+        steps.append(Step(name, args, expect))
+        seen |= queue_step_behaviours(before, op, world, outcome)
+        previous = current
+    return steps, checked(seen)
+
+
+INITIAL_OBSERVATIONS = {
+    "dispatcher": INITIAL_DISPATCHER, "cycle": INITIAL_CYCLE_OBSERVATION, "queue": INITIAL_QUEUE_OBSERVATION,
+}
 """The initial observation by area (the cache one for the others)."""
 
 
@@ -177,6 +214,8 @@ def expand(scenario: Scenario) -> list[Vector]:
                 if scenario.origin == "curated":
                     raise
                 continue  # a generated trace found under one profile that cannot happen under this one
+        elif scenario.area == "queue":
+            steps, seen = queue_steps(profile, scenario.ops)
         else:
             steps, seen = cache_steps(profile, scenario.ttl, scenario.ops)
         if steps:

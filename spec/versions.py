@@ -77,6 +77,15 @@ class VersionProfile:
     nominated_node_name_for_expectation: bool = True
     """The ``NominatedNodeNameForExpectation`` gate: the binding cycle patches NominatedNodeName before PreBind or a
     Permit wait. Beta and on in v1.35; alpha and off in v1.34 (digest §C.3)."""
+    queueing_hints: bool = True
+    """The ``SchedulerQueueingHints`` gate: a failed pod is requeued by the hints of the plugins that rejected it and
+    the events seen during its attempt. GA and locked on since v1.34, so every profile has it; the scheduling queue
+    (:func:`spec.queue_state.new_scheduling_queue`) still takes it off, as Kubernetes' own tests do by emulating
+    v1.33, because the ``moveRequestCycle`` path it falls back to is still in the v1.35 and v1.36 code."""
+    pop_from_backoff_q: bool = True
+    """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
+    podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
+    queue can turn it off."""
 
 
 V1_34: Final = VersionProfile(

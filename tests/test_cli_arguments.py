@@ -73,7 +73,7 @@ BAD = [
     (["check", "--depth", "-1"], "--depth must be between 0 and"),
     (["check", "--tick", "0"], "--tick must be greater than 0"),
     (["check", "--horizon", "-1"], "--horizon must not be negative"),
-    (["check", "--system", "queue"], "invalid choice: 'queue'"),
+    (["check", "--system", "nope"], "invalid choice: 'nope'"),
     (["check", "--profile", "v9"], "invalid choice: 'v9'"),
     (["check", "--mode", "chaos"], "invalid choice: 'chaos'"),
     (["check", "--max-states", "0"], "--max-states must be between 1 and"),

@@ -21,6 +21,7 @@ from statediagram import render
 from spec.callstates import CALL_TRANSITIONS
 from spec.cyclestates import CYCLE_POD_TRANSITIONS
 from spec.podstates import POD_TRANSITIONS
+from spec.queuestates import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS
 from spec.versions import PROFILES
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -95,3 +96,17 @@ def test_diagrams_cover_every_profile_once_have_no_overlapping_boxes_and_are_det
 def test_an_unknown_diagram_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="unknown state diagram 'nope'"):
         spec_diagrams.diagrams("nope")
+
+
+@pytest.mark.parametrize("gate", [HINTS_ON, HINTS_OFF])
+def test_queue_pod_diagram_is_the_queue_table(gate: str) -> None:
+    expected = {
+        (row.source.value, row.target.value, row.operation)
+        for row in QUEUE_POD_TRANSITIONS
+        if row.gate in (None, gate)
+    }
+    assert drawn(render(spec_diagrams.queue_pod_diagram(gate))) == expected
+    svg = render(spec_diagrams.queue_pod_diagram(gate))
+    assert svg == render(spec_diagrams.queue_pod_diagram(gate))
+    for (x1, y1, w1, h1), (x2, y2, w2, h2) in combinations(boxes(svg), 2):
+        assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1, "boxes overlap"

@@ -119,3 +119,36 @@ def test_the_checker_reports_a_violation_it_is_shown(monkeypatch: pytest.MonkeyP
 def test_auto_check_spacing_checks_every_step_on_small_clusters() -> None:
     assert simulate_command.auto_check_every(SimulationConfig(nodes=5, pods=20)) == 1
     assert simulate_command.auto_check_every(SimulationConfig(nodes=5_000, pods=10_000)) > 1
+
+
+def test_per_queue_counts_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """The scheduling-queue table: each part's peak over the run and its count at the end (a settled run leaves
+    nothing queued and nothing in flight)."""
+    code, out = run(capsys, "--nodes", "2", "--pods", "25", "--bind-failure-rate", "0.3", "--seed", "5")
+    assert code == 0, out
+    pattern = r"│ (activeQ|backoffQ|unschedulablePods|in flight[^│]*?)\s+│\s+([\d,]+) │\s+([\d,]+) │"
+    rows = {name: (peak, end) for name, peak, end in re.findall(pattern, out)}
+    assert set(rows) == {"activeQ", "backoffQ", "unschedulablePods", "in flight (popped, Done not called)"}, out
+    peaks = {name: int(peak) for name, (peak, _) in rows.items()}
+    assert peaks["activeQ"] >= 1 and peaks["backoffQ"] >= 1  # 25 pods created; 30% of binds fail and back off
+    assert re.search(r"│ activeQ\s+│\s+[\d,]+ │\s+0 │", out) and re.search(r"│ backoffQ\s+│\s+[\d,]+ │\s+0 │", out)
+
+
+def test_queue_counter_keeps_the_peak_of_what_the_queue_reports() -> None:
+    from conformance.queue_counts import PARTS, QueueCounter
+    from refimpl.scheduler.queue import QueueName
+
+    counter = QueueCounter()
+    seen: list[dict[QueueName, int]] = []
+
+    class Recorder:
+        def before(self, sim: Simulation, action: object) -> None: ...
+
+        def after(self, sim: Simulation, action: object) -> None:
+            seen.append(dict(sim.queue.counts()))
+
+    sim = Simulation(SimulationConfig(nodes=2, pods=10, seed=2), observers=(counter, Recorder()))
+    sim.run()
+    assert counter.samples == len(seen) > 0
+    for name, _ in PARTS:
+        assert counter.peak[name] == max(s[name] for s in seen) and counter.latest[name] == seen[-1][name]

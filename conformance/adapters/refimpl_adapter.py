@@ -4,7 +4,8 @@ Cache, snapshot and node-tree vectors drive a :class:`refimpl.cache.Cache` (with
 fake clock) and the cycle's :class:`refimpl.cache.Snapshot`; dispatcher vectors drive a
 :class:`refimpl.dispatcher.call_queue.CallQueue` directly, popping and finalizing as the run loop and its workers
 would; cycle vectors drive :class:`conformance.adapters.refimpl_cycle.RefimplCycle` (the cache and the scheduler's
-filter plugins in a small cluster). The observations of refimpl objects live in
+filter plugins in a small cluster); queue vectors drive :class:`conformance.adapters.refimpl_queue.RefimplQueue`
+(refimpl's scheduling queue and the scheduler's side of it). The observations of refimpl objects live in
 :mod:`conformance.adapters.refimpl_observe`, which the cycle harness shares, so imports between the three modules go
 one way.
 
@@ -21,7 +22,13 @@ from typing import Any, Final
 
 from conformance.adapters.refimpl_cycle import RefimplCycle
 from conformance.adapters.refimpl_observe import cache_json, node_info_json, snapshot_json
-from conformance.codec import CYCLE_OPERATION_NAMES, DISPATCHER_OPERATION_NAMES, CodecError, decode_operation
+from conformance.codec import (
+    CYCLE_OPERATION_NAMES,
+    DISPATCHER_OPERATION_NAMES,
+    QUEUE_OPERATION_NAMES,
+    CodecError,
+    decode_operation,
+)
 from conformance.observe import NOTHING_RETURNED, condition_json, metrics_json, nominating_json
 from conformance.operations import UpdateMetrics
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
@@ -49,7 +56,7 @@ JSON = Any
 CACHE_AREAS: Final = ("cache", "snapshot", "node_tree")
 
 
-AREAS: Final = (*CACHE_AREAS, "dispatcher", "cycle")
+AREAS: Final = (*CACHE_AREAS, "dispatcher", "cycle", "queue")
 
 
 def to_ref_status(status: spec_calls.PodStatus) -> ref.PodStatus:
@@ -129,6 +136,7 @@ class RefimplAdapter:
         self.callers = 0
         self.running: dict[str, QueuedCall] = {}
         self.cycle: Any = None
+        self.scheduling_queue: Any = None
 
     def hello(self) -> JSON:
         return {"implementation": self.name, "capabilities": {"areas": list(AREAS), "profiles": list(PROFILES)}}
@@ -145,6 +153,12 @@ class RefimplAdapter:
         """A :class:`~conformance.adapters.refimpl_cycle.RefimplCycle` around a new cache."""
         return RefimplCycle(profile, self.new_cache(profile, ttl_ns), lambda: self.new_cache(profile, ttl_ns))
 
+    def new_scheduling_queue(self, profile: VersionProfile) -> Any:
+        """A :class:`~conformance.adapters.refimpl_queue.RefimplQueue` (refimpl's scheduling queue and its caller)."""
+        from conformance.adapters.refimpl_queue import RefimplQueue
+
+        return RefimplQueue(profile)
+
     def reset(self, area: str, profile: str, ttl_ns: int) -> None:
         if area not in AREAS:
             raise ValueError(f"area {area!r} is not supported; supported: {', '.join(AREAS)}")
@@ -152,8 +166,10 @@ class RefimplAdapter:
             raise ValueError(f"unknown profile {profile!r}")
         self.area, self.profile = area, PROFILES[profile]
         self.told, self.callers, self.running = [], 0, {}
-        self.cycle = None
-        if area == "dispatcher":
+        self.cycle = self.scheduling_queue = None
+        if area == "queue":
+            self.scheduling_queue, self.cache, self.queue = self.new_scheduling_queue(self.profile), None, None
+        elif area == "dispatcher":
             self.queue, self.cache = self.new_queue(self.profile), None
         elif area == "cycle":
             self.cycle, self.cache, self.queue = self.new_cycle(self.profile, ttl_ns), None, None
@@ -173,6 +189,10 @@ class RefimplAdapter:
             assert self.cycle is not None, "reset with the cycle area first"
             result: JSON = self.cycle.step(operation)
             return result
+        if op in QUEUE_OPERATION_NAMES:
+            assert self.scheduling_queue is not None, "reset with the queue area first"
+            queued: JSON = self.scheduling_queue.step(operation)
+            return queued
         return self.cache_step(operation)
 
     def cache_step(self, op: Any) -> JSON:

@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.behaviours.inventory import BEHAVIOURS, LABELS, UNREACHABLE
 
-AREAS = ("cache", "snapshot", "node_tree", "dispatcher", "cycle")
+AREAS = ("cache", "snapshot", "node_tree", "dispatcher", "cycle", "queue")
 
 
 @dataclass(frozen=True)

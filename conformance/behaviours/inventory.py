@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from conformance.behaviours.queue import EVENT_RECORDED, HAND_BACK_REFUSED, SHORT, place_behaviour
+from spec.queuestates import FLUSH_BACKOFF, FLUSH_LEFTOVER, HAND_BACK, MOVE, QUEUE_POD_TRANSITIONS
+
 
 @dataclass(frozen=True)
 class Behaviour:
@@ -445,7 +448,39 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "scheduler lets it go", f"canAdmitPod ({_KUBELET})"),
 )
 
-BEHAVIOURS: Final[tuple[Behaviour, ...]] = tuple(Behaviour(*row) for row in _ROWS)
+_SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"
+_QUEUE_FUNCTIONS: Final = {
+    "add": "PriorityQueue.Add", "pop": "PriorityQueue.Pop", "done": "PriorityQueue.Done",
+    "close": "PriorityQueue.Close", HAND_BACK: "PriorityQueue.AddUnschedulableIfNotPresent",
+    MOVE: "PriorityQueue.MoveAllToActiveOrBackoffQueue", "activate": "PriorityQueue.Activate",
+    "update": "PriorityQueue.Update", "delete": "PriorityQueue.Delete",
+    FLUSH_BACKOFF: "PriorityQueue.flushBackoffQCompleted",
+    FLUSH_LEFTOVER: "PriorityQueue.flushUnschedulablePodsLeftover",
+}  # fmt: skip
+
+
+def _queue_rows() -> tuple[tuple[str, str, str], ...]:
+    """One behaviour per (call, from, to) of the scheduling queue's pod-place table (:mod:`spec.queuestates`), its
+    rows' conditions joined; then the refused hand-back and the recorded in-flight event."""
+    rows: dict[str, tuple[list[str], str]] = {}
+    for row in QUEUE_POD_TRANSITIONS:
+        if row.operation not in SHORT:
+            continue
+        name = place_behaviour(row.operation, row.source, row.target)
+        when = row.when + (f" (QueueingHints {row.gate.removeprefix('hints-')})" if row.gate else "")
+        source = f"{_QUEUE_FUNCTIONS[row.operation]} ({_SCHEDULING_QUEUE})"
+        rows.setdefault(name, ([], source))[0].append(when)
+    found = [(name, f"{name.split('.')[1]}: {'; or '.join(whens)}", source) for name, (whens, source) in rows.items()]
+    return (
+        *found,
+        (HAND_BACK_REFUSED, "a hand-back of a pod already in a sub-queue is refused with an error",
+         f"PriorityQueue.AddUnschedulableIfNotPresent ({_SCHEDULING_QUEUE})"),
+        (EVENT_RECORDED, "QueueingHints on: a cluster event or a pod update is recorded for the pods in flight",
+         f"PriorityQueue.MoveAllToActiveOrBackoffQueue, Update ({_SCHEDULING_QUEUE})"),
+    )
+
+
+BEHAVIOURS: Final[tuple[Behaviour, ...]] = tuple(Behaviour(*row) for row in (*_ROWS, *_queue_rows()))
 """Every behaviour, in inventory order (grouped by topic)."""
 BY_NAME: Final[dict[str, Behaviour]] = {b.name: b for b in BEHAVIOURS}
 
@@ -468,11 +503,11 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("assume", "assumed pods", ("cache.assume.", "cycle.schedule.assumed", "cycle.fit.assumed_counted",
                                 "cycle.delete.assumed")),
     ("bind", "the binding cycle's bind", ("cycle.bind.", "cycle.fail_binding.bind")),
-    ("close", "closing the dispatcher", ("dispatcher.close.",)),
+    ("close", "closing the dispatcher or the scheduling queue", ("dispatcher.close.", "queue.close.")),
     ("confirm", "confirmation of an assumed pod", ("cache.add.confirm", "cycle.confirm.")),
     ("cordon", "cordoned nodes", ("cycle.filter.node_unschedulable", "cycle.cordon.", "cycle.node.cordoned")),
     ("crash", "a scheduler crash: memory lost, binding cycles orphaned", ("cycle.crash.",)),
-    ("delete", "pod deletion", ("cycle.delete.",)),
+    ("delete", "pod deletion", ("cycle.delete.", "queue.delete.")),
     ("diagnosis", "which filter a rejection names", ("cycle.filter.first_failure_reported",)),
     ("errata-1", "errata 1: ForgetPod of an unknown pod (PR #134157)", ()),
     ("errata-3", "errata 3: the dispatcher's close (PR #141745)", ()),
@@ -495,9 +530,12 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                                                                        "images.orphaned_in_ghost",
                                                                        "cache.node_info.deleted_when_empty")),
     ("images", "image states", ("images.", "snapshot.stale_image_count")),
-    ("in-flight", "calls executing", ("dispatcher.add.overwrites_in_flight", "dispatcher.add.waits_behind",
-                                      "dispatcher.add.no_op_kept_behind", "dispatcher.sync.executing",
-                                      "dispatcher.finish.requeues_newer")),
+    ("in-flight", "calls executing, or pods being scheduled", ("dispatcher.add.overwrites_in_flight",
+                                                                "dispatcher.add.waits_behind",
+                                                                "dispatcher.add.no_op_kept_behind",
+                                                                "dispatcher.sync.executing",
+                                                                "dispatcher.finish.requeues_newer", "queue.pop.",
+                                                                "queue.in_flight.", "queue.done.")),
     ("informer-adversarial", "random trace ignoring the informer contract", ()),
     ("informer-contract", "random trace following the informer contract", ()),
     ("k8s-106361", "kubernetes#106361: expiry only after FinishBinding", ()),
@@ -543,7 +581,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("taints", "taints and tolerations", ("cycle.filter.taint_toleration", "cycle.taint.")),
     ("transition-coverage", "shortest trace to a transition class (bounded exploration)", ()),
     ("unschedulable", "cycles that find no node", ("cycle.unschedulable.",)),
-    ("update", "UpdatePod", ("cache.update.",)),
+    ("update", "UpdatePod, or the scheduling queue's Update", ("cache.update.", "queue.update.")),
     ("version-dependent", "expectations that differ between version profiles (added by the generator)", ()),
     ("version-removed-expiry", "the production TTL 0, and expiry's removal", ("cache.expiry.ttl_zero_kept",
                                                                               "cache.expiry.unsupported",
@@ -551,6 +589,24 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("zones", "zones and the node tree", ("node_tree.",)),
     ("ported", "a Kubernetes table test case ported as a vector (the description names it)", ()),
     ("accounting", "a curated accounting case of issue 13 (pod and node shapes)", ()),
+    # -- the scheduling queue -------------------------------------------------------------------------------
+    ("activate", "the scheduling queue's Activate (also of a pod in no sub-queue, which moves nothing)", ()),
+    ("backoff", "the scheduling queue's backoff", ("queue.hand_back.", "queue.flush_backoff.", "queue.pop.backoff",
+                                                   "queue.move.unschedulable_to_backoff")),
+    ("default-plugins", "the default plugins' event registrations", ("queue.move.", "queue.hand_back.",
+                                                                     "queue.in_flight.")),
+    ("errors", "scheduling attempts that end in an error", ("queue.hand_back.",)),
+    ("hand-back", "AddUnschedulableIfNotPresent", ("queue.hand_back.",)),
+    ("hints", "QueueingHints decide where a pod goes", ("queue.hand_back.", "queue.move.", "queue.update.",
+                                                        "queue.in_flight.")),
+    ("hints-off", "the scheduling queue with SchedulerQueueingHints off", ()),
+    ("known-violation", "a property Kubernetes breaks under a setting it allows", ()),
+    ("leftover-flush", "flushUnschedulablePodsLeftover", ("queue.flush_leftover.",)),
+    ("lost-wake-up", "an event during a pod's attempt must not leave it in unschedulablePods",
+     ("queue.hand_back.", "queue.move.")),
+    ("pop-from-backoffq", "the scheduling queue with SchedulerPopFromBackoffQ", ()),
+    ("queue-sort", "activeQ's order (PrioritySort)", ("queue.pop.",)),
+    ("run", "the scheduling queue's Run: its periodic flushes", ("queue.flush_backoff.", "queue.flush_leftover.")),
 )
 
 LABELS: Final[dict[str, Label]] = {name: Label(name, text, prefixes) for name, text, prefixes in _LABEL_ROWS}

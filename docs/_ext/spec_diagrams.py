@@ -6,6 +6,8 @@
   exits".
 - ``call-lifecycle``: :data:`spec.callstates.CALL_TRANSITIONS`, one diagram per group of profiles.
 - ``pod-pipeline``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
+- ``queue-pod``: :data:`spec.queuestates.QUEUE_POD_TRANSITIONS`, one diagram per QueueingHints setting (the
+  same in every profile).
 
 ``tests/test_docs_diagrams.py`` checks that the SVG's arrows are exactly the tables' rows.
 """
@@ -25,6 +27,7 @@ from statediagram import Diagram, State, Transition, render
 from spec.callstates import CALL_TRANSITIONS, CallStage
 from spec.cyclestates import CYCLE_POD_TRANSITIONS, PodStage
 from spec.podstates import POD_TRANSITIONS, Guard, PodPhase
+from spec.queuestates import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS, PodPlace
 from spec.versions import PROFILES
 
 EXIT = "process exits"
@@ -160,6 +163,20 @@ def pod_pipeline_diagram() -> Diagram:
                   kinds, edges)
 
 
+QUEUE_GATES = {HINTS_ON: "QueueingHints on", HINTS_OFF: "QueueingHints off"}
+
+
+def queue_pod_diagram(gate: str) -> Diagram:
+    """One pod's places in the scheduling queue with QueueingHints ``gate`` (``hints-on`` or ``hints-off``)."""
+    edges = [
+        (row.source.value, row.target.value, row.operation, row.operation)
+        for row in QUEUE_POD_TRANSITIONS
+        if row.gate in (None, gate)
+    ]
+    kinds = {PodPlace.ABSENT.value: "initial"}
+    return _merge(f"one pod in the scheduling queue, {QUEUE_GATES[gate]}", [p.value for p in PodPlace], kinds, edges)
+
+
 def diagrams(name: str) -> list[tuple[list[str], Diagram]]:
     """The diagrams of the machine ``name``, each with the profiles it holds for."""
     if name == "pod-states":
@@ -168,7 +185,11 @@ def diagrams(name: str) -> list[tuple[list[str], Diagram]]:
         return _group_profiles(call_lifecycle_diagram)
     if name == "pod-pipeline":
         return [(list(PROFILES), pod_pipeline_diagram())]
-    raise ValueError(f"unknown state diagram {name!r}: expected pod-states, call-lifecycle or pod-pipeline")
+    if name == "queue-pod":
+        return [([f"{text} (every profile)"], queue_pod_diagram(gate)) for gate, text in QUEUE_GATES.items()]
+    raise ValueError(
+        f"unknown state diagram {name!r}: expected pod-states, call-lifecycle, pod-pipeline or queue-pod"
+    )
 
 
 # ============================================================================================
@@ -189,6 +210,8 @@ class StateDiagram(SphinxDirective):
         result: list[nodes.Node] = []
         for index, (profiles, diagram) in enumerate(found):
             caption = "every profile" if len(profiles) == len(PROFILES) else "profiles " + ", ".join(profiles)
+            if self.arguments[0] == "queue-pod":
+                caption = profiles[0]
             if any(state.kind == "unreachable" for state in diagram.states):
                 caption += "; grey states cannot be reached from the initial state in these profiles"
             svg = render(diagram)

@@ -4,6 +4,7 @@
 - ``version-profiles``: :data:`spec.versions.PROFILES`.
 - ``call-transition-table``: :data:`spec.callstates.CALL_TRANSITIONS`.
 - ``pipeline-transition-table``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
+- ``queue-transition-table``: :data:`spec.queuestates.QUEUE_POD_TRANSITIONS`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from spec.callstates import CALL_TRANSITIONS
 from spec.cyclestates import CYCLE_POD_TRANSITIONS
 from spec.podstates import POD_TRANSITIONS
+from spec.queuestates import QUEUE_POD_TRANSITIONS
 from spec.versions import PROFILES, VersionProfile
 
 Cell = str | nodes.Node
@@ -104,6 +106,17 @@ class PipelineTransitionTable(_TableDirective):
         return _table(("Transition", "From", "When", "To"), rows)
 
 
+class QueueTransitionTable(_TableDirective):
+    """Every row of the scheduling queue's pod-place table."""
+
+    def table(self) -> nodes.table:
+        rows = []
+        for row in QUEUE_POD_TRANSITIONS:
+            name: Cell = row.operation if row.operation == "bound" else _func_ref("spec.queue", row.operation)
+            rows.append((name, row.source.value, row.when, row.target.value, row.gate or "either"))
+        return _table(("Transition", "From", "When", "To", "QueueingHints"), rows)
+
+
 class VersionProfiles(_TableDirective):
     """One column per profile, one row per behaviour that differs."""
 
@@ -120,4 +133,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("version-profiles", VersionProfiles)
     app.add_directive("call-transition-table", CallTransitionTable)
     app.add_directive("pipeline-transition-table", PipelineTransitionTable)
+    app.add_directive("queue-transition-table", QueueTransitionTable)
     return {"parallel_read_safe": True, "version": "1"}

@@ -48,7 +48,8 @@ TESTS: Final = ROOT / "tests"
 MANIFEST: Final = ROOT / "conformance" / "vectors" / "manifest.json"
 
 INVARIANT_MODULES: Final = (
-    "spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants", "spec.cluster_invariants"
+    "spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants", "spec.cluster_invariants",
+    "spec.queue_invariants"
 )
 PREFIXES: Final = ("inv_", "trans_", "liveness_")
 AREAS: Final = {
@@ -56,6 +57,7 @@ AREAS: Final = {
     "spec.call_queue_invariants": ("dispatcher",),
     "spec.cycle_invariants": ("cycle",),
     "spec.cluster_invariants": ("cycle",),
+    "spec.queue_invariants": ("queue",),
 }
 ALWAYS_NAME: Final = ("spec.invariants", "ALWAYS")
 
@@ -80,7 +82,7 @@ class Invariant:
 
 def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
     """Every registry: its entries, each with where it holds."""
-    from spec import call_queue_invariants, cluster_invariants, cycle_invariants, invariants
+    from spec import call_queue_invariants, cluster_invariants, cycle_invariants, invariants, queue_invariants
     from spec.verify import symbolic
 
     state = [(("spec.invariants", inv.name), inv.holds) for inv in invariants.STATE_INVARIANTS]
@@ -107,6 +109,16 @@ def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
             (("spec.cluster_invariants", p.__name__), "one scheduler, TTL 0; known violation with several")
             for p in cluster_invariants.OVERCOMMIT_INVARIANTS
             if p.__module__ == "spec.cluster_invariants"
+        ],
+        ("spec.queue_invariants", "KNOWN_VIOLATIONS"): [
+            (("spec.queue_invariants", name), f"known violation ({setting})")
+            for name, setting in queue_invariants.KNOWN_VIOLATIONS.items()
+        ],
+        ("spec.queue_invariants", "QUEUE_INVARIANTS"): [
+            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.QUEUE_INVARIANTS
+        ],
+        ("spec.queue_invariants", "WORLD_INVARIANTS"): [
+            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.WORLD_INVARIANTS
         ],
         ("spec.verify.symbolic", "INVARIANTS"): [
             (("spec.invariants", inv.spec_predicate.__name__), inv.premise)

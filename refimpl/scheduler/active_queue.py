@@ -156,6 +156,21 @@ class ActiveQueue:
             problems.append("in-flight markers and in-flight pods disagree")
         return problems
 
+    def in_flight_entries(self) -> list[str | RecordedEvent]:
+        """Kubernetes' ``inFlightEvents`` list (``listInFlightEvents``): each in-flight pod's UID where it was popped,
+        and the events recorded after the oldest of them, in order."""
+        latest = {uid: position for position, (_, uid) in enumerate(self._order)}  # a re-popped pod's newest entry
+        markers: dict[int, list[str]] = {}
+        for position, (marker, uid) in enumerate(self._order):
+            if latest[uid] == position and self._in_flight.get(uid) == marker:
+                markers.setdefault(marker, []).append(uid)
+        entries: list[str | RecordedEvent] = []
+        for number in range(self._live, self._total + 1):
+            entries.extend(markers.get(number, ()))
+            if number < self._total:
+                entries.append(self._events[number - self._base])
+        return entries
+
     def in_flight_event_count(self) -> int:
         """What Kubernetes' ``inFlightEvents`` list holds: the live events plus one marker per in-flight pod."""
         return self._total - self._live + len(self._in_flight)

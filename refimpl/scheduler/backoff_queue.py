@@ -154,3 +154,7 @@ class BackoffQueue:
     def entries(self) -> list[QueuedPodInfo]:
         """``list``: podBackoffQ then podErrorBackoffQ, in heap order."""
         return [*self._backoff, *self._errors]
+
+    def heaps(self) -> tuple[list[QueuedPodInfo], list[QueuedPodInfo]]:
+        """podBackoffQ's and podErrorBackoffQ's entries, each in heap order."""
+        return list(self._backoff), list(self._errors)

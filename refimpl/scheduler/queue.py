@@ -35,7 +35,7 @@ from enum import Enum, StrEnum
 
 from refimpl.cache.clock import Clock
 from refimpl.scheduler import backoff
-from refimpl.scheduler.active_queue import ActiveQueue
+from refimpl.scheduler.active_queue import ActiveQueue, RecordedEvent
 from refimpl.scheduler.backoff_queue import BackoffQueue
 from refimpl.scheduler.events import (
     EVENT_ASSIGNED_POD_ADD,
@@ -132,6 +132,11 @@ class SchedulingQueue:
 
     def _is_backing_off(self, pinfo: QueuedPodInfo) -> bool:
         return self._backoff.is_backing_off(pinfo)
+
+    def backoff_time(self, pinfo: QueuedPodInfo) -> int | None:
+        """``getBackoffTime``: when the pod's backoff ends (None: it has none)."""
+        with self._lock:
+            return self._backoff.backoff_time(pinfo)
 
     def is_pod_backing_off(self, pinfo: QueuedPodInfo) -> bool:
         """``isPodBackingoff`` at the clock's current time."""
@@ -249,9 +254,9 @@ class SchedulingQueue:
             self._move_to_active(QueuedPodInfo(pod, self.clock.now()))
 
     def _pop_locked(self) -> QueuedPodInfo | None:
+        # A closed queue still hands out what it holds: activeQueue.unlockedPop checks `closed` only when there is
+        # nothing to pop (pkg/scheduler/backend/queue/active_queue.go, v1.35).
         while True:
-            if self._closed:
-                return None
             pinfo = self._active.pop_head()
             if pinfo is None and self.pop_from_backoff_q:
                 pinfo = self._backoff.pop_backoff()  # even if still backing off (PopFromBackoffQ)
@@ -268,7 +273,8 @@ class SchedulingQueue:
     def pop(self) -> QueuedPodInfo | None:
         """``Pop`` without blocking: the head of activeQ; when activeQ is empty and PopFromBackoffQ is on, the
         head of podBackoffQ even if it is still backing off (never a pod of podErrorBackoffQ). None when there is
-        nothing to pop or the queue is closed. Counts an attempt and a scheduling cycle, marks the pod in flight
+        nothing to pop (a closed queue still hands out what it holds). Counts an attempt and a scheduling cycle, marks
+        the pod in flight
         (QueueingHints on) and clears its rejector plugins for the new attempt.
 
         Clearing at Pop is the v1.35 code; v1.36 moved it into the failure handler (``ClearRejectorPlugins``), which
@@ -518,8 +524,13 @@ class SchedulingQueue:
             self._unschedulable.pop(pod.uid, None)
 
     def close(self) -> None:
-        """``Close``: pops return None from now on; blocked ``pop_blocking`` calls wake up."""
+        """``Close``: every in-flight pod is done (``activeQueue.close``: the in-flight events are dropped); pops
+        that find nothing to pop return None from now on instead of waiting; blocked ``pop_blocking`` calls wake
+        up. (Before, refimpl kept the in-flight pods and refused every pop after close; Kubernetes' ``Close`` and
+        ``TestClose``, pkg/scheduler/backend/queue/active_queue.go, v1.35.)"""
         with self._lock:
+            for pod in self._active.in_flight_pods():
+                self._active.done(pod.uid)
             self._closed = True
             self._cond.notify_all()
 
@@ -618,6 +629,24 @@ class SchedulingQueue:
                 if not pinfo.rejector_plugins()
             ]
             return problems
+
+    def sub_queues(self) -> dict[str, list[QueuedPodInfo]]:
+        """The pod infos of ``active``, ``backoff`` (podBackoffQ), ``error_backoff`` (podErrorBackoffQ) and
+        ``unschedulable``, for observers and tests (the lists are copies; the pod infos are the queue's own)."""
+        with self._lock:
+            backoff, errors = self._backoff.heaps()
+            return {
+                "active": self._active.entries(),
+                "backoff": backoff,
+                "error_backoff": errors,
+                "unschedulable": list(self._unschedulable.values()),
+            }
+
+    def in_flight_entries(self) -> list[str | RecordedEvent]:
+        """``listInFlightEvents``: the UID of each in-flight pod where it was popped, and the events recorded after
+        the oldest of them, in order (empty when QueueingHints are off)."""
+        with self._lock:
+            return self._active.in_flight_entries()
 
     def move_request_cycle(self) -> int:
         """``moveRequestCycle``: the scheduling cycle of the last move request (-1: none yet)."""

@@ -205,3 +205,37 @@ def test_dispatcher_resolutions() -> None:
     assert dispatcher_step_behaviours(waiting, AddCall(binding), behind, error3) == {
         "dispatcher.add.waits_behind_in_flight"}
     assert running.in_flight
+
+
+def test_queue_steps_are_tagged_with_the_rows_of_the_pod_place_table() -> None:
+    """Each change of place is its table row; a refused hand-back and an event recorded in flight are tagged; an Add
+    of a pod in flight (outside the scheduler's contract: no row) is no behaviour."""
+    from conformance.behaviours.queue import EVENT_RECORDED, HAND_BACK_REFUSED, TABLE_NAMES, queue_step_behaviours
+    from spec.cluster_events import EVENT_NODE_ADD
+    from spec.objects import Pod
+    from spec.queue_operations import (
+        QueueAdd,
+        QueueAddUnschedulable,
+        QueueMoveAll,
+        QueueOperation,
+        QueuePop,
+        apply_queue_operation,
+        new_queue_world,
+    )
+    from spec.versions import V1_35
+
+    a = Pod("a", "a")
+    fit = frozenset({"NodeResourcesFit"})
+    world = new_queue_world(V1_35)
+    tags: list[set[str]] = []
+    ops: list[QueueOperation] = [QueueAdd(a), QueuePop(), QueueAdd(a), QueueMoveAll(EVENT_NODE_ADD),
+                                 QueueAddUnschedulable(a, fit)]
+    for op in ops:
+        after, outcome = apply_queue_operation(world, op)
+        tags.append(queue_step_behaviours(world, op, after, outcome))
+        world = after
+    assert tags[0] == {"queue.add.absent_to_active"} and tags[1] == {"queue.pop.active_to_inflight"}
+    assert tags[2] == set()  # Add of the pod in flight puts it in activeQ: not a row of the table
+    assert tags[3] == {EVENT_RECORDED}
+    assert tags[4] == {HAND_BACK_REFUSED}  # it is in activeQ already
+    assert len(TABLE_NAMES) == 26 and all(name in BY_NAME for name in TABLE_NAMES)

@@ -73,14 +73,16 @@ def test_version_dependent_behaviour_is_split_and_tagged(generated: list[Vector]
 
 
 def test_every_area_and_origin_is_covered(generated: list[Vector]) -> None:
-    assert {v.tags.area for v in generated} == {"cache", "snapshot", "node_tree", "dispatcher", "cycle"}
+    assert {v.tags.area for v in generated} == {"cache", "snapshot", "node_tree", "dispatcher", "cycle", "queue"}
     assert {(v.tags.area, v.tags.origin) for v in generated} >= {
-        ("cycle", origin) for origin in ("curated", "exploration", "random")}
+        (area, origin) for area in ("cycle", "queue") for origin in ("curated", "exploration", "random")}
     explored = {v.id for v in generated if v.tags.origin == "exploration"}
     assert "explore.cache.remove_node.nodenotintree.node_ghost" in explored
     assert any(i.startswith("explore.dispatcher.add_call.skipped.") for i in explored)
     assert "explore.cycle.schedule_pod.unschedulable_tainttoleration.pending.node_live" in explored
     assert "explore.cycle.confirm_binding.ok.unconfirmed_expired" in explored  # the k8s-106361 path
+    assert "explore.queue.hints_on.queue_add_unschedulable.unschedulable.in_flight" in explored
+    assert "explore.queue.hints_off.queue_add_unschedulable.backoff.out" in explored  # moveRequestCycle
 
 
 def test_node_operations_return_node_info_up_to_v1_36(generated: list[Vector]) -> None:

@@ -113,6 +113,30 @@ def test_check_the_cluster_of_two_schedulers(capsys: pytest.CaptureFixture[str])
     assert "1 to 3 schedulers" in capsys.readouterr().out
 
 
+def test_check_the_scheduling_queue(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "queue", "--pods", "1", "--pops", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ksspec check: queue" in out and "permit_reject" in out and "no violation in every reachable" in out
+    assert main(["check", "--system", "queue", "--mutant", "strict-move-request-cycle"]) == 1
+    out = capsys.readouterr().out
+    assert "inv_no_lost_wake_up after 4 step(s)" in out
+    assert "fail(p0, NodeResourcesFit) -> p0 in unschedulablePods" in out
+    assert main(["check", "--system", "queue", "--queueing-hints", "off", "--known-violations"]) == 1
+    assert "inv_attempting_pod_not_queued after 3 step(s)" in capsys.readouterr().out
+    assert main(["check", "--system", "queue", "--queueing-hints", "off", "--cycle-rule", "attempt"]) == 0
+    capsys.readouterr()
+
+
+def test_check_refuses_a_bad_queue_universe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "queue", "--failures", "9"]) == 2
+    assert "failures must be between 1 and 4" in capsys.readouterr().out
+    assert main(["check", "--system", "queue", "--tick", "0.5"]) == 2
+    assert "whole seconds" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check", "--system", "queue", "--queueing-hints", "maybe"])
+    assert "expected on or off, got 'maybe'" in capsys.readouterr().err
+
+
 def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["check", "--system", "dispatcher", "--call-variants", "9"])

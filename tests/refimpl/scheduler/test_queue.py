@@ -537,3 +537,17 @@ def test_invariant_violations_are_reported() -> None:
     assert "a waits in unschedulablePods without a rejector plugin" in problems
     info.timestamp = -1  # its sort key changed behind the heap's back: it now precedes its parent b
     assert any("ordered before its parent" in p for p in q.invariant_violations())
+
+
+def test_close_dones_in_flight_pods_and_still_hands_out_what_it_holds() -> None:
+    """``TestClose`` (active_queue_test.go): ``close`` calls ``done`` for every in-flight pod, so the in-flight list
+    empties; ``activeQueue.unlockedPop`` checks ``closed`` only when there is nothing to pop. refimpl used to keep
+    the in-flight pods and to refuse every pop after close (found by the queue refinement test)."""
+    clock, q = new_queue()
+    add_in_order(clock, q, "p1", "p2", "p3")
+    pop(q), pop(q)
+    q.move_all_to_active_or_backoff_queue(EVENT_NODE_ADD)
+    assert len(q.in_flight_entries()) == 3 and len(q.in_flight_pods()) == 2
+    q.close()
+    assert q.in_flight_entries() == [] and q.in_flight_pods() == [] and q.in_flight_event_count() == 0
+    assert pop(q).uid == "p3" and q.pop() is None and q.closed

@@ -1,0 +1,298 @@
+"""Cluster events and queueing hints: what happened in the cluster, and which plugins care.
+
+This is the scheduling queue's event vocabulary: ``fwk.ActionType``, ``fwk.EventResource``,
+``fwk.ClusterEvent`` and ``fwk.QueueingHint`` (staging k8s.io/kube-scheduler framework/types.go,
+v0.35.0), ``MatchClusterEvents`` and the special events and labels
+(pkg/scheduler/framework/types.go and events.go, v1.35), and the ``EventsToRegister`` of the
+default filter plugins (``pkg/scheduler/framework/plugins/*``, v1.35).
+
+A plugin registers the events that may make a pod it rejected schedulable, each with a
+*queueing hint*: a function of the pod and the changed objects that answers ``Queue`` or
+``QueueSkip``. The spec's hints are constants per registration (:class:`HintFunction`), which is
+what Kubernetes' own queue tests use (``queueHintReturnQueue``, ``queueHintReturnSkip``) and what
+the framework installs for a registration without a hint function (always ``Queue``). The default
+plugins' real hint functions look at the changed node or pod (whether the pod now fits it); they
+are not modelled, so :func:`default_hint_map` queues on every registered event, which over-approximates
+them: a spec pod is woken at least as often as a Kubernetes one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntFlag, StrEnum
+from typing import Final
+
+from spec.objects import Pod
+from spec.resources import pod_requests
+
+
+class ActionType(IntFlag):
+    """``fwk.ActionType``: what happened to an object. The bits are Kubernetes' v1.35 values."""
+
+    NONE = 0
+    ADD = 1 << 0
+    DELETE = 1 << 1
+    UPDATE_NODE_ALLOCATABLE = 1 << 2
+    UPDATE_NODE_LABEL = 1 << 3
+    UPDATE_NODE_TAINT = 1 << 4
+    """A change of the node's taints or of ``spec.unschedulable``."""
+    UPDATE_NODE_CONDITION = 1 << 5
+    UPDATE_NODE_ANNOTATION = 1 << 6
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 7
+    UPDATE_POD_LABEL = 1 << 8
+    UPDATE_POD_SCALE_DOWN = 1 << 9
+    """A resource request of the pod was lowered or removed."""
+    UPDATE_POD_TOLERATION = 1 << 10
+    """A toleration was added (the API allows no other change of tolerations)."""
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 11
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 12
+    ALL = (1 << 13) - 1
+    UPDATE = ALL & ~(ADD | DELETE)
+    """Any update: every ``Update*`` bit."""
+
+
+ACTION_NAMES: Final = {
+    ActionType.ADD: "Add",
+    ActionType.DELETE: "Delete",
+    ActionType.UPDATE_NODE_ALLOCATABLE: "UpdateNodeAllocatable",
+    ActionType.UPDATE_NODE_LABEL: "UpdateNodeLabel",
+    ActionType.UPDATE_NODE_TAINT: "UpdateNodeTaint",
+    ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
+    ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
+    ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
+    ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
+    ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
+    ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
+    ActionType.ALL: "All",
+    ActionType.UPDATE: "Update",
+}
+"""``ActionType.String()``; a combination not listed prints as the empty string, as in Go."""
+
+
+class EventResource(StrEnum):
+    """``fwk.EventResource``. ``AssignedPod`` and ``UnschedulablePod`` are Kubernetes' unexported
+    resources of incoming pod events; a registration for ``Pod`` matches both."""
+
+    POD = "Pod"
+    ASSIGNED_POD = "AssignedPod"
+    UNSCHEDULABLE_POD = "UnschedulablePod"
+    NODE = "Node"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    CSI_NODE = "storage.k8s.io/CSINode"
+    STORAGE_CLASS = "storage.k8s.io/StorageClass"
+    WILDCARD = "*"
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """``fwk.ClusterEvent``: a resource, an action, and an optional label replacing the generated one."""
+
+    resource: EventResource
+    action_type: ActionType
+    custom_label: str = ""
+
+    @property
+    def label(self) -> str:
+        """``Label()``: the custom label, else ``<Resource><Action>``."""
+        return self.custom_label or f"{self.resource.value}{ACTION_NAMES.get(self.action_type, '')}"
+
+
+def is_wildcard(event: ClusterEvent) -> bool:
+    """``ClusterEventIsWildCard``: resource ``*`` and action ``All``; such an event is for every pod
+    (or, with a pod as its new object, for that pod only).
+
+    Kubernetes: `ClusterEventIsWildCard` (pkg/scheduler/framework/types.go)
+    """
+    return event.resource is EventResource.WILDCARD and event.action_type == ActionType.ALL
+
+
+_UNSCHEDULABLE_POD: Final = EventResource.UNSCHEDULABLE_POD
+
+
+def _match_event_resources(registered: EventResource, incoming: EventResource) -> bool:
+    return (
+        registered is EventResource.WILDCARD
+        or registered is incoming
+        or (registered is EventResource.POD and incoming in (EventResource.ASSIGNED_POD, _UNSCHEDULABLE_POD))
+    )
+
+
+def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bool:
+    """Whether a registration covers an incoming event: the incoming event is the same or more specific.
+
+    A wildcard registration matches everything. Otherwise the resources must match (``Pod`` covers
+    assigned and unschedulable pods), the actions must overlap, and the incoming action must not be
+    more general than the registered one: Kubernetes compares the bit patterns as integers, so a
+    registration for ``Update`` matches ``UpdateNodeLabel`` but one for ``UpdateNodeLabel`` does not
+    match a generic ``Update``. An incoming wildcard event matches only a wildcard registration.
+
+    Kubernetes: `MatchClusterEvents` (pkg/scheduler/framework/types.go)
+    """
+    return is_wildcard(registered) or (
+        _match_event_resources(registered.resource, incoming.resource)
+        and registered.action_type & incoming.action_type != 0
+        and incoming.action_type <= registered.action_type
+    )
+
+
+# ============================================================================================
+# The special events (pkg/scheduler/framework/events.go)
+# ============================================================================================
+
+SCHEDULE_ATTEMPT_FAILURE: Final = "ScheduleAttemptFailure"
+BACKOFF_COMPLETE: Final = "BackoffComplete"
+POP_FROM_BACKOFF_Q: Final = "PopFromBackoffQ"
+FORCE_ACTIVATE: Final = "ForceActivate"
+UNSCHEDULABLE_TIMEOUT: Final = "UnschedulableTimeout"
+
+EVENT_ASSIGNED_POD_ADD: Final = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
+EVENT_ASSIGNED_POD_UPDATE: Final = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
+EVENT_ASSIGNED_POD_DELETE: Final = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+EVENT_UNSCHEDULED_POD_ADD: Final = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.ADD)
+EVENT_UNSCHEDULED_POD_UPDATE: Final = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)
+EVENT_UNSCHEDULED_POD_DELETE: Final = ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.DELETE)
+EVENT_NODE_ADD: Final = ClusterEvent(EventResource.NODE, ActionType.ADD)
+EVENT_NODE_DELETE: Final = ClusterEvent(EventResource.NODE, ActionType.DELETE)
+EVENT_UNSCHEDULABLE_TIMEOUT: Final = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, UNSCHEDULABLE_TIMEOUT)
+"""The leftover flush moves a pod with this event."""
+EVENT_FORCE_ACTIVATE: Final = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, FORCE_ACTIVATE)
+"""``Activate`` records this event, for the activated pod only, when that pod is in flight."""
+
+
+def pod_scheduling_properties_change(new: Pod, old: Pod) -> tuple[ClusterEvent, ...]:
+    """The specific update events an update of a pod stands for, in Kubernetes' extractor order.
+
+    The resource is ``AssignedPod`` when ``new`` is bound, else ``UnschedulablePod``. Of the
+    extractors only those whose fields :class:`spec.objects.Pod` has can fire: requests scaled down
+    (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources) and
+    tolerations added (a change of their number). Labels, scheduling gates and resource-claim statuses
+    are not modelled. When no extractor fires the generic ``Update`` event is returned.
+
+    Kubernetes: `PodSchedulingPropertiesChange` (pkg/scheduler/framework/events.go)
+    """
+    resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
+    actions: list[ActionType] = []
+    new_requests = pod_requests(new, pod_level_resources=True)
+    old_requests = pod_requests(old, pod_level_resources=True)
+    if any(name not in new_requests or new_requests[name] < quantity for name, quantity in old_requests.items()):
+        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if len(new.tolerations) != len(old.tolerations):
+        actions.append(ActionType.UPDATE_POD_TOLERATION)
+    return tuple(ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE])
+
+
+# ============================================================================================
+# Queueing hints
+# ============================================================================================
+
+
+class QueueingHint(Enum):
+    """``fwk.QueueingHint``: whether an event may make a pod a plugin rejected schedulable."""
+
+    QUEUE_SKIP = "QueueSkip"
+    QUEUE = "Queue"
+
+
+@dataclass(frozen=True)
+class HintFunction:
+    """``QueueingHintFunction``: plugin ``plugin`` registered an event with a hint that always
+    answers ``hint`` (a hint function returning an error counts as ``Queue`` in Kubernetes)."""
+
+    plugin: str
+    hint: QueueingHint = QueueingHint.QUEUE
+
+
+@dataclass(frozen=True)
+class HintRegistration:
+    """One entry of a ``QueueingHintMap``: the hints registered for ``event``, in order."""
+
+    event: ClusterEvent
+    functions: tuple[HintFunction, ...]
+
+
+HintMap = tuple[HintRegistration, ...]
+"""``QueueingHintMap`` of one profile: each registered event with its hint functions."""
+
+_POD, _NODE = EventResource.POD, EventResource.NODE
+_A = ActionType
+
+DEFAULT_PLUGIN_EVENTS: Final = {
+    "NodeResourcesFit": (
+        ClusterEvent(_POD, _A.DELETE | _A.UPDATE_POD_SCALE_DOWN),
+        ClusterEvent(_NODE, _A.ADD | _A.UPDATE_NODE_ALLOCATABLE),
+    ),
+    "NodePorts": (ClusterEvent(_POD, _A.DELETE), ClusterEvent(_NODE, _A.ADD)),
+    "NodeName": (ClusterEvent(_NODE, _A.ADD),),
+    "NodeUnschedulable": (
+        ClusterEvent(_NODE, _A.ADD | _A.UPDATE_NODE_TAINT),
+        ClusterEvent(_POD, _A.UPDATE_POD_TOLERATION),
+    ),
+    "TaintToleration": (
+        ClusterEvent(_NODE, _A.ADD | _A.UPDATE_NODE_TAINT),
+        ClusterEvent(_POD, _A.UPDATE_POD_TOLERATION),
+    ),
+    "NodeAffinity": (ClusterEvent(_NODE, _A.ADD | _A.UPDATE_NODE_LABEL),),
+}
+"""``EventsToRegister`` of the default filter plugins with QueueingHints on (v1.35;
+noderesources/fit.go with InPlacePodVerticalScaling, nodeports, nodename, nodeunschedulable,
+tainttoleration, nodeaffinity). ImageLocality only scores, so it never rejects a pod."""
+
+_OFF_EXTRA: Final = _A.UPDATE_NODE_TAINT | _A.UPDATE_NODE_LABEL
+
+
+def default_plugin_events(plugin: str, queueing_hints: bool = True) -> tuple[ClusterEvent, ...]:
+    """A default plugin's registrations. With QueueingHints off every Node/Add registration also
+    covers taint and label updates (the plugins register more coarsely without hints), and the
+    Pod/UpdatePodToleration registrations are absent. Fails with ``ValueError`` naming an unknown plugin.
+
+    Kubernetes: `Fit.EventsToRegister` (pkg/scheduler/framework/plugins/noderesources/fit.go)
+    Kubernetes: `NodeAffinity.EventsToRegister` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
+    """
+    if plugin not in DEFAULT_PLUGIN_EVENTS:
+        raise ValueError(f"no default registrations for plugin {plugin!r}; known: {', '.join(DEFAULT_PLUGIN_EVENTS)}")
+    events = DEFAULT_PLUGIN_EVENTS[plugin]
+    if queueing_hints:
+        return events
+    widened = []
+    for event in events:
+        if event.resource is _NODE and event.action_type & _A.ADD:
+            widened.append(ClusterEvent(_NODE, event.action_type | _OFF_EXTRA))
+        elif event.action_type != _A.UPDATE_POD_TOLERATION:
+            widened.append(event)
+    return tuple(widened)
+
+
+def hint_map(registrations: dict[str, tuple[ClusterEvent, ...]], hint: QueueingHint = QueueingHint.QUEUE) -> HintMap:
+    """The hint map in which each plugin of ``registrations`` answers ``hint`` for each event it
+    registered, grouped by event in order of first registration (as the framework builds it)."""
+    grouped: dict[ClusterEvent, list[HintFunction]] = {}
+    for plugin, events in registrations.items():
+        for event in events:
+            grouped.setdefault(event, []).append(HintFunction(plugin, hint))
+    return tuple(HintRegistration(event, tuple(functions)) for event, functions in grouped.items())
+
+
+def default_hint_map(queueing_hints: bool = True, plugins: tuple[str, ...] | None = None) -> HintMap:
+    """The hint map of the default plugins (all of :data:`DEFAULT_PLUGIN_EVENTS` when None): each
+    queues the pod on every event it registered. Fails with ``ValueError`` naming an unknown plugin.
+
+    Kubernetes: `frameworkImpl.EventsToRegister` (pkg/scheduler/framework/runtime/framework.go)
+    """
+    names = tuple(DEFAULT_PLUGIN_EVENTS) if plugins is None else plugins
+    return hint_map({name: default_plugin_events(name, queueing_hints) for name in names})
+
+
+def matching_hints(hints: HintMap, event: ClusterEvent) -> tuple[HintFunction, ...]:
+    """The hint functions of every registration that covers ``event``, in map order."""
+    return tuple(f for r in hints if match_cluster_events(r.event, event) for f in r.functions)
+
+
+def is_event_of_interest(hints: HintMap, event: ClusterEvent) -> bool:
+    """``isEventOfInterest``: a wildcard event, or one some registration covers.
+
+    Kubernetes: `PriorityQueue.isEventOfInterest` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    return is_wildcard(event) or any(match_cluster_events(r.event, event) for r in hints)
