@@ -8,24 +8,42 @@ informer's confirmation. API latency and informer delays are virtual, so they co
 checked (that is ``ksspec simulate``'s job).
 
 ``make bench`` runs the rows of :data:`ROWS` at the sizes given there, which are smaller than the issue's (10,000
-pods on 5,000 nodes) to keep the whole table within a few tens of seconds; ``python bench/scheduler.py --full``
-runs the full sizes (identical pods: 5,000, one per node).
+pods on 5,000 nodes) to keep the whole table within a minute; ``python bench/scheduler.py --full`` runs the full
+sizes (identical pods: 5,000, one per node). Each row is measured in a fresh interpreter, and so is the same row on
+the scheduler of :data:`BASELINE` (``--baseline REV``; ``--baseline none`` skips it), checked out of git into a
+temporary directory: the ratio of the two is measured in one run, on one machine, under one load. The rows the
+issue sets a target for (issue 16: Go's scheduler_perf threshold for SchedulingBasic on 5,000 nodes) show it.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
+import json
+import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 from rich.console import Console
 from rich.table import Table
 
 from refimpl.simulator import Simulation, SimulationConfig
 from spec.quantities import SECOND
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+BASELINE: Final = "59a610d8dac5ba614698e28e21609ccb988abd13"
+"""main when issue 16's reference-scheduler work began: the figure each row is compared with."""
+TARGET_PODS_PER_SECOND: Final = 680
+"""Issue 16's target: Go's scheduler_perf threshold for SchedulingBasic on 5,000 nodes."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +56,8 @@ class Row:
     full_pods: int
     identical: bool
     batching: bool
+    target: bool = False
+    """Whether issue 16's target applies."""
 
     def parameters(self, pods: int) -> str:
         """The table's parameters column."""
@@ -48,9 +68,10 @@ class Row:
 
 
 ROWS = (
-    Row("mixed, 5,000 nodes", 5_000, 1_000, 10_000, identical=False, batching=True),
+    Row("mixed, 5,000 nodes", 5_000, 1_000, 10_000, identical=False, batching=True, target=True),
+    Row("mixed, 5,000 nodes, batching off", 5_000, 1_000, 10_000, identical=False, batching=False, target=True),
     Row("identical, batching on", 5_000, 2_000, 5_000, identical=True, batching=True),
-    Row("identical, batching off", 5_000, 2_000, 5_000, identical=True, batching=False),
+    Row("identical, batching off", 5_000, 2_000, 5_000, identical=True, batching=False, target=True),
     Row("mixed, 500 nodes", 500, 2_000, 5_000, identical=False, batching=True),
 )
 """What ``make bench`` measures. Identical pods each fill a node (so at most one per node): batching reuses a cached
@@ -72,37 +93,100 @@ def measure(nodes: int, pods: int, *, identical: bool, batching: bool, seed: int
     gc.collect()
     gc.disable()
     try:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         stats = sim.run()
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     finally:
         gc.enable()
     batches = sim.scheduler.batches or {}
     return {
         "nodes": nodes, "pods": pods, "bound": stats.bound, "seconds": elapsed,
-        "pods_per_second": stats.bound / elapsed, "virtual_seconds": stats.virtual_seconds,
+        "pods_per_second": stats.bound / elapsed, "cpu_seconds": cpu, "pods_per_cpu_second": stats.bound / cpu,
+        "virtual_seconds": stats.virtual_seconds,
         "batched": sum(b.batched for b in batches.values()),
     }
 
 
-def run_row(index: int, full: bool = False) -> dict[str, Any]:
-    """Measure row ``index`` of :data:`ROWS` and describe it as a table row."""
-    row = ROWS[index]
-    pods = row.full_pods if full else row.pods
-    result = measure(row.nodes, pods, identical=row.identical, batching=row.batching)
-    return {
+_MEASURE: Final = """
+import json, sys
+sys.path.insert(0, "bench")
+import scheduler
+print(json.dumps(scheduler.measure({nodes}, {pods}, identical={identical}, batching={batching})))
+"""
+
+
+def measure_in(tree: Path, row: Row, pods: int) -> dict[str, Any]:
+    """:func:`measure` of ``row`` by the bench/scheduler.py of the checkout ``tree``, in a fresh interpreter."""
+    code = _MEASURE.format(nodes=row.nodes, pods=pods, identical=row.identical, batching=row.batching)
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=environment, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"measuring {row.name!r} in {tree} failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+@contextmanager
+def checkout(revision: str) -> Iterator[Path | None]:
+    """The tree of ``revision`` (``git archive``) in a temporary directory; None if git cannot give it (no git, a
+    shallow clone without it), with the reason on stderr."""
+    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], capture_output=True,
+                          check=False)
+    if done.returncode != 0:
+        print(f"bench/scheduler.py: no baseline {revision}: {done.stderr.decode().strip()}", file=sys.stderr)
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-baseline-") as directory:
+        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+            archive.extractall(directory, filter="data")
+        yield Path(directory)
+
+
+def describe(row: Row, pods: int, result: dict[str, Any], baseline: dict[str, Any] | None,
+             revision: str) -> list[dict[str, Any]]:
+    """The table rows of one measurement: the figure (with the target, if any), then the baseline's and the ratio."""
+    rate = result["pods_per_second"]
+    target = ""
+    if row.target:
+        target = f"≥ {TARGET_PODS_PER_SECOND} pods/s " + ("✓" if rate >= TARGET_PODS_PER_SECOND else "✗")
+    # On a shared machine wall time counts other processes' turns too: the CPU time of this one says how much.
+    per_cpu = f"; {result['pods_per_cpu_second']:,.0f} pods per CPU second" if "pods_per_cpu_second" in result else ""
+    rows = [{
         "benchmark": f"scheduling throughput, {row.name}",
-        "parameters": row.parameters(pods),
-        "result": f"{result['pods_per_second']:,.0f} pods/s",
-        "target": "",
+        "parameters": row.parameters(pods) + per_cpu,
+        "result": f"{rate:,.0f} pods/s",
+        "target": target,
         **result,
         "row": row.name,
-    }
+    }]
+    if baseline is not None:
+        before = baseline["pods_per_second"]
+        rows.append({
+            "benchmark": "",
+            "parameters": f"the same on {revision[:10]} (same run): {before:,.0f} pods/s"
+                          + (f"; {baseline['pods_per_cpu_second']:,.0f} per CPU second"
+                             if "pods_per_cpu_second" in baseline else ""),
+            "result": f"{rate / before:.2f}x",
+            "target": "",
+            "row": f"{row.name} / baseline",
+        })
+    return rows
+
+
+def run_row(index: int, full: bool = False, baseline: Path | None = None,
+            revision: str = BASELINE) -> list[dict[str, Any]]:
+    """Measure row ``index`` of :data:`ROWS` (and on ``baseline``, a checkout, if given) and describe it."""
+    row = ROWS[index]
+    pods = row.full_pods if full else row.pods
+    result = measure_in(ROOT, row, pods)
+    before = measure_in(baseline, row, pods) if baseline is not None else None
+    return describe(row, pods, result, before, revision)
 
 
 def batching_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The speed-up of batching on identical pods, from the two identical rows (None if one is missing)."""
-    rates = {r["row"]: r["pods_per_second"] for r in rows}
+    rates = {r["row"]: r["pods_per_second"] for r in rows if "pods_per_second" in r}
     on, off = rates.get("identical, batching on"), rates.get("identical, batching off")
     if on is None or off is None:
         return None
@@ -110,22 +194,31 @@ def batching_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             "result": f"{on / off:.2f}x", "target": ""}
 
 
-def run(full: bool = False) -> list[dict[str, Any]]:
-    """Every row of :data:`ROWS`, then the batching speed-up (bench/run.py's table takes these rows)."""
-    rows = [run_row(i, full) for i in range(len(ROWS))]
+def run(full: bool = False, baseline: str | None = BASELINE) -> list[dict[str, Any]]:
+    """Every row of :data:`ROWS` (each also on ``baseline``, a git revision, unless None), then the batching
+    speed-up (bench/run.py's table takes these rows)."""
+    with checkout(baseline) if baseline is not None else _nothing() as tree:
+        rows = [entry for i in range(len(ROWS)) for entry in run_row(i, full, tree, baseline or "")]
     ratio = batching_ratio(rows)
     return [*rows, *([ratio] if ratio else [])]
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--full", action="store_true", help="the issue's sizes (several minutes)")
+    parser.add_argument("--baseline", default=BASELINE,
+                        help=f"a git revision to measure each row on as well (default {BASELINE[:10]}; none: skip)")
     args = parser.parse_args(argv)
     table = Table(title=f"refimpl scheduler throughput (CPython {sys.version.split()[0]})")
-    for column in ("benchmark", "parameters", "result"):
+    for column in ("benchmark", "parameters", "result", "target"):
         table.add_column(column, justify="right" if column == "result" else "left")
-    for row in run(args.full):
-        table.add_row(row["benchmark"], row["parameters"], row["result"])
+    for row in run(args.full, None if args.baseline == "none" else args.baseline):
+        table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
     Console(width=140).print(table)
     return 0
 

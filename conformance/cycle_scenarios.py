@@ -18,16 +18,21 @@ from typing import Final
 
 from conformance.codec import operation_name
 from conformance.operations import (
+    AdmitPod,
     BindPod,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
     ConfirmBinding,
+    CrashScheduler,
     CreatePod,
     CycleOperation,
     DeletePod,
+    DropOrphanedBind,
     FailBinding,
     FailScheduling,
+    LandOrphanedBind,
+    RestartScheduler,
     SchedulePod,
     Tick,
     apply_cycle,
@@ -82,6 +87,55 @@ def _cy(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: 
     profiles = EXPIRY_PROFILES if ttl else ALL_PROFILES
     return Scenario(f"cycle.{sid}", description, ops, area="cycle", behaviours=behaviours, ttl=ttl,
                     profiles=profiles)
+
+
+def curated_cluster() -> list[Scenario]:
+    """The scheduler in its cluster (:mod:`spec.restart`, :mod:`spec.kubelet`): crashes, restarts, orphaned bind
+    requests, responsibility for a pod, and the kubelet's admission."""
+    n1, n2 = node("n1"), node("n2")
+    a, b = pod("a", 300), pod("b", 300)
+    p, q = pod("p", 600), pod("q", 600)
+    return [
+        _cy("restart.in_flight_pending_again", "A crash during the binding cycle; its bind request never arrives: "
+            "the restarted scheduler lists the pod unbound, queues it and places it again",
+            [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), CrashScheduler(), DropOrphanedBind("p"),
+             RestartScheduler(), *placed("p", "n1")], "crash", "restart"),
+        _cy("restart.cache_rebuilt_from_bound_pods", "A crash loses the cache; the restart rebuilds it from the API "
+            "server's nodes and bound pods: the same pods on the same nodes, Requested their sum",
+            [ClusterAddNode(n1), ClusterAddNode(n2), CreatePod(a), CreatePod(b), CreatePod(p), *placed("a", "n1"),
+             *placed("b", "n1"), *placed("p", "n2"), CrashScheduler(), RestartScheduler(), CreatePod(q),
+             SchedulePod("q", "n2"), FailScheduling("q")], "crash", "restart"),
+        _cy("restart.orphan_landed_while_down", "The crashed process's bind lands while no scheduler runs: the "
+            "restart lists the pod bound and caches it where it is bound",
+            [ClusterAddNode(n1), CreatePod(a), CreatePod(b), *placed("a", "n1"), SchedulePod("b", "n1"),
+             CrashScheduler(), LandOrphanedBind("b"), RestartScheduler()], "crash", "restart", "orphaned-bind"),
+        _cy("restart.orphan_refused_after_rebinding", "The restarted scheduler binds the pod elsewhere first; the "
+            "crashed process's late request gets a Conflict and changes nothing",
+            [ClusterAddNode(n1), ClusterAddNode(n2), CreatePod(p), SchedulePod("p", "n1"), CrashScheduler(),
+             RestartScheduler(), SchedulePod("p", "n2"), BindPod("p"), LandOrphanedBind("p"), ConfirmBinding("p")],
+            "crash", "restart", "orphaned-bind"),
+        _cy("restart.late_bind_overcommits_kubelet_rejects", "KNOWN VIOLATION with a late bind: the restarted "
+            "scheduler gives the room to another pod, the crashed process's bind lands too and the node is "
+            "over-committed at the API server and in the cache; the kubelet admits the first pod and rejects the "
+            "second (OutOfcpu, Failed), which leaves the cache",
+            [ClusterAddNode(n1), CreatePod(p), CreatePod(q), SchedulePod("p", "n1"), CrashScheduler(),
+             RestartScheduler(), *placed("q", "n1"), LandOrphanedBind("p"), ConfirmBinding("p"), AdmitPod("q"),
+             AdmitPod("p")], "crash", "restart", "orphaned-bind", "kubelet", "overcommit"),
+        _cy("restart.down_scheduler_sees_nothing", "While the scheduler is down, pods and nodes change at the API "
+            "server only and time passes without a cleanup; the restart lists what is there then",
+            [ClusterAddNode(n1), CreatePod(a), *placed("a", "n1"), CrashScheduler(), CreatePod(b), DeletePod("a"),
+             ClusterAddNode(n2), ClusterUpdateNode(node("n1", unschedulable=True)), Tick(LATE), RestartScheduler(),
+             *placed("b", "n2")], "crash", "restart", "node-churn"),
+        _cy("responsibility.other_scheduler", "A pod naming another scheduler is not queued (responsibleForPod), "
+            "and a restart does not queue it either",
+            [ClusterAddNode(n1), CreatePod(replace(p, scheduler_name="other-scheduler")), CreatePod(q),
+             CrashScheduler(), RestartScheduler(), *placed("q", "n1")],
+            "responsibility", "restart"),
+        _cy("kubelet.admits_then_deletion", "The kubelet admits a pod that fits beside the pods it runs; a deleted "
+            "pod stops running there",
+            [ClusterAddNode(n1), CreatePod(a), CreatePod(b), *placed("a", "n1"), *placed("b", "n1"), AdmitPod("b"),
+             AdmitPod("a"), DeletePod("b")], "kubelet"),
+    ]
 
 
 def curated_cycle() -> list[Scenario]:

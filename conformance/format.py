@@ -33,8 +33,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.3.0"
+FORMAT_VERSION: Final = "2.4.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+2.4.0 (one minor above main's 2.3.0) is a minor bump: new cycle-area operations for the scheduler in its cluster
+(``crash_scheduler``, ``restart_scheduler``, ``land_orphaned_bind``, ``drop_orphaned_bind``, ``admit_pod``) with
+curated vectors (``cycle.restart.*``, ``cycle.responsibility.*``, ``cycle.kubelet.*``), and the optional
+``scheduler`` and ``kubelet`` parts of a cycle observation, present only once a step makes them differ from a
+running scheduler with no orphaned request and kubelets that handled nothing: every earlier vector and
+observation is unchanged, and an adapter that conformed to 2.3.0 still passes every vector it did.
 
 2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
 expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of

@@ -30,7 +30,7 @@ from conformance import universe
 from conformance.accounting_scenarios import accounting_scenarios
 from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
-from conformance.cycle_scenarios import curated_cycle, generated_cycle
+from conformance.cycle_scenarios import curated_cluster, curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
 from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
@@ -304,8 +304,8 @@ def random_scenarios() -> list[Scenario]:
 
 def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
-    scenarios = (*curated(), *curated_cycle(), *accounting_scenarios(), *ported(), *mutation_curated(),
-                 *exploration_scenarios(), *random_scenarios(), *generated_cycle())
+    scenarios = (*curated(), *curated_cycle(), *curated_cluster(), *accounting_scenarios(), *ported(),
+                 *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

@@ -182,11 +182,22 @@ def observe_world(world: World, returned: JSON = NOTHING_RETURNED) -> JSON:
 
 def cluster_json(
     cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
-    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, str]],
+    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, str]], *, running: bool = True,
+    orphaned: Mapping[str, Any] | None = None, admitted: Iterable[str] = (), failed: Mapping[str, str] | None = None,
 ) -> JSON:
     """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
-    cluster (``binding`` and ``api_pods`` map UIDs to pod objects with a ``node_name``)."""
+    cluster (``binding``, ``api_pods`` and ``orphaned`` map UIDs to pod objects with a ``node_name``). ``scheduler``
+    and ``kubelet`` appear only once they differ from a running scheduler with no orphaned request and kubelets
+    that handled nothing, so traces without crashes and kubelets observe what they always did."""
+    extra: dict[str, JSON] = {}
+    if not running or orphaned:
+        extra["scheduler"] = {"running": running,
+                              "orphaned": {uid: pod.node_name for uid, pod in sorted((orphaned or {}).items())}}
+    admitted = sorted(admitted)
+    if admitted or failed:
+        extra["kubelet"] = {"admitted": admitted, "failed": dict(sorted((failed or {}).items()))}
     return {
+        **extra,
         **cache,
         "metrics": metrics,
         "pending": sorted(pending),
@@ -201,7 +212,9 @@ def cluster_json(
 def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, str]] = ()) -> JSON:
     """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter)."""
     return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
-                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, filters)
+                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, filters,
+                        running=cluster.running, orphaned=cluster.orphaned, admitted=cluster.admitted,
+                        failed=cluster.failed)
 
 
 def status_json(status: PodStatus) -> JSON:

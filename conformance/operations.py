@@ -16,6 +16,12 @@ Cycle-area operations act on a :class:`spec.cycle.Cluster`. Their outcomes:
   is assumed there, rejected, and forgotten. The pod stays pending either way.
 - Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
+- The scheduler in its cluster (:mod:`spec.restart`, :mod:`spec.kubelet`): ``crash_scheduler`` (memory lost, binding
+  cycles left as orphaned bind requests), ``restart_scheduler`` (a new process, synced: the informers' lists
+  delivered), ``land_orphaned_bind`` / ``drop_orphaned_bind`` (a crashed process's request answered or lost), and
+  ``admit_pod`` (the kubelet's verdict: the pod runs, or is ``Failed`` with the reason). The observation then also
+  has ``scheduler`` (``running`` and the ``orphaned`` requests, while either differs from a running scheduler with
+  none) and ``kubelet`` (``admitted`` and ``failed`` with reasons, once a kubelet handled a pod).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from spec import cycle
+from spec import cycle, kubelet, restart
 from spec.cache import CacheState, update_metrics
 from spec.cycle import Cluster, CycleNotEnabled, FailurePoint
 from spec.filters import failing_filters
@@ -141,12 +147,49 @@ class Tick:
     elapsed: Duration
 
 
+@dataclass(frozen=True)
+class CrashScheduler:
+    """:func:`spec.restart.crash_scheduler`: the scheduler process dies; its binding cycles leave orphaned bind
+    requests."""
+
+
+@dataclass(frozen=True)
+class RestartScheduler:
+    """:func:`spec.restart.restart_scheduler`, then every :func:`spec.restart.list_node` and
+    :func:`spec.restart.list_pod`: a new process starts and its handlers receive the informers' initial lists
+    before its first scheduling cycle (``WaitForCacheSync``)."""
+
+
+@dataclass(frozen=True)
+class LandOrphanedBind:
+    """:func:`spec.restart.land_orphaned_bind`: the API server answers a crashed process's bind request."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class DropOrphanedBind:
+    """:func:`spec.restart.drop_orphaned_bind`: a crashed process's bind request never arrives."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class AdmitPod:
+    """:func:`spec.kubelet.admit_pod`: the kubelet of the pod's node admits it, or rejects it (phase ``Failed``,
+    the reason in the observation's ``kubelet.failed``)."""
+
+    uid: str
+
+
 CycleOperation = (
     CreatePod | DeletePod | SchedulePod | FailScheduling | BindPod | FailBinding | ConfirmBinding
     | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
+    | CrashScheduler | RestartScheduler | LandOrphanedBind | DropOrphanedBind | AdmitPod
 )
 CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, BindPod, FailBinding, ConfirmBinding,
-                           ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick)
+                           ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick, CrashScheduler,
+                           RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod)
 
 
 @dataclass(frozen=True)
@@ -224,7 +267,27 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             return cycle.remove_node(cluster, name), CycleOutcome()
         case Tick(elapsed):
             return cycle.tick(cluster, elapsed), CycleOutcome()
+        case CrashScheduler():
+            return restart.crash_scheduler(cluster), CycleOutcome()
+        case RestartScheduler():
+            return restart_and_sync(cluster), CycleOutcome()
+        case LandOrphanedBind(uid):
+            return restart.land_orphaned_bind(cluster, uid), CycleOutcome()
+        case DropOrphanedBind(uid):
+            return restart.drop_orphaned_bind(cluster, uid), CycleOutcome()
+        case AdmitPod(uid):
+            return kubelet.admit_pod(cluster, uid), CycleOutcome()
     raise TypeError(f"not a cycle operation: {op!r}")
+
+
+def restart_and_sync(cluster: Cluster) -> Cluster:
+    """:class:`RestartScheduler`: restart, then deliver every listed node and pod in list order."""
+    cluster = restart.restart_scheduler(cluster)
+    while cluster.unlisted_nodes:
+        cluster = restart.list_node(cluster)
+    while cluster.unlisted_pods:
+        cluster = restart.list_pod(cluster)
+    return cluster
 
 
 def is_enabled(cluster: Cluster, op: CycleOperation) -> bool:

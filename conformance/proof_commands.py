@@ -31,6 +31,8 @@ from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
 from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.cluster_symbolic import ClusterBounds
+from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
 from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
@@ -88,6 +90,7 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     console.print(f"cache bounds: {escape(bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"dispatcher bounds: {escape(dispatcher_bounds.describe())}", highlight=False, soft_wrap=True)
     console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
+    console.print(f"cluster bounds: {escape(ClusterBounds().describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
     with console.status("discharging obligations ...") as status:
         for i, obligation in enumerate(obligations, 1):
@@ -189,7 +192,7 @@ def premise_label(obligation: Obligation) -> str:
     pipeline) TTL 0 and the environment assumption on node events."""
     if obligation.kind == "base":
         return "-"
-    if obligation.group == "cycle":
+    if obligation.group in ("cycle", "cluster"):
         return obligation.premise
     if obligation.group != "cache":
         return "any enabled operation"
@@ -202,7 +205,8 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
     title = (
         f'ksspec prove (cache: {bounds.pods} pods, {bounds.nodes} node names + ""; '
         f"dispatcher: {dispatcher_bounds.uids} UIDs, {dispatcher_bounds.call_types} call types; "
-        f"cycle: {CycleBounds().pods} pods, {CycleBounds().nodes} nodes)"
+        f"cycle: {CycleBounds().pods} pods, {CycleBounds().nodes} nodes; "
+        f"cluster: {ClusterBounds().pods} pods, {ClusterBounds().nodes} nodes)"
     )
     table = Table(title=title)
     for column in ("Group", "Obligation", "Premise", "Verdict"):
@@ -224,7 +228,7 @@ def obligations_table(results: list[Result], bounds: Bounds, dispatcher_bounds: 
 # ============================================================================================
 
 
-SYSTEMS = ("cache", "dispatcher", "cycle")
+SYSTEMS = ("cache", "dispatcher", "cycle", "cluster")
 MAX_BOUND = 1_000_000
 """The largest count a bound or universe flag accepts (far beyond what can be explored; it only keeps a typo from
 allocating for ever)."""
@@ -256,8 +260,22 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
             tick=c.tick if args.tick is None else round(args.tick * SECOND),
             horizon=c.horizon if args.horizon is None else round(args.horizon * SECOND),
             profile=get_profile(_given(args.profile, c.profile.name)),
+            crashes=args.crashes or args.late_binds,
+            kubelet=args.kubelet,
+            late_binds=args.late_binds,
         )
         return CycleSystem(pipeline, symmetry=symmetry, known_violations=known), "cycle", pipeline.describe()
+    if args.system == "cluster":
+        k = DEFAULT_CLUSTER_UNIVERSE
+        fleet = ClusterUniverse(
+            schedulers=_given(args.schedulers, k.schedulers),
+            nodes=_given(args.nodes, k.nodes),
+            pods=_given(args.pods, k.pods),
+            crashes=args.crashes or args.late_binds,
+            late_binds=args.late_binds,
+            profile=get_profile(_given(args.profile, k.profile.name)),
+        )
+        return ClusterSystem(fleet, known_violations=known), "cluster", fleet.describe()
     u = DEFAULT_UNIVERSE
     universe = Universe(
         nodes=_given(args.nodes, u.nodes),
@@ -311,7 +329,7 @@ def check(args: argparse.Namespace, console: Console) -> int:
         )
     if args.save_fingerprints is not None:
         save_fingerprints(report, args.save_fingerprints)
-    console.print(figures_table(report, symmetry=not args.no_symmetry))
+    console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
     console.print(coverage_table(report.coverage))
     for violation in report.violations:
         console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
@@ -488,14 +506,29 @@ def add_prove_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    d, q, c = DEFAULT_UNIVERSE, DEFAULT_DISPATCHER_UNIVERSE, DEFAULT_CYCLE_UNIVERSE
+    d, q, c, k = DEFAULT_UNIVERSE, DEFAULT_DISPATCHER_UNIVERSE, DEFAULT_CYCLE_UNIVERSE, DEFAULT_CLUSTER_UNIVERSE
     parser.add_argument(
         "--system", choices=SYSTEMS, default="cache", help="what to explore (default cache; see --help for each)"
     )
+    parser.add_argument(
+        "--schedulers", type=int_in(1, MAX_BOUND, "--schedulers"), default=None,
+        help=f"cluster: schedulers over one API server (default {k.schedulers})",
+    )
+    parser.add_argument("--crashes", action="store_true", help="cycle, cluster: schedulers may crash and restart")
+    parser.add_argument(
+        "--late-binds",
+        action="store_true",
+        help="cycle, cluster: with --crashes, a crashed scheduler's bind may land after its successor listed the pods",
+    )
+    parser.add_argument(
+        "--kubelet",
+        action="store_true",
+        help="cycle: kubelets admit or reject bound pods (the cluster always has them)",
+    )
     parser.add_argument("--nodes", type=int_in(1, MAX_BOUND, "--nodes"), default=None,
-                        help=f"node names (cache {d.nodes}, cycle {c.nodes})")
+                        help=f"node names (cache {d.nodes}, cycle {c.nodes}, cluster {k.nodes})")
     parser.add_argument("--pods", type=int_in(1, MAX_BOUND, "--pods"), default=None,
-                        help=f"pod UIDs (cache {d.pods}, cycle {c.pods})")
+                        help=f"pod UIDs (cache {d.pods}, cycle {c.pods}, cluster {k.pods})")
     parser.add_argument(
         "--pod-variants",
         type=int_in(1, MAX_POD_VARIANTS, "--pod-variants"),
@@ -599,5 +632,6 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "--known-violations",
         action="store_true",
         help="also check the properties Kubernetes is documented to break (cache: snapshot order; dispatcher: "
-        "told twice, liveness; cycle: overcommit with a non-zero TTL)",
+        "told twice, liveness; cycle: overcommit with a non-zero TTL or late binds; cluster: overcommit by "
+        "several schedulers)",
     )

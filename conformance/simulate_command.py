@@ -4,7 +4,8 @@ The run is reproducible from ``--seed``. Invariants are checked by :class:`confo
 InvariantChecker` after every step, or after every K-th step on large clusters (``--check-every``; each check
 translates the whole cache to spec terms); the final state is always checked once the cluster has settled: no
 assumed pod left behind, and no unbound pod that fits a node. Exit code 0: no violation; 1: a violation or a
-final-state problem; 2: bad arguments (argparse's usage error).
+final-state problem; 2: bad arguments (argparse's usage error). ``--schedulers``, ``--crash-rate`` and ``--kubelets``
+run the cluster simulation instead (:mod:`conformance.simulate_cluster`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from rich.table import Table
 
 from conformance.arguments import finite_number, int_in, non_negative, profile_name
 from conformance.console import make_console
+from conformance.simulate_cluster import cluster_config, simulate_cluster, wants_cluster
 from conformance.simulation_checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
 from refimpl.simulator import Churn, Faults, Simulation, SimulationConfig, Stats
+from refimpl.simulator.cluster import MAX_SCHEDULERS
 from spec.quantities import MILLISECOND, SECOND
 from spec.versions import PROFILES, get_profile
 
@@ -116,6 +119,13 @@ def simulate(args: argparse.Namespace) -> int:
         console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         return 2
     every = args.check_every if args.check_every is not None else auto_check_every(config)
+    if wants_cluster(args):
+        try:
+            cluster = cluster_config(args, config)
+        except ValueError as error:
+            console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+            return 2
+        return simulate_cluster(console, cluster, every, not args.no_progress)
     checker = InvariantChecker(every)
     sim = Simulation(config, observers=(checker,))
     console.print(
@@ -240,5 +250,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "clusters)")
     parser.add_argument("--max-virtual-seconds", type=non_negative("--max-virtual-seconds"), default=3_600.0,
                         help="stop after this much virtual time (default 3600)")
+    parser.add_argument("--schedulers", type=int_in(1, MAX_SCHEDULERS, "--schedulers"), default=1,
+                        help="scheduler processes over one API server, the pods naming them in turn (default 1); "
+                             "more than one runs the cluster simulation, with kubelet admission")
+    parser.add_argument("--crash-rate", type=rate("--crash-rate", below_one=True), default=0.0,
+                        help="probability that a scheduler crashes after a scheduling cycle (default 0); "
+                             "non-zero runs the cluster simulation")
+    parser.add_argument("--restart-delay-seconds", type=non_negative("--restart-delay-seconds"), default=2.0,
+                        help="how long a crashed scheduler stays down (default 2)")
+    parser.add_argument("--kubelet-delay-ms", type=non_negative("--kubelet-delay-ms"), default=10.0,
+                        help="a bound pod reaches its kubelet after a delay uniform in [0, this] ms (default 10)")
+    parser.add_argument("--kubelets", action="store_true",
+                        help="run the cluster simulation (kubelet admission) even with one scheduler, no crashes")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=simulate)

@@ -23,6 +23,7 @@ extensions = [
     "traceability",
     "proofs",
     "refimpl_api",
+    "simulation_runs",
 ]
 
 root_doc = "index"
@@ -41,6 +42,7 @@ autodoc_typehints = "description"
 refimpl_packages = [
     "refimpl.cache",
     "refimpl.dispatcher",
+    "refimpl.kubelet",
     "refimpl.scheduler",
     "refimpl.scheduler.framework",
     "refimpl.scheduler.plugins",

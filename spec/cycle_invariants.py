@@ -25,20 +25,34 @@ from collections.abc import Callable
 from typing import Final
 
 from spec.cache import CacheState, dump
-from spec.cycle import Cluster
+from spec.cycle import Cluster, responsible_for_pod, watches_pod
 from spec.frozenmap import FrozenMap
+from spec.nodeinfo import NodeInfo
 from spec.resources import Resource
 
 
 def inv_every_pod_has_one_place(cluster: Cluster) -> bool:
-    """Every pod the API server has is in exactly one place: pending, in a binding cycle, or bound.
+    """Every pod the scheduler is responsible for is in exactly one place: pending, in a binding cycle, or bound.
 
-    A pod is never lost (a failed binding cycle requeues it) and never scheduled twice at once.
+    A pod is never lost (a failed binding cycle requeues it) and never scheduled twice at once. Only pods the
+    scheduler takes (:func:`spec.cycle.responsible_for_pod`) and its informer has delivered count; a scheduler
+    that is down holds nothing. Only a crashed predecessor's orphaned bind request (:mod:`spec.restart`) binds
+    a pod behind the scheduler's back: such a pod stays queued until the informer delivers its binding, and its
+    binding cycle, if one runs, will fail with a conflict.
     """
-    unbound = {uid for uid, pod in cluster.api_pods.items() if pod.node_name == ""}
     pending, binding = set(cluster.pending), set(cluster.binding)
-    bound_and_busy = {uid for uid in pending | binding if uid in cluster.api_pods and uid not in unbound}
-    return not pending & binding and pending <= unbound and unbound <= pending | binding and not bound_and_busy
+    if not cluster.running:
+        return not pending and not binding and not cluster.unconfirmed
+    unbound = {uid for uid, pod in cluster.api_pods.items() if pod.node_name == ""}
+    bound = set(cluster.api_pods) - unbound
+    ours = {uid for uid in unbound if responsible_for_pod(cluster, cluster.api_pods[uid]) and watches_pod(cluster, uid)}
+    bound_behind_its_back = cluster.crashed_in_flight & cluster.unconfirmed
+    return (
+        not pending & binding
+        and pending <= unbound | bound_behind_its_back
+        and ours <= pending | binding
+        and binding & bound <= cluster.crashed_in_flight
+    )
 
 
 def inv_assumed_pods_have_a_binding(cluster: Cluster) -> bool:
@@ -51,9 +65,10 @@ def inv_assumed_pods_have_a_binding(cluster: Cluster) -> bool:
 
 
 def inv_bound_pods_are_cached_where_bound(cluster: Cluster) -> bool:
-    """A bound pod whose informer event arrived is in the cache, confirmed, on the node it is bound to."""
+    """A bound pod whose informer event arrived is in the cache, confirmed, on the node it is bound to
+    (for a running scheduler, once its informer has delivered the pod)."""
     for uid, pod in cluster.api_pods.items():
-        if pod.node_name == "" or uid in cluster.unconfirmed:
+        if pod.node_name == "" or uid in cluster.unconfirmed or not watches_pod(cluster, uid):
             continue
         cached = cluster.cache.pod_states.get(uid)
         if cached is None or uid in cluster.cache.assumed_pods or cached.pod.node_name != pod.node_name:
@@ -69,13 +84,15 @@ def inv_no_node_overcommitted(cluster: Cluster) -> bool:
     every pod on a node was placed by this scheduler. KNOWN VIOLATION with a non-zero TTL: an
     assumed pod whose binding finished expires if the informer is slower than the TTL; its
     resources are then given to another pod, and the late confirmation adds it back (the reason
-    the scheduler's TTL has been 0 since k8s #106361; see tests/spec/test_cycle.py).
+    the scheduler's TTL has been 0 since k8s #106361; see tests/spec/test_cycle.py). With several
+    schedulers, assumption (2) fails and so may this, for each scheduler's cache (:mod:`spec.cluster`).
     """
-    return all(
-        len(info.pods) <= info.allocatable.allowed_pod_number and fits_within(info.requested, info.allocatable)
-        for info in cluster.cache.nodes.values()
-        if info.node is not None
-    )
+    return all(node_info_fits(info) for info in cluster.cache.nodes.values() if info.node is not None)
+
+
+def node_info_fits(info: NodeInfo) -> bool:
+    """The NodeInfo's pods fit its allocatable (:func:`fits_within`), and their number its pod capacity."""
+    return len(info.pods) <= info.allocatable.allowed_pod_number and fits_within(info.requested, info.allocatable)
 
 
 def fits_within(requested: Resource, allocatable: Resource) -> bool:

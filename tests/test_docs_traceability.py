@@ -51,13 +51,14 @@ def test_a_machine_that_checks_only_the_always_invariants_is_not_listed_for_the_
 
 
 def test_z3_obligations_are_found_for_the_abstracted_invariants_only() -> None:
-    from spec.verify import cycle_symbolic, dispatcher_symbolic, symbolic
+    from spec.verify import cluster_symbolic, cycle_symbolic, dispatcher_symbolic, symbolic
 
     abstracted: set[Callable[..., bool]] = {
         inv.spec_predicate for inv in symbolic.INVARIANTS if inv.spec_predicate is not None
     }
     abstracted |= {inv.spec_predicate for inv in dispatcher_symbolic.QUEUE_INVARIANTS}
     abstracted |= {inv.spec_predicate for inv in cycle_symbolic.PIPELINE_INVARIANTS if inv.spec_predicate is not None}
+    abstracted |= {inv.spec_predicate for inv in cluster_symbolic.CLUSTER_PROOF_INVARIANTS if inv.spec_predicate}
     transition_properties = {
         "trans_expiry_only_after_finish_binding": invariants.trans_expiry_only_after_finish_binding,
         "trans_more_relevant_call_never_dropped": call_queue_invariants.trans_more_relevant_call_never_dropped,
@@ -80,7 +81,8 @@ def test_z3_obligations_are_attributed_to_the_predicate_they_are_about() -> None
 
     counted = sum(len(traceability.z3_obligations().get(inv.name, [])) for inv in traceability.invariants())
     own = ("inv_wf_abstraction", "no missing calls entry", "inv_wf_pipeline_abstraction",
-           "inv_requested_is_sum_of_placed_pods")  # fmt: skip
+           "inv_requested_is_sum_of_placed_pods", "inv_wf_cluster_abstraction",
+           "inv_bindings_match_phases")  # fmt: skip
     unattributed = [o for o in all_obligations() if o.invariant in own]
     assert counted + len(unattributed) == len(all_obligations())
     operations = len(QUEUE_TRANSITIONS)  # one obligation per call-queue operation

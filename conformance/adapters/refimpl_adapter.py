@@ -143,7 +143,7 @@ class RefimplAdapter:
 
     def new_cycle(self, profile: VersionProfile, ttl_ns: int) -> Any:
         """A :class:`~conformance.adapters.refimpl_cycle.RefimplCycle` around a new cache."""
-        return RefimplCycle(profile, self.new_cache(profile, ttl_ns))
+        return RefimplCycle(profile, self.new_cache(profile, ttl_ns), lambda: self.new_cache(profile, ttl_ns))
 
     def reset(self, area: str, profile: str, ttl_ns: int) -> None:
         if area not in AREAS:

@@ -11,6 +11,7 @@ Subclasses override one method each to introduce a bug (``tests/conformance/gall
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from typing import Any, Final
@@ -21,24 +22,30 @@ from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
     NOT_ENABLED,
     UNSCHEDULABLE,
+    AdmitPod,
     BindPod,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
     ConfirmBinding,
+    CrashScheduler,
     CreatePod,
     DeletePod,
+    DropOrphanedBind,
     FailBinding,
     FailScheduling,
+    LandOrphanedBind,
+    RestartScheduler,
     SchedulePod,
     Tick,
 )
-from refimpl.cache import Cache, FakeClock, NodeInfo, Snapshot
+from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
+from refimpl.kubelet.admission import can_admit_pod
 from refimpl.scheduler.framework import CycleState, Framework
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from spec.cycle import FailurePoint
 from spec.errors import CacheError
-from spec.objects import Node, Pod
+from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
 from spec.versions import VersionProfile
 
 JSON = Any
@@ -66,9 +73,11 @@ def _require(condition: bool, why: str) -> None:
 class RefimplCycle:
     """One cluster; :meth:`step` applies a cycle-area operation and reports the outcome and observation."""
 
-    def __init__(self, profile: VersionProfile, cache: Cache) -> None:
+    def __init__(self, profile: VersionProfile, cache: Cache, new_cache: Callable[[], Cache] | None = None) -> None:
+        """``new_cache`` builds the cache of a restarted process (default: one like ``cache``, empty)."""
         self.profile = profile
         self.cache = cache
+        self._new_cache = new_cache
         self.snapshot = Snapshot()
         self.framework: Framework = self.new_framework(profile)
         self.pending: dict[str, Pod] = {}
@@ -77,9 +86,15 @@ class RefimplCycle:
         self.unconfirmed: set[str] = set()
         self.deleted: set[str] = set()
         self.live_nodes: dict[str, Node] = {}
-        """The node objects the informer delivered and did not delete."""
+        """The API server's nodes (while the scheduler runs, those its informer delivered and did not delete)."""
         self.now = 0
         self.filters: dict[str, str] = {}
+        self.scheduler_name = DEFAULT_SCHEDULER_NAME
+        self.running = True
+        self.orphaned: dict[str, Pod] = {}
+        """A crashed process's bind requests not answered yet: the assumed pod by UID."""
+        self.admitted: set[str] = set()
+        self.failed: dict[str, str] = {}
 
     def new_framework(self, profile: VersionProfile) -> Framework:
         return new_default_framework(profile=profile, clock=FakeClock(0))
@@ -120,39 +135,62 @@ class RefimplCycle:
                 self.confirm_binding(uid)
             case ClusterAddNode(node):
                 _require(node.name not in self.live_nodes, f"node {node.name} exists")
-                self.cache.add_node(node)
+                if self.running:
+                    self.cache.add_node(node)
                 self.live_nodes[node.name] = node
             case ClusterUpdateNode(node):
                 _require(node.name in self.live_nodes, f"node {node.name} does not exist")
-                self.cache.update_node(self.live_nodes[node.name], node)
+                if self.running:
+                    self.cache.update_node(self.live_nodes[node.name], node)
                 self.live_nodes[node.name] = node
             case ClusterRemoveNode(name):
                 _require(name in self.live_nodes, f"node {name} does not exist")
-                self.cache.remove_node(self.live_nodes.pop(name))
+                node = self.live_nodes.pop(name)
+                if self.running:
+                    self.cache.remove_node(node)
             case Tick(elapsed):
                 self.tick(elapsed)
+            case CrashScheduler():
+                self.crash()
+            case RestartScheduler():
+                self.restart()
+            case LandOrphanedBind(uid):
+                self.land_orphaned_bind(uid)
+            case DropOrphanedBind(uid):
+                _require(uid in self.orphaned, f"no orphaned bind request of {uid}")
+                del self.orphaned[uid]
+            case AdmitPod(uid):
+                self.admit_pod(uid)
             case _:
                 raise NotEnabled(f"not a cycle-area operation: {op!r}")
 
     # -- pods entering and leaving ----------------------------------------------------------------
 
     def create_pod(self, pod: Pod) -> None:
-        _require(pod.uid != "" and pod.uid not in self.api_pods and pod.uid not in self.deleted,
-                 f"pod {pod.uid!r} has no UID or one already used")
+        """``addPod``: the pod is queued if the scheduler runs and is responsible for it (``responsibleForPod``)."""
+        used = pod.uid in self.api_pods or pod.uid in self.deleted or pod.uid in self.failed
+        _require(pod.uid != "" and not used, f"pod {pod.uid!r} has no UID or one already used")
         _require(pod.node_name == "", "a created pod must be unscheduled")
         self.api_pods[pod.uid] = pod
-        self.pending[pod.uid] = pod
+        if self.running and pod.scheduler_name == self.scheduler_name:
+            self.pending[pod.uid] = pod
 
     def delete_pod(self, uid: str) -> None:
-        """``deletePodFromCache`` for a bound pod, ``handleAssumedPodDeletion`` for an assumed one (v1.35+)."""
         _require(uid in self.api_pods and uid not in self.unconfirmed, f"pod {uid} cannot be deleted now")
+        self.forget_gone_pod(uid)
+        self.deleted.add(uid)
+
+    def forget_gone_pod(self, uid: str) -> None:
+        """The API server no longer lists the pod (deleted or Failed): ``deletePodFromCache`` for a bound pod,
+        ``handleAssumedPodDeletion`` for an assumed one (v1.35+), out of the queue; a crashed scheduler sees
+        nothing."""
         pod = self.api_pods.pop(uid)
-        if pod.node_name and not self.cache.is_assumed_pod(pod):
+        if self.running and pod.node_name and not self.cache.is_assumed_pod(pod):
             self.cache.remove_pod(pod)
-        elif self.cache.is_assumed_pod(pod) and self.profile.forget_assumed_pod_on_delete:
+        elif self.running and self.cache.is_assumed_pod(pod) and self.profile.forget_assumed_pod_on_delete:
             self.cache.forget_pod(self.cache.get_pod(pod))
         self.pending.pop(uid, None)
-        self.deleted.add(uid)
+        self.admitted.discard(uid)
 
     # -- scheduling cycle ---------------------------------------------------------------------------
 
@@ -185,7 +223,7 @@ class RefimplCycle:
 
     def feasible(self, uid: str, node: str) -> Pod:
         """The pending pod, if ``node`` passes every filter in the refreshed snapshot; else :class:`Rejected`."""
-        _require(uid in self.pending, f"pod {uid} is not pending")
+        _require(uid in self.pending and self.running, f"pod {uid} is not pending")
         snapshot = self.refresh_snapshot()
         pod = self.pending[uid]
         if node not in {i.name for i in snapshot.node_info_list}:
@@ -203,7 +241,7 @@ class RefimplCycle:
         self.binding[uid] = assumed
 
     def fail_scheduling(self, uid: str, node: str | None, point: FailurePoint | None) -> None:
-        _require(uid in self.pending, f"pod {uid} is not pending")
+        _require(uid in self.pending and self.running, f"pod {uid} is not pending")
         if node is None:
             self.refresh_snapshot()
             rejected = self.run_filters(self.pending[uid])
@@ -235,6 +273,64 @@ class RefimplCycle:
         self.api_pods[uid] = replace(current, node_name=assumed.node_name)
         self.unconfirmed.add(uid)
 
+    # -- crash and restart ------------------------------------------------------------------------------
+
+    def crash(self) -> None:
+        """The process dies: cache, snapshot, queue and binding cycles are gone; each binding cycle leaves its bind
+        request behind."""
+        _require(self.running, "the scheduler is not running")
+        self.orphaned.update(self.binding)
+        self.cache = self._new_cache() if self._new_cache is not None else Cache(
+            profile=self.cache.profile, ttl=self.cache.ttl, clock=FakeClock(0), generations=GenerationCounter())
+        self.snapshot = Snapshot()
+        self.framework = self.new_framework(self.profile)
+        self.pending, self.binding, self.unconfirmed = {}, {}, set()
+        self.running = False
+
+    def restart(self) -> None:
+        """A new process lists the API server's nodes (by name) and pods (by key), and its handlers receive
+        them before it schedules: ``AddNode``; ``AddPod`` for an assigned pod, the queue for an unassigned one it
+        is responsible for."""
+        _require(not self.running, "the scheduler is running")
+        self.running = True
+        for name in sorted(self.live_nodes):
+            self.cache.add_node(self.live_nodes[name])
+        for pod in sorted(self.api_pods.values(), key=lambda p: (p.namespace, p.name, p.uid)):
+            if pod.node_name:
+                self.cache.add_pod(pod)
+            elif pod.scheduler_name == self.scheduler_name:
+                self.pending[pod.uid] = pod
+
+    def land_orphaned_bind(self, uid: str) -> None:
+        """The API server answers a crashed process's bind: it binds a pod that exists unbound (a running
+        scheduler's informer then has the event on its way); otherwise Conflict or NotFound, nothing changes."""
+        _require(uid in self.orphaned, f"no orphaned bind request of {uid}")
+        assumed = self.orphaned.pop(uid)
+        current = self.api_pods.get(uid)
+        if current is None or current.node_name:
+            return
+        self.api_pods[uid] = replace(current, node_name=assumed.node_name)
+        if self.running:
+            self.unconfirmed.add(uid)
+
+    # -- the kubelet --------------------------------------------------------------------------------------
+
+    def admit_pod(self, uid: str) -> None:
+        """The kubelet of the pod's node admits it against the pods it admitted there, or rejects it: the pod is
+        ``Failed`` and the scheduler lets it go (after its binding event, which comes first)."""
+        pod = self.api_pods.get(uid)
+        _require(pod is not None and pod.node_name in self.live_nodes and uid not in self.admitted,
+                 f"pod {uid} is not bound to a node whose kubelet has yet to handle it")
+        assert pod is not None
+        running = [self.api_pods[u] for u in sorted(self.admitted) if self.api_pods[u].node_name == pod.node_name]
+        result = can_admit_pod(pod, self.live_nodes[pod.node_name], running)
+        if result.admit:
+            self.admitted.add(uid)
+            return
+        _require(uid not in self.unconfirmed, f"pod {uid}'s binding has not reached the scheduler yet")
+        self.forget_gone_pod(uid)
+        self.failed[uid] = result.reason
+
     def finish_binding(self, assumed: Pod) -> None:
         if self.profile.assumed_pod_expiry:
             self.cache.finish_binding(assumed, self.now)
@@ -259,15 +355,17 @@ class RefimplCycle:
         _require(uid in self.unconfirmed, f"no binding of {uid} awaits confirmation")
         self.cache.add_pod(self.api_pods[uid])
         self.unconfirmed.discard(uid)
+        self.pending.pop(uid, None)  # updatePod: a pod someone else bound leaves the queue
 
     def tick(self, elapsed: int) -> None:
         _require(elapsed >= 0, "time does not go back")
         self.now += elapsed
-        if self.profile.assumed_pod_expiry:
+        if self.running and self.profile.assumed_pod_expiry:
             self.cache.cleanup_assumed_pods(self.now)
 
     # -- observation ------------------------------------------------------------------------------------
 
     def observe(self) -> JSON:
         return cluster_json(cache_json(self.cache), metrics_json(self.cache.cache_size), self.pending, self.binding,
-                            self.api_pods, self.unconfirmed, self.now, self.filters.items())
+                            self.api_pods, self.unconfirmed, self.now, self.filters.items(), running=self.running,
+                            orphaned=self.orphaned, admitted=self.admitted, failed=self.failed)

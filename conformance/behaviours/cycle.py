@@ -9,17 +9,22 @@ from __future__ import annotations
 from conformance.behaviours.pods import accounting_behaviours
 from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
+    AdmitPod,
     BindPod,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
     ConfirmBinding,
+    CrashScheduler,
     CreatePod,
     CycleOperation,
     CycleOutcome,
     DeletePod,
+    DropOrphanedBind,
     FailBinding,
     FailScheduling,
+    LandOrphanedBind,
+    RestartScheduler,
     SchedulePod,
     Tick,
     refreshed_snapshot,
@@ -47,8 +52,13 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
     """Every behaviour of the inventory that the cycle step ``op`` exercised."""
     tags = accounting_behaviours(before.cache, after.cache)
     match op:
-        case CreatePod():
-            tags.add("cycle.create.queued")
+        case CreatePod(pod):
+            if pod.uid in after.pending:
+                tags.add("cycle.create.queued")
+            elif not before.running:
+                tags.add("cycle.create.while_down")
+            else:
+                tags.add("cycle.create.other_scheduler")
         case SchedulePod(uid, node):
             tags |= _schedule(before, uid, node, outcome)
         case FailScheduling(uid, node, point):
@@ -67,6 +77,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
                 tags.add("cycle.fail_binding.already_forgotten")
         case ConfirmBinding(uid):
             tags.add("cycle.confirm.assumed" if uid in before.cache.assumed_pods else "cycle.confirm.expired_readded")
+        case DeletePod() | ClusterAddNode() | ClusterUpdateNode() | ClusterRemoveNode() | Tick() \
+                if not before.running:
+            pass  # only the API server changes while the scheduler is down
         case DeletePod(uid):
             tags |= _delete(before, uid, after)
         case ClusterAddNode(node):
@@ -86,6 +99,26 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags.add("cycle.tick.cleanup" if before.cache.profile.assumed_pod_expiry else "cycle.tick.no_cleanup")
             if before.cache.assumed_pods - after.cache.assumed_pods:
                 tags.add("cycle.tick.expires")
+        case CrashScheduler():
+            tags.add("cycle.crash.memory_lost")
+            if before.binding:
+                tags.add("cycle.crash.binding_orphaned")
+        case RestartScheduler():
+            if after.cache.pod_states or after.cache.nodes:
+                tags.add("cycle.restart.cache_rebuilt")
+            if after.pending:
+                tags.add("cycle.restart.pending_requeued")
+        case LandOrphanedBind(uid):
+            landed = uid in after.api_pods and after.api_pods[uid].node_name and uid in before.api_pods and \
+                not before.api_pods[uid].node_name
+            if not landed:
+                tags.add("cycle.orphan.refused")
+            else:
+                tags.add("cycle.orphan.landed" if before.running else "cycle.orphan.landed_while_down")
+        case DropOrphanedBind():
+            tags.add("cycle.orphan.dropped")
+        case AdmitPod(uid):
+            tags.add("cycle.kubelet.admitted" if uid in after.admitted else "cycle.kubelet.rejected")
     if _overcommitted(after) and not _overcommitted(before):
         tags.add("cycle.overcommit")
     return tags

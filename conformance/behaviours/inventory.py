@@ -53,6 +53,8 @@ _CALLS: Final = "pkg/scheduler/framework/api_calls"
 _CYCLE: Final = "pkg/scheduler/schedule_one.go"
 _EVENTS: Final = "pkg/scheduler/eventhandlers.go"
 _PLUGINS: Final = "pkg/scheduler/framework/plugins"
+_SERVER: Final = "cmd/kube-scheduler/app/server.go"
+_KUBELET: Final = "pkg/kubelet/allocation/allocation_manager.go"
 
 _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     # -- resources: how much a pod requests ------------------------------------------------------------------
@@ -420,6 +422,27 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"cleanupAssumedPods ({_CACHE})"),
     ("cycle.overcommit", "known violation with a TTL: a late confirmation overcommits the node (kubernetes#106361)",
      f"cleanupAssumedPods ({_CACHE})"),
+    # -- the scheduler in its cluster: crash and restart, responsibility, the kubelet ---------------------------
+    ("cycle.create.other_scheduler", "a pod naming another scheduler is not queued", f"responsibleForPod ({_EVENTS})"),
+    ("cycle.create.while_down", "a pod created while the scheduler is down waits at the API server",
+     f"addPod ({_EVENTS})"),
+    ("cycle.crash.memory_lost", "a crash loses the cache, the snapshot and the queue", f"runCommand ({_SERVER})"),
+    ("cycle.crash.binding_orphaned", "a crash leaves each binding cycle's bind request behind",
+     f"runCommand ({_SERVER})"),
+    ("cycle.restart.cache_rebuilt", "a restart adds the listed nodes and bound pods to the new cache",
+     f"addNodeToCache, addPod ({_EVENTS})"),
+    ("cycle.restart.pending_requeued", "a restart queues the unassigned pods it is responsible for",
+     f"addPod ({_EVENTS})"),
+    ("cycle.orphan.landed", "a crashed process's bind request binds the pod", "BindingREST.Create"),
+    ("cycle.orphan.landed_while_down", "an orphaned bind lands while no scheduler runs: the restart lists the "
+     "pod bound", "BindingREST.Create"),
+    ("cycle.orphan.refused", "an orphaned bind of a pod bound or deleted meanwhile changes nothing",
+     "BindingREST.setPodNodeAndMetadata"),
+    ("cycle.orphan.dropped", "an orphaned bind request never arrives", f"runCommand ({_SERVER})"),
+    ("cycle.kubelet.admitted", "the kubelet admits a pod that fits beside the pods it runs",
+     f"canAdmitPod ({_KUBELET})"),
+    ("cycle.kubelet.rejected", "the kubelet rejects a pod that does not fit (OutOfcpu, ...): Failed, and the "
+     "scheduler lets it go", f"canAdmitPod ({_KUBELET})"),
 )
 
 BEHAVIOURS: Final[tuple[Behaviour, ...]] = tuple(Behaviour(*row) for row in _ROWS)
@@ -448,6 +471,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("close", "closing the dispatcher", ("dispatcher.close.",)),
     ("confirm", "confirmation of an assumed pod", ("cache.add.confirm", "cycle.confirm.")),
     ("cordon", "cordoned nodes", ("cycle.filter.node_unschedulable", "cycle.cordon.", "cycle.node.cordoned")),
+    ("crash", "a scheduler crash: memory lost, binding cycles orphaned", ("cycle.crash.",)),
     ("delete", "pod deletion", ("cycle.delete.",)),
     ("diagnosis", "which filter a rejection names", ("cycle.filter.first_failure_reported",)),
     ("errata-1", "errata 1: ForgetPod of an unknown pod (PR #134157)", ()),
@@ -477,6 +501,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("informer-adversarial", "random trace ignoring the informer contract", ()),
     ("informer-contract", "random trace following the informer contract", ()),
     ("k8s-106361", "kubernetes#106361: expiry only after FinishBinding", ()),
+    ("kubelet", "the kubelet's admission, the final arbiter", ("cycle.kubelet.",)),
     ("limit", "v1.34.0's goroutine limit", ("dispatcher.limit.",)),
     ("merge", "merging calls", ("dispatcher.add.merged", "dispatcher.merge.")),
     ("metrics", "the scheduler_cache_size gauge", ("cache.metrics.",)),
@@ -486,7 +511,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("node-selector", "the node selector", ("cycle.filter.node_affinity", "cycle.selector.")),
     ("node-update", "node updates", ("cycle.node.updated",)),
     ("non-zero-requests", "the non-zero request defaults", ("resources.non_zero.",)),
-    ("overcommit", "the known overcommit with a TTL", ("cycle.overcommit",)),
+    ("orphaned-bind", "a crashed process's bind request answered late or lost", ("cycle.orphan.",)),
+    ("overcommit", "the known overcommit with a TTL, or a crashed process's late bind", ("cycle.overcommit",)),
     ("permit", "Permit rejections", ("cycle.permit.",)),
     ("pipeline-random", "random trace of the scheduling pipeline", ()),
     ("placeholder", "NodeInfos created by pods before their node", ("cache.node_info.placeholder_created",
@@ -509,6 +535,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("reserve", "Reserve rejections", ("cycle.reserve.",)),
     ("resources", "resource accounting and fit", ("resources.", "cycle.fit.", "cycle.filter.node_resources_fit",
                                                   "cache.update_node.allocatable_changed")),
+    ("responsibility", "pods of other schedulers (responsibleForPod)", ("cycle.create.other_scheduler",)),
+    ("restart", "a restart rebuilding the cache and queue from the API server", ("cycle.restart.",)),
     ("returned-node-info", "what AddNode and UpdateNode return", ("cache.returned.",)),
     ("snapshot-inconsistent", "the snapshot's consistency error", ("snapshot.inconsistent",)),
     ("sync", "syncing calls with the informer's object", ("dispatcher.sync.",)),

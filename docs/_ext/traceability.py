@@ -1,6 +1,6 @@
 """The invariant catalogue and the traceability matrix, generated from the spec and the test suite.
 
-Invariants are the functions named ``inv_*``, ``trans_*`` and ``liveness_*`` of the three invariant
+Invariants are the functions named ``inv_*``, ``trans_*`` and ``liveness_*`` of the invariant
 modules (:data:`INVARIANT_MODULES`); where each holds comes from the registry it is in. For each,
 the matrix gives what checks it, found mechanically:
 
@@ -47,12 +47,15 @@ ROOT: Final = Path(__file__).resolve().parent.parent.parent
 TESTS: Final = ROOT / "tests"
 MANIFEST: Final = ROOT / "conformance" / "vectors" / "manifest.json"
 
-INVARIANT_MODULES: Final = ("spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants")
+INVARIANT_MODULES: Final = (
+    "spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants", "spec.cluster_invariants"
+)
 PREFIXES: Final = ("inv_", "trans_", "liveness_")
 AREAS: Final = {
     "spec.invariants": ("cache", "snapshot", "node_tree"),
     "spec.call_queue_invariants": ("dispatcher",),
     "spec.cycle_invariants": ("cycle",),
+    "spec.cluster_invariants": ("cycle",),
 }
 ALWAYS_NAME: Final = ("spec.invariants", "ALWAYS")
 
@@ -77,7 +80,7 @@ class Invariant:
 
 def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
     """Every registry: its entries, each with where it holds."""
-    from spec import call_queue_invariants, cycle_invariants, invariants
+    from spec import call_queue_invariants, cluster_invariants, cycle_invariants, invariants
     from spec.verify import symbolic
 
     state = [(("spec.invariants", inv.name), inv.holds) for inv in invariants.STATE_INVARIANTS]
@@ -96,6 +99,14 @@ def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
         ],
         ("spec.cycle_invariants", "CYCLE_INVARIANTS"): [
             (("spec.cycle_invariants", p.__name__), "always") for p in cycle_invariants.CYCLE_INVARIANTS
+        ],
+        ("spec.cluster_invariants", "CLUSTER_INVARIANTS"): [
+            (("spec.cluster_invariants", p.__name__), "always") for p in cluster_invariants.CLUSTER_INVARIANTS
+        ],
+        ("spec.cluster_invariants", "OVERCOMMIT_INVARIANTS"): [
+            (("spec.cluster_invariants", p.__name__), "one scheduler, TTL 0; known violation with several")
+            for p in cluster_invariants.OVERCOMMIT_INVARIANTS
+            if p.__module__ == "spec.cluster_invariants"
         ],
         ("spec.verify.symbolic", "INVARIANTS"): [
             (("spec.invariants", inv.spec_predicate.__name__), inv.premise)
@@ -289,9 +300,11 @@ def test_references() -> dict[QualName, tuple[TestReference, ...]]:
 
 def abstracted_predicates() -> dict[str, str]:
     """Abstract invariant name -> the spec predicate it stands for, for every Z3 encoding."""
-    from spec.verify import cycle_symbolic, dispatcher_symbolic, symbolic
+    from spec.verify import cluster_symbolic, cycle_symbolic, dispatcher_symbolic, symbolic
 
     found = {inv.name: inv.spec_predicate.__name__ for inv in symbolic.INVARIANTS if inv.spec_predicate}
+    cluster = cluster_symbolic.CLUSTER_PROOF_INVARIANTS
+    found.update({inv.name: inv.spec_predicate.__name__ for inv in cluster if inv.spec_predicate})
     found.update({inv.name: inv.spec_predicate.__name__ for inv in dispatcher_symbolic.QUEUE_INVARIANTS})
     found.update(
         {inv.name: inv.spec_predicate.__name__ for inv in cycle_symbolic.PIPELINE_INVARIANTS if inv.spec_predicate}

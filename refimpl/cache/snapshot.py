@@ -31,7 +31,7 @@ class Snapshot:
 
     __slots__ = ("epoch", "generation", "have_pods_with_affinity_node_info_list",
                  "have_pods_with_required_anti_affinity_node_info_list", "node_info_list", "node_info_map",
-                 "used_pvc_set")
+                 "refreshed", "refreshed_lost", "used_pvc_set")
 
     def __init__(self) -> None:
         """``NewEmptySnapshot()``."""
@@ -48,6 +48,13 @@ class Snapshot:
         here with the epoch it found it at; while the epoch is unchanged, that entry is still the map's (entries are
         added only by :func:`update_snapshot`, which remembers them, and removed only by
         :func:`remove_deleted_nodes_from_snapshot`, which replaces the epoch)."""
+        self.refreshed: list[NodeInfo] = []
+        """A refimpl-only log for the scheduler's node columns (``refimpl.scheduler.framework.node_slice``): each
+        entry :func:`update_snapshot` refreshed in place, since its reader last cleared the log. So that a cycle need
+        not read every entry's generation to find the few that changed."""
+        self.refreshed_lost = 0
+        """Bumped when :func:`update_snapshot` cleared :attr:`refreshed` unread (it grew longer than the node list):
+        the reader then checks every entry."""
 
     def num_nodes(self) -> int:
         """``NumNodes``."""
@@ -93,6 +100,10 @@ def update_snapshot(
     update_all = update_affinity = update_anti_affinity = update_pvc = False
     node_info_map = snapshot.node_info_map
     epoch = snapshot.epoch
+    refreshed = snapshot.refreshed
+    if len(refreshed) > len(node_info_map):  # nobody reads it: drop it, and say so
+        refreshed.clear()
+        snapshot.refreshed_lost += 1
     item = nodes.head
     while item is not None:
         info = item.info
@@ -114,6 +125,7 @@ def update_snapshot(
             was_empty = existing.empty_containers
             old_pvcs = existing.pvc_ref_counts if not was_empty & EMPTY_PVCS else _NO_PVCS
             info.snapshot(existing, image_version)  # Keep the object: the ordered lists point at it.
+            refreshed.append(existing)
             now_empty = existing.empty_containers
             if (was_empty ^ now_empty) & EMPTY_AFFINITY:
                 update_affinity = True

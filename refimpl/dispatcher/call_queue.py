@@ -82,9 +82,15 @@ class ResultChannel:
             self._ready.notify()
             return True
 
+    def ready(self) -> bool:
+        """Whether a value is buffered (a poll: the answer may be stale by the time it is read)."""
+        return bool(self._values)
+
     def receive(self, timeout: float | None = None) -> Exception | None:
         """Take the next value, waiting at most ``timeout`` seconds (forever if None); raises ``TimeoutError``."""
         with self._ready:
+            if not self._values and timeout is not None and timeout <= 0:  # a poll: no wait (Go's select default)
+                raise TimeoutError(f"no value within {timeout} s")
             if not self._ready.wait_for(lambda: self._values, timeout):
                 raise TimeoutError(f"no value within {timeout} s")
             return self._values.popleft()

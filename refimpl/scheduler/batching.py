@@ -28,7 +28,7 @@ from typing import Final
 from refimpl.cache import Snapshot
 from refimpl.cache.clock import Clock
 from refimpl.scheduler.framework import CycleState, Framework
-from refimpl.scheduler.select_host import SortedScoredNodes
+from refimpl.scheduler.select_host import ScoredNodes
 from spec.objects import Pod
 
 MAX_BATCH_AGE: Final = 500_000_000
@@ -51,7 +51,7 @@ class FlushReason(StrEnum):
 @dataclass
 class _BatchState:
     signature: bytes
-    sorted_nodes: SortedScoredNodes
+    sorted_nodes: ScoredNodes
     creation_time: int
 
 
@@ -125,7 +125,7 @@ class OpportunisticBatch:
         signature: bytes | None,
         hinted_node: str,
         chosen_node: str,
-        other_nodes: SortedScoredNodes | None,
+        other_nodes: ScoredNodes | None,
         cycle_count: int,
     ) -> None:
         """``StoreScheduleResults``: record the cycle; keep the list if the hint was used, else cache the other

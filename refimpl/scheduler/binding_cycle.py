@@ -13,27 +13,54 @@ call's outcome. Here the cycle is a generator that *yields* what it waits for (a
 Steps: (v1.35) PreBind pre-flights and the NominatedNodeName patch; WaitOnPermit; ``queue.done``; PreBind; Bind
 (then ``FinishBinding`` whatever the outcome, where the profile has it); PostBind and activation. On failure the
 scheduler's :meth:`~refimpl.scheduler.schedule_one.Scheduler.handle_binding_cycle_error` runs inside the final step.
+
+A cycle knows its scheduler only as a :class:`CycleScheduler` (the methods it calls back), so that this module and
+:mod:`~refimpl.scheduler.schedule_one`, which starts the cycles, import one way.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
-from refimpl.dispatcher import NominatingInfo, NominatingMode
+from refimpl.dispatcher import NominatingInfo, NominatingMode, PodCondition
 from refimpl.scheduler.framework import Awaiting, CycleState, Framework, Status, Wait
 from refimpl.scheduler.framework.status import SUCCESS, Code, fit_error_on_one_node, is_success
 from refimpl.scheduler.framework.waiting_pods import WaitingPod
+from refimpl.scheduler.queue import SchedulingQueue
+from refimpl.scheduler.queued_pod_info import QueuedPodInfo
 from spec.objects import Pod
-
-if TYPE_CHECKING:
-    from refimpl.scheduler.queue import QueuedPodInfo
-    from refimpl.scheduler.schedule_one import Scheduler
+from spec.versions import VersionProfile
 
 LOGGER: Final = logging.getLogger(__name__)
 
 CycleSteps = Generator[Wait, None, Status | None]
+
+
+class CycleScheduler(Protocol):
+    """What a binding cycle uses of the scheduler that started it (:class:`refimpl.scheduler.schedule_one.Scheduler`
+    is one): its version profile and queue, and the steps of ``bindingCycle`` that are the scheduler's methods."""
+
+    @property
+    def profile(self) -> VersionProfile: ...
+
+    @property
+    def queue(self) -> SchedulingQueue: ...
+
+    def update_pod_status(self, pod: Pod, condition: PodCondition | None, nominating: NominatingInfo | None) -> None:
+        """``updatePod``: patch the pod's status (errors are logged)."""
+        ...
+
+    def finish_binding(self, pod: Pod, node: str, status: Status | None) -> None:
+        """``finishBinding``."""
+        ...
+
+    def handle_binding_cycle_error(
+        self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, node: str, status: Status, start: int
+    ) -> None:
+        """``handleBindingCycleError``."""
+        ...
 
 
 class BindingCycle:
@@ -41,7 +68,7 @@ class BindingCycle:
     failure that :meth:`Scheduler.handle_binding_cycle_error` handled)."""
 
     def __init__(
-        self, scheduler: Scheduler, framework: Framework, state: CycleState, pinfo: QueuedPodInfo, node: str,
+        self, scheduler: CycleScheduler, framework: Framework, state: CycleState, pinfo: QueuedPodInfo, node: str,
         start: int,
     ) -> None:
         self.scheduler = scheduler

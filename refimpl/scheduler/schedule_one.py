@@ -7,7 +7,11 @@ time. A successful one leaves a :class:`~refimpl.scheduler.binding_cycle.Binding
 which a driver steps (:meth:`Scheduler.step_binding_cycles`) or which :meth:`Scheduler.run` runs on a thread.
 
 Filtering is sequential in round-robin order from ``nextStartNodeIndex`` and stops once ``numFeasibleNodesToFind``
-nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. Not modelled: extenders, preemption
+nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. For speed it filters a slice of nodes
+at a time, one plugin over the whole slice, reading the default plugins' figures from columns
+(:mod:`refimpl.scheduler.framework.node_slice`), and each Score plugin scores every node in one call; with
+:attr:`Scheduler.fast_paths` False the cycle runs every plugin on one node at a time, as Kubernetes' code reads, with
+the same results (tests/refimpl/scheduler/test_fast_paths.py). Not modelled: extenders, preemption
 (no PostFilter plugin is in the default profile modelled here), the nominator (``NominatedNodeName`` is not on
 :class:`spec.objects.Pod`), pod deletion timestamps, metrics.
 """
@@ -17,9 +21,13 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from collections.abc import Callable, Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import count as counter
+from itertools import filterfalse
+from operator import itemgetter, sub
 from typing import Final
 
 from refimpl.cache import Cache, NodeInfo
@@ -38,9 +46,10 @@ from refimpl.scheduler.batching import OpportunisticBatch
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.events import EVENT_ASSIGNED_POD_DELETE
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status, as_status
+from refimpl.scheduler.framework.node_slice import NodeColumns, NodeSlice, gather
 from refimpl.scheduler.framework.status import Code, fit_error_on_one_node, is_success
 from refimpl.scheduler.queue import QueuedPodInfo, SchedulingQueue
-from refimpl.scheduler.select_host import ScoreKey, SortedScoredNodes, num_feasible_nodes_to_find, select_host
+from refimpl.scheduler.select_host import SortedScoredNodes, num_feasible_nodes_to_find, select_host
 from spec.errors import CacheError
 from spec.objects import Pod, klog_kobj, with_node_name
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -158,6 +167,12 @@ class Scheduler:
             {name: OpportunisticBatch(fwk, self.clock) for name, fwk in self.frameworks.items()} if batching else None
         )
         self.next_start_node_index = 0
+        self.fast_paths = True
+        """Filter and score the nodes with the framework's fast paths (slices of nodes, one plugin call per slice);
+        False runs every plugin on one node at a time, as Kubernetes' code reads. The results are the same
+        (tests/refimpl/scheduler/test_fast_paths.py); False is for those tests and for benchmarks."""
+        self._columns: NodeColumns | None = None
+        """The rows of the snapshot's node list (:mod:`refimpl.scheduler.framework.node_slice`), once used."""
         self.binding_cycles: dict[str, BindingCycle] = {}
         """Live binding cycles by pod UID, in start order (finished ones are dropped when stepped)."""
         self._threads: list[threading.Thread] = []
@@ -292,7 +307,10 @@ class Scheduler:
     def _find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod: Pod
     ) -> tuple[list[NodeInfo], Diagnosis, str, bytes | None]:
-        """``findNodesThatFitPod``: PreFilter, the batching hint, then filtering from the round-robin start."""
+        """``findNodesThatFitPod``: PreFilter, the batching hint, then filtering from the round-robin start.
+        A Filter error on the hinted node is only logged, and the search goes on over every node
+        (``evaluateNominatedNode``); a Filter error there raises :class:`SchedulingError`, after the round-robin
+        start has moved past the nodes processed."""
         diagnosis = Diagnosis()
         all_nodes = self.snapshot.list_nodes()
         restriction, status, narrowing = fwk.run_pre_filter_plugins(state, pod, all_nodes)
@@ -311,7 +329,10 @@ class Scheduler:
         if hint:
             info = self.snapshot.node_info_map.get(hint)
             if info is not None and info.node is not None:
-                hinted = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 0)
+                hinted, error = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 0)
+                if error is not None:
+                    LOGGER.error("Evaluation failed on nominated node %s for pod %s: %s", hint, klog_kobj(pod),
+                                 error.message())
                 if hinted:
                     return hinted, diagnosis, hint, signature
         nodes = all_nodes
@@ -321,65 +342,65 @@ class Scheduler:
             plugins = " ".join(sorted(narrowing))
             diagnosis.node_to_status.absent_nodes_status = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]")
-        feasible: list[NodeInfo] = []
-        try:
-            feasible = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes,
-                                                          self.next_start_node_index)
-        finally:  # even after an error, so that every node gets its turn
-            processed = len(feasible) + len(diagnosis.node_to_status)
-            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        feasible, error = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes,
+                                                             self.next_start_node_index)
+        # Even after an error, so that every node gets its turn.
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        if error is not None:
+            raise SchedulingError(error)
         return feasible, diagnosis, hint, signature
 
     def _find_nodes_that_pass_filters(
         self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], start: int
-    ) -> list[NodeInfo]:
+    ) -> tuple[list[NodeInfo], Status | None]:
         """``findNodesThatPassFilters``: up to ``numFeasibleNodesToFind`` nodes (1 without scoring) that pass
-        every filter, checked in round-robin order from ``start``. A plugin error raises
-        :class:`SchedulingError`."""
+        every filter, checked in round-robin order from ``start``, and the Error status a plugin returned (the
+        search stops at that node). Each rejected node's status goes into ``diagnosis``.
+
+        The result is that of checking the nodes one by one (:meth:`_pass_filters_node_by_node`, which
+        :attr:`fast_paths` False runs): this checks them in slices (:meth:`_pass_filters_in_slices`)."""
         count = len(nodes)
         if count == 0:
-            return []
+            return [], None
         to_find = num_feasible_nodes_to_find(count, fwk.percentage_of_nodes_to_score,
                                              self.percentage_of_nodes_to_score)
         if not fwk.has_score_plugins():
             to_find = 1
         if not fwk.has_filter_plugins():
-            return [nodes[(start + i) % count] for i in range(to_find)]
-        feasible: list[NodeInfo] = []
-        run_filters = fwk.filter_runner(state, pod)
-        statuses = diagnosis.node_to_status
-        pending, unschedulable = diagnosis.pending_plugins, diagnosis.unschedulable_plugins
-        for i in range(count):
-            info = nodes[(start + i) % count]
-            status = run_filters(info)
-            if status is None:
-                feasible.append(info)
-                if len(feasible) >= to_find:
-                    break
-            elif status.code is Code.ERROR:
-                raise SchedulingError(status)
-            else:
-                statuses.node_to_status[info.name] = status
-                if status.plugin:  # Diagnosis.AddPluginStatus, inlined
-                    (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
-        return feasible
+            return [nodes[(start + i) % count] for i in range(to_find)], None
+        if self.fast_paths:
+            columns = None
+            if nodes is self.snapshot.node_info_list:  # the whole list: its rows are known
+                columns = self._columns
+                if columns is None or columns.nodes is not nodes:
+                    columns = self._columns = NodeColumns(nodes)
+                    columns.follow(self.snapshot)
+            return _pass_filters_in_slices(fwk, state, pod, diagnosis, nodes, start, to_find, columns)
+        in_order = nodes[start:] + nodes[:start] if start else nodes
+        return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find)
 
     def _prioritize_nodes(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> tuple[list[str], list[ScoreKey]]:
-        """``prioritizeNodes``: PreScore and Score; every node scores 1 without Score plugins."""
-        names = [info.name for info in nodes]
+    ) -> tuple[list[str], list[int]]:
+        """``prioritizeNodes``: PreScore and Score; every node scores 1 without Score plugins. The totals are
+        the heap keys: the randomizer is set only from extender scores, so it is 0 for every node."""
+        names = nodes.names() if isinstance(nodes, NodeSlice) else [info.name for info in nodes]
         if not fwk.has_score_plugins():
-            return names, [(1, 0)] * len(nodes)
+            return names, [1] * len(nodes)
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if not is_success(status):
             assert status is not None
             raise SchedulingError(status)
-        totals, status = fwk.run_score_plugins_totals(state, pod, nodes, names)
+        if self.fast_paths:
+            totals, status = fwk.run_score_plugins_totals(state, pod, nodes, names)
+        else:
+            scores, status = fwk.run_score_plugins(state, pod, nodes)
+            totals = [node.total_score for node in scores]
         if not is_success(status):
             assert status is not None
             raise SchedulingError(status)
-        return names, [(total, 0) for total in totals]  # Randomizer: set only from extender scores
+        return names, totals
 
     # ========================================================================================
     # Binding cycles
@@ -537,6 +558,123 @@ class SchedulingError(Exception):
     def __init__(self, status: Status) -> None:
         super().__init__(status.message())
         self.status = status
+
+
+MIN_FILTER_SLICE: Final = 64
+"""The fewest nodes :func:`_pass_filters_in_slices` filters at a time: near the end of a search, filtering a few
+nodes more than needed costs less than filtering them a few at a time."""
+
+
+def _pass_filters_in_slices(
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], start: int,
+    to_find: int, columns: NodeColumns | None,
+) -> tuple[NodeSlice, Status | None]:
+    """:func:`_pass_filters_node_by_node`'s result for ``nodes`` from ``start`` on (round robin), filtering a slice
+    of nodes at a time: as many as are still to be found (at least :data:`MIN_FILTER_SLICE`), each plugin over the
+    whole slice (:meth:`Framework.nodes_filter_runner`). The slice's verdicts are then taken in order, up to the
+    node the node-by-node search stops at; the verdicts on nodes after it are dropped, as Kubernetes drops its
+    workers' once enough nodes were found. Filter plugins read only their arguments, so the result is the same.
+    With ``columns`` (the rows of ``nodes``), each slice carries its refreshed rows."""
+    run_filters = fwk.nodes_filter_runner(state, pod)
+    statuses = diagnosis.node_to_status.node_to_status
+    pending, unschedulable = diagnosis.pending_plugins, diagnosis.unschedulable_plugins
+    feasible = NodeSlice(columns=columns)
+    feasible_rows: list[int] = []
+    count = len(nodes)
+    begin = 0
+    while begin < count:
+        end = min(count, begin + max(to_find - len(feasible), MIN_FILTER_SLICE))
+        first, last = start + begin, start + end  # positions in nodes, modulo count
+        rows: Sequence[int]
+        if last <= count:
+            infos, rows = nodes[first:last], range(first, last)
+        elif first >= count:
+            infos, rows = nodes[first - count:last - count], range(first - count, last - count)
+        else:
+            infos, rows = nodes[first:] + nodes[:last - count], [*range(first, count), *range(last - count)]
+        if columns is not None:
+            columns.refresh(infos, rows)
+        batch = NodeSlice(infos, columns, rows)
+        found = run_filters(batch)
+        needed = to_find - len(feasible)
+        # The k-th rejection (from 0) at index i has i - k passing nodes before it: the search stops before the
+        # first whose count reaches what is still needed, and after the needed passing nodes.
+        k = bisect_left(list(map(sub, map(_first, found), counter())), needed)
+        stop = min(len(batch), needed + k)
+        found = found[:k]
+        indices = list(map(_first, found))
+        rejected = list(map(_second, found))
+        distinct = dict(zip(map(id, rejected), rejected, strict=True))  # plugins share statuses
+        if any(status.code is Code.ERROR for status in distinct.values()):
+            error_at = next(j for j, status in enumerate(rejected) if status.code is Code.ERROR)
+            stop, error = indices[error_at], rejected[error_at]
+            indices, rejected = indices[:error_at], rejected[:error_at]
+            distinct = dict(zip(map(id, rejected), rejected, strict=True))
+            _record(indices, rejected, distinct, batch, statuses, pending, unschedulable)
+            _take_passing(indices, batch, rows, stop, feasible, feasible_rows)
+            feasible.rows = feasible_rows
+            return feasible, error
+        _record(indices, rejected, distinct, batch, statuses, pending, unschedulable)
+        _take_passing(indices, batch, rows, stop, feasible, feasible_rows)
+        if len(feasible) >= to_find:
+            break
+        begin = end
+    feasible.rows = feasible_rows
+    return feasible, None
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _record(indices: list[int], rejected: list[Status], distinct: dict[int, Status], batch: NodeSlice,
+            statuses: dict[str, Status], pending: set[str], unschedulable: set[str]) -> None:
+    """The status ``rejected[j]`` of each rejected node ``batch[indices[j]]`` in the diagnosis, and
+    ``Diagnosis.AddPluginStatus`` for each (once per distinct status: ``distinct``, by id), in C but for one step
+    per distinct status."""
+    if not indices:
+        return
+    if batch.columns is not None:
+        names = gather(batch.columns.names, gather(batch.rows, indices))
+    else:
+        names = [batch[i].name for i in indices]
+    statuses.update(zip(names, rejected, strict=True))
+    for status in distinct.values():
+        if status.plugin:
+            (pending if status.code is Code.PENDING else unschedulable).add(status.plugin)
+
+
+def _take_passing(indices: list[int], batch: NodeSlice, rows: Sequence[int], stop: int, feasible: NodeSlice,
+                  feasible_rows: list[int]) -> None:
+    """Append the nodes of ``batch[:stop]`` not at ``indices`` (and their rows) to ``feasible``, taken in C."""
+    if not indices:
+        feasible += batch[:stop]
+        feasible_rows += rows[:stop]
+        return
+    passing = list(filterfalse(set(indices).__contains__, range(stop)))
+    if passing:
+        feasible += gather(batch, passing)
+        feasible_rows += gather(rows, passing)
+
+
+def _pass_filters_node_by_node(
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], to_find: int
+) -> tuple[list[NodeInfo], Status | None]:
+    """``findNodesThatPassFilters``' loop, one node after another: ``RunFilterPlugins`` on each of ``nodes`` in
+    order, until ``to_find`` passed or a plugin returned an Error (Kubernetes' 16 workers may check a few nodes
+    more; this is the outcome in which they stop exactly there)."""
+    feasible: list[NodeInfo] = []
+    for info in nodes:
+        status = fwk.run_filter_plugins(state, pod, info)
+        if status is None:
+            feasible.append(info)
+            if len(feasible) >= to_find:
+                break
+        elif status.code is Code.ERROR:
+            return feasible, status
+        else:
+            diagnosis.node_to_status.set(info.name, status)
+            diagnosis.add_plugin_status(status)
+    return feasible, None
 
 
 def _copy_history(source: QueuedPodInfo, target: QueuedPodInfo) -> None:

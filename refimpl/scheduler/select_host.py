@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Final
+from itertools import compress, count, repeat
+from operator import eq
+from typing import Final, Generic, TypeVar
 
 MIN_FEASIBLE_NODES_TO_FIND: Final = 100
 """``minFeasibleNodesToFind``."""
@@ -31,6 +33,13 @@ NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT: Final = 3
 
 ScoreKey = tuple[int, int]
 """A node's (total score, randomizer): what the heap orders by, larger first."""
+Key = TypeVar("Key", ScoreKey, int)
+"""A heap key: a :data:`ScoreKey`, or the total score alone where every randomizer is 0 (it orders the same)."""
+
+
+def total_of(key: ScoreKey | int) -> int:
+    """The total score of a heap key."""
+    return key if isinstance(key, int) else key[0]
 
 
 def num_feasible_nodes_to_find(
@@ -62,7 +71,7 @@ def num_feasible_nodes_to_find(
 # --------------------------------------------------------------------------------------------
 
 
-def _down(keys: list[ScoreKey], order: list[int], i0: int, n: int) -> None:
+def _down(keys: Sequence[Key], order: list[int], i0: int, n: int) -> None:
     """``heap.down`` on ``order`` (indices into ``keys``)."""
     i = i0
     while True:
@@ -79,7 +88,7 @@ def _down(keys: list[ScoreKey], order: list[int], i0: int, n: int) -> None:
         i = j
 
 
-def heap_init(keys: list[ScoreKey]) -> list[int]:
+def heap_init(keys: Sequence[Key]) -> list[int]:
     """``heap.Init``: the heap of the indices of ``keys``, in their given order."""
     order = list(range(len(keys)))
     n = len(order)
@@ -88,12 +97,31 @@ def heap_init(keys: list[ScoreKey]) -> list[int]:
     return order
 
 
-def heap_pop(keys: list[ScoreKey], order: list[int]) -> int:
+def heap_pop(keys: Sequence[Key], order: list[int]) -> int:
     """``heap.Pop``: remove and return the index at the top of the heap ``order``. Fails on an empty heap."""
     n = len(order) - 1
     order[0], order[n] = order[n], order[0]
     _down(keys, order, 0, n)
     return order.pop()
+
+
+def heap_top(keys: Sequence[Key]) -> int:
+    """The index ``heap.Init`` leaves at the top of the heap of ``keys``, found without building the heap.
+
+    ``down`` moves a child up only if it is strictly larger than its parent (the left child when both children
+    are equal), and ``Init`` calls it from the last parent to the root, each node's subtrees already done. So a
+    node that holds a largest key keeps it, and any other node takes the top of the subtree that holds a largest
+    key, the left one if both do: the top is the first index with a largest key in the preorder of the heap's tree
+    (node, left subtree, right subtree). In preorder, heap index ``i`` comes where the binary digits of ``i + 1``
+    after the leading 1 (its path: 0 left, 1 right) come in lexicographic order, a path before its extensions;
+    ``bin(i + 1)`` strings compare the same way. Fails with ``ValueError`` on no keys. (tests/refimpl/scheduler/
+    test_select_host.py compares it with :func:`tie_break_heap` on every short list of keys.)
+    """
+    top = max(keys)
+    if keys[0] == top:
+        return 0
+    ties = compress(count(1), map(eq, keys, repeat(top)))  # i + 1 for each i with a largest key
+    return int(min(map(bin, ties)), 2) - 1
 
 
 def tie_break_heap(keys: list[ScoreKey]) -> int:
@@ -135,26 +163,37 @@ def reservoir_select(keys: list[ScoreKey], draws: Sequence[int]) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-class SortedScoredNodes:
-    """``SortedScoredNodes``: the scored nodes not chosen, popped best first (the batching hint list)."""
+class SortedScoredNodes(Generic[Key]):
+    """``SortedScoredNodes``: the scored nodes not chosen, popped best first (the batching hint list).
+
+    ``order`` None stands for the heap of every key after one ``Pop``, built on the first :meth:`pop`: most lists
+    are never popped (only opportunistic batching pops them), and building a heap of hundreds of nodes was a
+    tenth of a scheduling cycle's work."""
 
     __slots__ = ("_keys", "_names", "_order")
 
-    def __init__(self, keys: list[ScoreKey], names: list[str], order: list[int]) -> None:
-        self._keys = keys
+    def __init__(self, keys: Sequence[Key], names: list[str], order: list[int] | None) -> None:
+        self._keys: Sequence[Key] = keys
         self._names = names
         self._order = order
 
     def pop(self) -> str:
         """``Pop``: the best remaining node. Fails with ``IndexError`` when empty."""
-        if not self._order:
+        order = self._order
+        if order is None:
+            order = self._order = heap_init(self._keys)
+            heap_pop(self._keys, order)  # the chosen node
+        if not order:
             raise IndexError("pop from an empty list of scored nodes")
-        return self._names[heap_pop(self._keys, self._order)]
+        return self._names[heap_pop(self._keys, order)]
 
     def __len__(self) -> int:
         """``Len``."""
-        return len(self._order)
+        return len(self._keys) - 1 if self._order is None else len(self._order)
 
+
+ScoredNodes = SortedScoredNodes[ScoreKey] | SortedScoredNodes[int]
+"""A :class:`SortedScoredNodes` over either kind of key."""
 
 IntN = Callable[[int], int]
 """``rand.Intn``: a uniform integer in [0, n)."""
@@ -162,28 +201,28 @@ IntN = Callable[[int], int]
 
 def select_host(
     names: list[str],
-    keys: list[ScoreKey],
+    keys: Sequence[Key],
     *,
     reservoir_sampling: bool,
     intn: IntN | None = None,
-) -> tuple[str, SortedScoredNodes]:
+) -> tuple[str, SortedScoredNodes[Key]]:
     """The chosen node and the others as a heap. ``reservoir_sampling`` picks v1.34's rule with ``intn`` (default:
-    ``random.randrange``); otherwise v1.35's heap top. Fails with ``ValueError`` on an empty list
+    ``random.randrange``); otherwise v1.35's heap top. ``keys`` may be the total scores alone when every randomizer
+    is 0 (integers compare faster than pairs, in the same order). Fails with ``ValueError`` on an empty list
     ("empty priorityList")."""
     if not names:
         raise ValueError("empty priorityList")
     if len(names) != len(keys):
         raise ValueError(f"{len(names)} node names but {len(keys)} scores")
+    if not reservoir_sampling:  # heap.Init, then Pop: the top (the rest of the heap is built if it is popped)
+        return names[heap_top(keys)], SortedScoredNodes(keys, names, None)
     order = heap_init(keys)
-    if not reservoir_sampling:
-        chosen = heap_pop(keys, order)
-        return names[chosen], SortedScoredNodes(keys, names, order)
     draw = intn if intn is not None else random.randrange
     chosen = heap_pop(keys, order)
-    top = keys[chosen][0]
+    top = total_of(keys[chosen])
     count = 1
     popped: list[int] = []
-    while order and keys[order[0]][0] == top:
+    while order and total_of(keys[order[0]]) == top:
         index = heap_pop(keys, order)
         popped.append(index)
         count += 1
@@ -193,7 +232,7 @@ def select_host(
     return names[chosen], SortedScoredNodes(keys, names, heap_init_from(keys, rest))
 
 
-def heap_init_from(keys: list[ScoreKey], indices: list[int]) -> list[int]:
+def heap_init_from(keys: Sequence[Key], indices: list[int]) -> list[int]:
     """``heap.Init`` over the given indices (in their given order)."""
     order = list(indices)
     n = len(order)

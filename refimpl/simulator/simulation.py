@@ -45,14 +45,14 @@ from refimpl.dispatcher.dispatcher import APIDispatcher
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
 from refimpl.scheduler.framework.interfaces import Plugin
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
 from refimpl.simulator.informer import EventType, Informer, WatchEvent
 from refimpl.simulator.workload import Churn, make_node, make_pod, next_arrival, toggled
 from refimpl.simulator.world import Faults, World
-from spec.objects import Node, Pod
+from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
 from spec.quantities import MILLISECOND, SECOND
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
@@ -187,7 +187,7 @@ class Stats:
         return self.bound / self.virtual_seconds if self.virtual_seconds > 0 else 0.0
 
 
-def _rng(seed: int, stream: str) -> random.Random:
+def _rng(seed: int | str, stream: str) -> random.Random:
     """An independent, reproducible RNG per concern, so that adding draws to one does not shift the others."""
     return random.Random(f"{seed}/{stream}")
 
@@ -196,28 +196,39 @@ class Simulation:
     """One simulated scheduler and cluster; see the module docstring. Not thread-safe."""
 
     def __init__(self, config: SimulationConfig = SimulationConfig(), observers: tuple[Observer, ...] = (),
-                 *, extra_plugins: tuple[Plugin, ...] = ()) -> None:
-        """``extra_plugins`` (e.g. a ``FaultInjector``) run before the default plugins at every extension point."""
+                 *, extra_plugins: tuple[Plugin, ...] = (), world: World | None = None, clock: FakeClock | None = None,
+                 scheduler_name: str = DEFAULT_SCHEDULER_NAME, incarnation: str = "") -> None:
+        """``extra_plugins`` (e.g. a ``FaultInjector``) run before the default plugins at every extension point.
+
+        A scheduler process in a larger cluster (:mod:`refimpl.simulator.cluster`) is given the shared ``world``
+        and ``clock``; its informer then watches that world, its profile serves ``scheduler_name``, and its RNGs
+        are drawn from streams named by ``incarnation`` as well as the seed."""
         self.config = config
         self.observers = list(observers)
-        seed = config.seed
-        self.clock = FakeClock()
+        self.scheduler_name = scheduler_name
+        seed = config.seed if not incarnation else f"{config.seed}/{incarnation}"
+        self.clock = clock if clock is not None else FakeClock()
         self.cache = Cache(profile=config.profile, ttl=config.ttl, clock=self.clock)
         self.queue = SchedulingQueue(self.clock)
         self.informer = Informer(_rng(seed, "informer"), config.min_informer_delay, config.max_informer_delay)
-        self.world = World(self.informer, self.clock.now, _rng(seed, "faults"), config.faults)
+        if world is None:
+            self.world = World(self.informer, self.clock.now, _rng(seed, "faults"), config.faults)
+        else:
+            self.world = world
+            world.watch(self.informer)
         self.dispatcher = APIDispatcher(self.world, config.profile)
         self.calls = SteppedDispatcher(self.dispatcher, self.world, _rng(seed, "latency"), config.min_latency,
                                        config.max_latency)
         self.framework = new_default_framework(
             profile=config.profile, percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-            extra_plugins=extra_plugins)
+            extra_plugins=extra_plugins, scheduler_name=scheduler_name)
         self.scheduler = Scheduler(
             self.cache, self.queue, self.framework, client=self.world, dispatcher=self.dispatcher,
             pod_lister=self.informer.get_pod, profile=config.profile, clock=self.clock, rng=_rng(seed, "scheduler"),
             opportunistic_batching=config.opportunistic_batching)
         self.handlers = EventHandlers(self.cache, self.queue, profile=config.profile,
-                                      reject_waiting_pod=self.scheduler.reject_waiting_pod)
+                                      reject_waiting_pod=self.scheduler.reject_waiting_pod,
+                                      scheduler_names=(scheduler_name,))
         self.informer.set_handlers(self.handlers)
         self.stats = Stats()
         self._workload_rng = _rng(seed, "workload")

@@ -10,7 +10,10 @@ has injected its faults:
 - a bind fails with a ``Conflict`` ("the object has been modified") with probability ``conflict_rate``;
 - a request for a deleted pod fails with ``NotFound`` (the fake server has no delete, so the world answers it).
 
-Every change is emitted to the :class:`~refimpl.simulator.informer.Informer` as a watch event. A status patch
+Every change is emitted to the :class:`~refimpl.simulator.informer.Informer` as a watch event, and to every other
+watcher (:meth:`World.watch`: the informers of further schedulers, the nodes' kubelets). A pod a kubelet rejects
+(:meth:`World.fail_pod`) becomes ``Failed``, which is terminal: it leaves ``pods`` and, as the scheduler's pod informer
+lists only non-terminal pods, reaches every watcher as a deletion. A status patch
 changes nothing the scheduler's objects model (:class:`spec.objects.Pod` has no status), so it emits no event.
 Latency is the dispatcher driver's business (:mod:`refimpl.simulator.dispatch`): a request here is instantaneous.
 """
@@ -18,14 +21,25 @@ Latency is the dispatcher driver's business (:mod:`refimpl.simulator.dispatch`):
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from refimpl.dispatcher.api_calls import Binding, PodStatus
 from refimpl.dispatcher.context import Context
 from refimpl.dispatcher.fake_api_server import VERB_BIND, FakeAPIServer, Request, conflict, internal_error, not_found
 from refimpl.simulator.informer import EventType, Informer, Kind, pod_key
 from spec.objects import Node, Pod
+
+
+class Watcher(Protocol):
+    """Whatever watches the API server: an :class:`~refimpl.simulator.informer.Informer`, the kubelets."""
+
+    def emit(self, now: int, kind: Kind, type_: EventType, key: str, old: Pod | Node | None,
+             new: Pod | Node | None) -> object:
+        """Receive the change the API server made at ``now``."""
+        ...
 
 
 class InstantSleeper:
@@ -60,6 +74,8 @@ class World:
     def __init__(self, informer: Informer, clock: Callable[[], int], rng: random.Random,
                  faults: Faults = Faults()) -> None:
         self.informer = informer
+        self.watchers: list[Watcher] = [informer]
+        """Everyone the watch events go to, the first scheduler's informer first."""
         self._clock = clock
         self._rng = rng
         self.faults = faults
@@ -74,7 +90,11 @@ class World:
         """Nodes the API server has, by name."""
         self.deleted_pods: dict[str, Pod] = {}
         """Deleted pods as they last were, by UID, until the informer has delivered their deletion
-        (:meth:`forget_deleted`): until then the scheduler may still hold them."""
+        (:meth:`forget_deleted`): until then the scheduler may still hold them. Failed pods too."""
+        self.failed_pods: dict[str, str] = {}
+        """Pods a kubelet rejected (phase ``Failed``), with the reason, by UID."""
+        self.bind_counts: Counter[str] = Counter()
+        """How many bindings of each pod the API server accepted (never more than one: the registry's rule)."""
         self.bind_requests = 0
         self.binds_applied = 0
         self.binds_failed = 0
@@ -87,6 +107,19 @@ class World:
 
         return matches
 
+    def watch(self, watcher: Watcher) -> None:
+        """``watcher`` receives every later change (a scheduler's informers start; a kubelet registers)."""
+        self.watchers.append(watcher)
+
+    def unwatch(self, watcher: Watcher) -> None:
+        """``watcher`` receives nothing more (its scheduler process died). Fails with ``ValueError`` if unknown."""
+        self.watchers.remove(watcher)
+
+    def _emit(self, kind: Kind, type_: EventType, key: str, old: Pod | Node | None, new: Pod | Node | None) -> None:
+        now = self._clock()
+        for watcher in list(self.watchers):
+            watcher.emit(now, kind, type_, key, old, new)
+
     # -- users ---------------------------------------------------------------------------
 
     def create_pod(self, pod: Pod) -> None:
@@ -96,14 +129,28 @@ class World:
             raise ValueError(f"pod UID {pod.uid!r} is empty or was used before")
         self.pods[pod.uid] = pod
         self.server.create_pod(pod.namespace, pod.name, pod.uid, pod.node_name)
-        self.informer.emit(self._clock(), Kind.POD, EventType.ADDED, pod_key(pod), None, pod)
+        self._emit(Kind.POD, EventType.ADDED, pod_key(pod), None, pod)
 
     def delete_pod(self, uid: str) -> Pod:
         """A user deletes a pod (no grace period); returns it. Fails with ``KeyError`` if there is no such pod."""
         pod = self.pods.pop(uid)
         self.deleted_pods[uid] = pod
         self.server.delete_pod(pod.namespace, pod.name)
-        self.informer.emit(self._clock(), Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
+        self._emit(Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
+        return pod
+
+    def fail_pod(self, uid: str, reason: str) -> Pod:
+        """The kubelet of the pod's node rejects it: its phase becomes ``Failed`` with ``reason``; a terminal pod
+        is no longer listed, so it leaves ``pods`` and every watcher sees it deleted. Returns the pod. Fails with
+        ``KeyError`` if there is no such pod.
+
+        Kubernetes: `Kubelet.rejectPod` (pkg/kubelet/kubelet.go); `newPodInformer`'s field selector
+        ``status.phase!=Failed,Succeeded`` (pkg/scheduler/scheduler.go)
+        """
+        pod = self.pods.pop(uid)
+        self.deleted_pods[uid] = pod
+        self.failed_pods[uid] = reason
+        self._emit(Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
         return pod
 
     def forget_deleted(self, uid: str) -> None:
@@ -115,18 +162,18 @@ class World:
         if node.name in self.nodes:
             raise ValueError(f"node {node.name} exists")
         self.nodes[node.name] = node
-        self.informer.emit(self._clock(), Kind.NODE, EventType.ADDED, node.name, None, node)
+        self._emit(Kind.NODE, EventType.ADDED, node.name, None, node)
 
     def update_node(self, node: Node) -> None:
         """A node changes (labels, taints, allocatable, cordon). Fails with ``KeyError`` for an unknown node."""
         old = self.nodes[node.name]
         self.nodes[node.name] = node
-        self.informer.emit(self._clock(), Kind.NODE, EventType.MODIFIED, node.name, old, node)
+        self._emit(Kind.NODE, EventType.MODIFIED, node.name, old, node)
 
     def delete_node(self, name: str) -> Node:
         """A node leaves (its pods stay bound to it, as until the pod GC runs). Fails with ``KeyError``."""
         node = self.nodes.pop(name)
-        self.informer.emit(self._clock(), Kind.NODE, EventType.DELETED, name, node, node)
+        self._emit(Kind.NODE, EventType.DELETED, name, node, node)
         return node
 
     # -- the API client ------------------------------------------------------------------
@@ -146,7 +193,8 @@ class World:
         bound = replace(pod, node_name=binding.node_name)
         self.pods[pod.uid] = bound
         self.binds_applied += 1
-        self.informer.emit(self._clock(), Kind.POD, EventType.MODIFIED, pod_key(pod), pod, bound)
+        self.bind_counts[pod.uid] += 1
+        self._emit(Kind.POD, EventType.MODIFIED, pod_key(pod), pod, bound)
 
     def patch_pod_status(self, namespace: str, name: str, old: PodStatus, new: PodStatus, ctx: Context) -> None:
         """``PATCH pods/{name}/status``; ``NotFound`` for a deleted pod."""

@@ -7,17 +7,25 @@ at PreBind or Bind, confirmed late and in any order, deleted at any stage), ``no
 the same node variants each (added, updated, removed; every variant has the same allocatable, the
 headline's environment assumption "allocatable never shrinks"), and, with a non-zero TTL, time
 passing in steps of ``tick`` up to ``horizon`` (the cache's cleanup runs at each tick). A UID is
-never reused, so runs are finite.
+never reused, so runs are finite. With ``crashes`` the scheduler may also crash and restart
+(:mod:`spec.restart`: the informers' lists delivered one object at a time, the crashed process's
+bind requests answered or lost), and with ``kubelet`` the nodes' kubelets admit or reject bound
+pods (:mod:`spec.kubelet`). A restart waits until every orphaned bind request was answered, the
+environment assumption of :func:`~spec.cluster_invariants.inv_bindings_fit_nodes`, unless
+``late_binds``.
 
 Properties checked:
 
-- every state: :data:`spec.cycle_invariants.CYCLE_INVARIANTS`; in clusters whose TTL is 0, every
+- every state: :data:`spec.cycle_invariants.CYCLE_INVARIANTS` and
+  :data:`spec.cluster_invariants.CLUSTER_INVARIANTS`; in clusters whose TTL is 0, every
   cache invariant of :data:`spec.invariants.STATE_INVARIANTS` (the pipeline then feeds the cache
-  contract-following input) and :func:`~spec.cycle_invariants.inv_no_node_overcommitted`; with a
-  non-zero TTL, the cache invariants that hold ALWAYS;
+  contract-following input) and the over-commit invariants
+  (:data:`spec.cluster_invariants.OVERCOMMIT_INVARIANTS`: in the cache and at the API server) unless
+  ``late_binds``; with a non-zero TTL, the cache invariants that hold ALWAYS;
 - every failed scheduling cycle: :func:`~spec.cycle_invariants.trans_failed_scheduling_keeps_the_cache`;
-  every step: :func:`~spec.invariants.trans_generations_only_grow`;
-- with ``known_violations``: everything above with a non-zero TTL too. The known violation is an
+  every step but a crash (a new process's cache starts afresh): :func:`~spec.invariants.trans_generations_only_grow`;
+- with ``known_violations``: everything above with a non-zero TTL and with ``late_binds`` too (a
+  crashed scheduler's bind landing after its successor listed the pods over-commits the node). The known violation is an
   expired assumption confirmed late: it overcommits the node (``inv_no_node_overcommitted``), and
   when the two pods share a host port the confirmation breaks the informer contract ("no two pods
   on a node share a host port"), so the contract-only cache invariants fail as well
@@ -35,8 +43,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
-from spec import cycle
+from spec import cycle, kubelet, restart
 from spec.cache import CacheState
+from spec.cluster_invariants import CLUSTER_INVARIANTS, OVERCOMMIT_INVARIANTS
 from spec.cycle import Cluster, CycleNotEnabled, FailurePoint, new_cluster
 from spec.cycle_invariants import CYCLE_INVARIANTS, inv_no_node_overcommitted, trans_failed_scheduling_keeps_the_cache
 from spec.frozenmap import FrozenMap
@@ -79,17 +88,30 @@ def cycle_node(name: str, variant: int) -> Node:
     )
 
 
+STEP_MODULES: Final = (cycle, restart, kubelet)
+"""Where the transitions a :class:`CycleStep` names are defined."""
+
+
+def step_function(name: str) -> Callable[..., Cluster]:
+    """The transition of :data:`STEP_MODULES` called ``name``; fails with ``AttributeError`` for no such one."""
+    for module in STEP_MODULES:
+        function = getattr(module, name, None)
+        if callable(function):
+            return function  # type: ignore[no-any-return]
+    raise AttributeError(f"no transition {name!r} in {', '.join(m.__name__ for m in STEP_MODULES)}")
+
+
 @dataclass(frozen=True)
 class CycleStep:
-    """One pipeline transition: the :mod:`spec.cycle` function's name and its arguments."""
+    """One transition: the name of a :mod:`spec.cycle`, :mod:`spec.restart` or :mod:`spec.kubelet` function
+    and its arguments after the cluster."""
 
     name: str
     args: tuple[Any, ...] = ()
 
     def apply(self, cluster: Cluster) -> Cluster:
         """Apply it; fails with :class:`CycleNotEnabled` when its guard is false."""
-        function: Callable[..., Cluster] = getattr(cycle, self.name)
-        return function(cluster, *self.args)
+        return step_function(self.name)(cluster, *self.args)
 
 
 @dataclass(frozen=True)
@@ -104,6 +126,12 @@ class CycleUniverse:
     tick: Duration = 1 * SECOND
     horizon: Duration = 2 * SECOND
     profile: VersionProfile = DEFAULT_PROFILE
+    crashes: bool = False
+    """The scheduler may crash and restart."""
+    kubelet: bool = False
+    """The nodes' kubelets admit or reject bound pods."""
+    late_binds: bool = False
+    """A crashed scheduler's bind request may be answered after its successor listed the pods."""
 
     def __post_init__(self) -> None:
         if self.nodes < 1 or self.pods < 1:
@@ -129,6 +157,8 @@ class CycleUniverse:
             f"{self.nodes} nodes x {self.node_variants} variants, {self.pods} pods x {self.pod_variants} variants, "
             f"ttl {ttls}, ticks of {self.tick / SECOND:g}s up to {self.horizon / SECOND:g}s, "
             f"profile {self.profile.name}"
+            + (", crashes and restarts" + (" (late binds)" if self.late_binds else "") if self.crashes else "")
+            + (", kubelet admission" if self.kubelet else "")
         )
 
     def initial_states(self) -> list[Cluster]:
@@ -152,6 +182,12 @@ class CycleUniverse:
                 steps.append(CycleStep("confirm_binding", (uid,)))
             if uid in cluster.api_pods:
                 steps.append(CycleStep("delete_pod", (uid,)))
+                if self.kubelet and uid not in cluster.admitted and cluster.api_pods[uid].node_name:
+                    steps.append(CycleStep("admit_pod", (uid,)))
+            if uid in cluster.orphaned:
+                steps.extend((CycleStep("land_orphaned_bind", (uid,)), CycleStep("drop_orphaned_bind", (uid,))))
+        if self.crashes:
+            steps.extend(self.lifetime_steps(cluster))
         for name in self.node_names:
             variants = [cycle_node(name, v) for v in range(self.node_variants)]
             info = cluster.cache.nodes.get(name)
@@ -162,6 +198,18 @@ class CycleUniverse:
                 steps.append(CycleStep("remove_node", (name,)))
         if cluster.cache.ttl > 0 and cluster.now + self.tick <= self.horizon:
             steps.append(CycleStep("tick", (self.tick,)))
+        return steps
+
+    def lifetime_steps(self, cluster: Cluster) -> list[CycleStep]:
+        """The scheduler process's steps: crash; restart (once the orphaned requests were answered, unless
+        ``late_binds``); deliver the next listed node or pod."""
+        if not cluster.running:
+            return [CycleStep("restart_scheduler")] if self.late_binds or not cluster.orphaned else []
+        steps = [CycleStep("crash_scheduler")]
+        if cluster.unlisted_nodes:
+            steps.append(CycleStep("list_node"))
+        if cluster.unlisted_pods:
+            steps.append(CycleStep("list_pod"))
         return steps
 
 
@@ -197,6 +245,12 @@ def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluste
     def pods(values: FrozenMap[str, Pod]) -> FrozenMap[str, Pod]:
         return FrozenMap({uid(k): rename_pod(p, renaming) for k, p in values.items()})
 
+    def uids(values: frozenset[str]) -> frozenset[str]:
+        return frozenset(uid(u) for u in values)
+
+    def node(value: str) -> str:
+        return renaming.nodes.get(value, value)
+
     return replace(
         cluster,
         cache=world.cache,
@@ -204,8 +258,16 @@ def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluste
         pending=pods(cluster.pending),
         binding=pods(cluster.binding),
         api_pods=pods(cluster.api_pods),
-        unconfirmed=frozenset(uid(u) for u in cluster.unconfirmed),
-        deleted=frozenset(uid(u) for u in cluster.deleted),
+        unconfirmed=uids(cluster.unconfirmed),
+        deleted=uids(cluster.deleted),
+        nodes=FrozenMap({node(k): rename_node(n, renaming) for k, n in cluster.nodes.items()}),
+        unlisted_nodes=tuple(node(n) for n in cluster.unlisted_nodes),
+        unlisted_pods=tuple(uid(u) for u in cluster.unlisted_pods),
+        orphaned=pods(cluster.orphaned),
+        bind_count=FrozenMap({uid(k): c for k, c in cluster.bind_count.items()}),
+        crashed_in_flight=uids(cluster.crashed_in_flight),
+        admitted=uids(cluster.admitted),
+        failed=FrozenMap({uid(k): r for k, r in cluster.failed.items()}),
     )
 
 
@@ -261,9 +323,9 @@ class CycleSystem:
                 self._cache_violations.clear()
             cache_violations = self._cache_violations[key] = violated_state_invariants(state.cache, contract=strict)
         found = list(cache_violations)
-        found.extend(p.__name__ for p in CYCLE_INVARIANTS if not p(state))
-        if strict and not inv_no_node_overcommitted(state):
-            found.append(OVERCOMMIT)
+        found.extend(p.__name__ for p in (*CYCLE_INVARIANTS, *CLUSTER_INVARIANTS) if not p(state))
+        if strict and (not self.universe.late_binds or self.known_violations):
+            found.extend(p.__name__ for p in OVERCOMMIT_INVARIANTS if not p(state))
         return found
 
     def edges(self, state: Cluster) -> Iterator[Edge[Cluster]]:
@@ -276,7 +338,7 @@ class CycleSystem:
 
     def step_violations(self, before: Cluster, step: CycleStep, after: Cluster) -> list[str]:
         found = []
-        if not trans_generations_only_grow(before.cache, after.cache):
+        if step.name != "crash_scheduler" and not trans_generations_only_grow(before.cache, after.cache):
             found.append(GENERATIONS)
         if step.name == "fail_scheduling" and not trans_failed_scheduling_keeps_the_cache(before, after):
             found.append(FAILED_KEEPS_CACHE)
@@ -336,6 +398,15 @@ def describe_cluster(cluster: Cluster) -> str:
         f"unconfirmed={sorted(cluster.unconfirmed)} deleted={sorted(cluster.deleted)}",
         "api server: " + (", ".join(f"{u}@{p.node_name or '-'}" for u, p in sorted(cluster.api_pods.items())) or "-"),
     ]
+    if not cluster.running or cluster.unlisted_nodes or cluster.unlisted_pods:
+        lines.append(f"scheduler {'running' if cluster.running else 'down'}; not yet listed: nodes "
+                     f"{list(cluster.unlisted_nodes)}, pods {list(cluster.unlisted_pods)}")
+    if cluster.orphaned:
+        requests = (f"{u}->{p.node_name}" for u, p in sorted(cluster.orphaned.items()))
+        lines.append("orphaned bind requests: " + ", ".join(requests))
+    if cluster.admitted or cluster.failed:
+        lines.append(f"kubelets: admitted {sorted(cluster.admitted)}, rejected "
+                     + (", ".join(f"{u} ({r})" for u, r in sorted(cluster.failed.items())) or "none"))
     for uid, ps in sorted(state.pod_states.items()):
         kind = "assumed" if uid in state.assumed_pods else "added"
         deadline = "" if ps.deadline is None else f" deadline={ps.deadline / SECOND:g}s"

@@ -15,7 +15,8 @@ An obligation is discharged by asking Z3 for a model of its hypotheses and the n
 none (unsat) proves it; a model is a counterexample, printed as pre-state, operation and post-state.
 
 The dispatcher's obligations (:mod:`spec.verify.dispatcher_obligations`) and the scheduling
-pipeline's (:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) are built
+pipeline's (:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) and the
+cluster's (:mod:`spec.verify.cluster_obligations`: no pod bound twice, no kubelet over-commits) are built
 from the same :class:`Obligation` and :class:`Query`, with their own state and its description.
 A new group of obligations is a new function like :func:`cache_obligations`, added to :func:`all_obligations`.
 """
@@ -202,12 +203,15 @@ def cache_obligations(
 
 
 def all_obligations(
-    bounds: Bounds = Bounds(), dispatcher_bounds: Any = None, cycle_bounds: Any = None
+    bounds: Bounds = Bounds(), dispatcher_bounds: Any = None, cycle_bounds: Any = None, cluster_bounds: Any = None
 ) -> list[Obligation]:
     """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's (at
     ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`), then
-    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`)."""
-    from spec.verify.cycle_obligations import cycle_obligations  # these import this module
+    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`),
+    then the cluster's (at ``cluster_bounds``, default :class:`~spec.verify.cluster_symbolic.ClusterBounds`)."""
+    from spec.verify.cluster_obligations import cluster_obligations  # these import this module
+    from spec.verify.cluster_symbolic import ClusterBounds
+    from spec.verify.cycle_obligations import cycle_obligations
     from spec.verify.cycle_symbolic import CycleBounds
     from spec.verify.dispatcher_obligations import dispatcher_obligations
     from spec.verify.dispatcher_symbolic import DispatcherBounds
@@ -216,6 +220,7 @@ def all_obligations(
         cache_obligations(bounds)
         + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
         + cycle_obligations(cycle_bounds or CycleBounds())
+        + cluster_obligations(cluster_bounds or ClusterBounds())
     )
 
 

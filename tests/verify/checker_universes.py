@@ -22,6 +22,11 @@ six default-profile dispatcher runs; their pr141745 and v1.34 runs kept their fi
 
     git worktree add --detach /tmp/base 59a610d && cd /tmp/base && git show 3af4dcb -- spec/ | git apply
     # then explore the runs as main() does, with /tmp/base first on sys.path
+
+The cluster model (adab59d) widened the cycle system's state itself (the API server's nodes, whether the
+scheduler runs, the informers' lists, orphaned binds, the kubelets' verdicts), so 59a610d's checker cannot
+explore it; the changed cycle runs (``amended_cluster``) are recorded by the checker of that commit's branch.
+From there on they guard later speed-ups the same way.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def test_cli_split_run_and_merge(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_cli_prints_memory_and_collision_figures(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--system", "cycle", "-j", "2"]) == 0
     out = capsys.readouterr().out
-    for text in ("processes (-j)", "bytes/state", "peak memory (RSS)", "(optimistic)", "688"):
+    for text in ("processes (-j)", "bytes/state", "peak memory (RSS)", "(optimistic)", "836"):
         assert text in out
 
 

@@ -201,11 +201,15 @@ def test_binding_failure_that_keeps_the_assumption_is_caught() -> None:
 
 
 def test_known_overcommit_with_a_ttl_is_found_with_a_shortest_trace() -> None:
-    report = run_cycle(known_violations=True)
-    [violation] = report.violations
-    assert violation.property == "inv_no_node_overcommitted" and "ttl=1s" in violation.initial
-    actions = [s.action.split("(")[0] for s in violation.trace]
-    assert len(actions) == 9 and actions[-1] == "confirm_binding" and actions.count("tick") == 2
+    """The expired assumption over-commits the node in the cache (the late confirmation) and at the API server
+    (the second pod's bind), both in 9 steps."""
+    report = run_cycle(known_violations=True, stop_at_first=False)
+    found = {v.property: v for v in report.violations}
+    assert set(found) == {"inv_no_node_overcommitted", "inv_bindings_fit_nodes"}
+    for prop, last in (("inv_no_node_overcommitted", "confirm_binding"), ("inv_bindings_fit_nodes", "bind_pod")):
+        assert "ttl=1s" in found[prop].initial
+        actions = [s.action.split("(")[0] for s in found[prop].trace]
+        assert len(actions) == 9 and actions[-1] == last and actions.count("tick") == 2
 
 
 def test_a_late_confirmation_also_breaks_the_host_port_contract() -> None:
@@ -214,7 +218,7 @@ def test_a_late_confirmation_also_breaks_the_host_port_contract() -> None:
     universe = CycleUniverse(pods=2, pod_variants=2, ttls=(1 * SECOND,))
     report = run_cycle(universe, known_violations=True, stop_at_first=False)
     found = {v.property: v for v in report.violations}
-    assert set(found) == {"inv_no_node_overcommitted", "inv_used_ports_are_union_of_pods"}
+    assert set(found) == {"inv_no_node_overcommitted", "inv_bindings_fit_nodes", "inv_used_ports_are_union_of_pods"}
     ports = [s.action for s in found["inv_used_ports_are_union_of_pods"].trace]
     assert len(ports) == 10 and ports[-2].startswith("confirm_binding") and "300m" in ports[0]
     assert run_cycle(universe).violations == []  # without known violations: only ALWAYS cache invariants

@@ -26,7 +26,7 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_prove_discharges_every_obligation(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prove", "--pods", "1", "--nodes", "1", "--uids", "2", "--call-types", "2", "--no-crosshair"]) == 0
     out = capsys.readouterr().out
-    assert "134/134 obligations proved" in out  # cache 78 + dispatcher 20 + cycle 36
+    assert "162/162 obligations proved" in out  # cache 78 + dispatcher 20 + cycle 36 + cluster 28
     assert "step/SchedulePod/inv_no_node_overcommitted" in out and "TTL 0; allocatable never shrinks" in out
     assert "step/AddPod/inv_pod_on_at_most_one_node" in out and "proved" in out
     assert "relevance/AddCall/trans_add_keeps_the_more_relevant_call" in out
@@ -97,9 +97,20 @@ def test_check_known_violations_of_the_dispatcher_and_the_cycle(capsys: pytest.C
     assert main(["check", "--system", "dispatcher", "--uids", "1", "--adds", "1", "--known-violations"]) == 1
     out = capsys.readouterr().out
     assert "VIOLATION" in out and "liveness_every_caller_told after 2 step(s)" in out
-    assert main(["check", "--system", "cycle", "--ttl", "1", "--known-violations"]) == 1
+    assert main(["check", "--system", "cycle", "--ttl", "1", "--known-violations", "--keep-going"]) == 1
     out = capsys.readouterr().out
     assert "inv_no_node_overcommitted after 9 step(s)" in out and "confirm_binding" in out
+    assert "inv_bindings_fit_nodes after 9 step(s)" in out
+
+
+def test_check_the_cluster_of_two_schedulers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--system", "cluster"]) == 0
+    assert "no violation in every reachable state" in capsys.readouterr().out
+    assert main(["check", "--system", "cluster", "--known-violations", "--keep-going"]) == 1
+    out = capsys.readouterr().out
+    assert "inv_bindings_fit_nodes after 6 step(s)" in out and "scheduler-1: bind_pod(p1)" in out
+    assert main(["check", "--system", "cluster", "--schedulers", "9"]) == 2
+    assert "1 to 3 schedulers" in capsys.readouterr().out
 
 
 def test_check_rejects_a_bad_universe(capsys: pytest.CaptureFixture[str]) -> None:

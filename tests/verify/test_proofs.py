@@ -49,7 +49,7 @@ def test_dispatcher_obligations_cover_every_invariant_and_transition() -> None:
     assert {"total/PopCall", "total/FinishCall"} <= names
     assert len(obligations) == len(QUEUE_INVARIANTS) * (1 + len(QUEUE_TRANSITIONS)) + len(QUEUE_TRANSITIONS) + 3
     groups = {ob.group for ob in all_obligations(Bounds(1, 1), DispatcherBounds(1, 1), CycleBounds(1, 1))}
-    assert groups == {"cache", "dispatcher", "cycle"}
+    assert groups == {"cache", "dispatcher", "cycle", "cluster"}
 
 
 def assert_all_proved(obligations: list[Obligation]) -> None:

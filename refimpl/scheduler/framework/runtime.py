@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from itertools import filterfalse, repeat
+from operator import add, itemgetter, mul
 from typing import Final
 
 from refimpl.cache import NodeInfo
@@ -50,11 +52,12 @@ from refimpl.scheduler.framework.interfaces import (
     ScorePlugin,
     SignPlugin,
 )
+from refimpl.scheduler.framework.node_slice import NodeSlice, gather
 from refimpl.scheduler.framework.status import CODE_NAMES, Code, NodeToStatus, Status, as_status, is_success
 from refimpl.scheduler.framework.waiting_pods import REMOVED_MESSAGE, WaitingPod, WaitingPods
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
-from spec.versions import DEFAULT_PROFILE, VersionProfile
 
+_VALID_SCORES: Final = frozenset(range(MIN_NODE_SCORE, MAX_NODE_SCORE + 1))
 MAX_PERMIT_TIMEOUT: Final = 15 * 60 * 1_000_000_000
 """``maxTimeout``: a Permit wait is capped at 15 minutes (nanoseconds)."""
 SCHEDULER_NAME_SIGNATURE_KEY: Final = "v1.Pod.Spec.SchedulerName"
@@ -225,6 +228,64 @@ class Framework:
 
         return run
 
+    def nodes_filter_runner(
+        self, state: CycleState, pod: Pod
+    ) -> Callable[[Sequence[NodeInfo]], list[tuple[int, Status]]]:
+        """:meth:`run_filter_plugins` for one cycle's pod, as a function of a list of nodes: the index and status
+        of every node that does not pass, in index order (the nodes not listed pass).
+
+        Each plugin filters, in one call (:meth:`FilterPlugin.filter_nodes`), the nodes every earlier plugin
+        passed, so each node gets the status :meth:`run_filter_plugins` gives it: the first plugin, in profile
+        order, that does not pass it. A plugin that answers for any node (``filters_any_node``, the default
+        plugins) is given the earlier plugins' rejected nodes as well, which saves copying the survivors; their
+        first rejection stands. Kubernetes runs ``RunFilterPlugins`` for the nodes on 16 goroutines; this
+        is one of the orders they may run the plugins in, and Filter plugins read only their arguments."""
+        skip = state.skip_filter_plugins
+        plugins = [p for p in self.filter_plugins
+                   if p.name not in skip and not p.passes_every_node(state, pod)]
+
+        def run(nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+            only: list[tuple[int, Status]] | None = None  # while one plugin rejected nodes: its rejections, in order
+            rejected: dict[int, Status] = {}  # once several did: node index -> the first rejection
+            candidates = nodes
+            positions: Sequence[int] = range(len(nodes))  # candidates[j] is nodes[positions[j]]
+            for plugin in plugins:
+                count_rejected = len(rejected) if only is None else len(only)
+                if len(positions) > len(nodes) - count_rejected and not plugin.filters_any_node:
+                    if only is not None:
+                        rejected, only = dict(only), None
+                    positions = list(filterfalse(rejected.__contains__, positions))  # the survivors, taken in C
+                    candidates = _subset(nodes, positions)
+                found = plugin.filter_nodes(state, pod, candidates)
+                if not found:
+                    continue
+                name = plugin.name
+                statuses = list(map(_second, found))
+                distinct = dict(zip(map(id, statuses), statuses, strict=True))  # plugins share statuses
+                attributed = {key: _attributed(name, status) for key, status in distinct.items()}
+                renamed = any(attributed[key] is not status for key, status in distinct.items())
+                if renamed:
+                    statuses = list(map(attributed.__getitem__, map(id, statuses)))
+                identity = isinstance(positions, range) and not positions.start  # candidates[j] is nodes[j]
+                if only is None and not rejected:  # the first plugin to reject any: its list, as it is if it can be
+                    only = found if identity and not renamed else list(zip(
+                        map(_first, found) if identity else map(positions.__getitem__, map(_first, found)),
+                        statuses, strict=True))
+                    continue
+                if only is not None:
+                    rejected, only = dict(only), None
+                indices: Sequence[int] = list(map(_first, found))
+                if not identity:
+                    indices = list(map(positions.__getitem__, indices))
+                found_now = dict(zip(indices, statuses, strict=True))
+                found_now.update(rejected)  # a node an earlier plugin rejected keeps that status
+                rejected = found_now
+            if only is not None:
+                return only
+            return sorted(rejected.items()) if len(rejected) > 1 else list(rejected.items())
+
+        return run
+
     def run_post_filter_plugins(
         self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
     ) -> tuple[str | None, Status]:
@@ -265,43 +326,83 @@ class Framework:
     def run_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status | None]:
-        """``RunScorePlugins``: each plugin scores each node, normalizes, is range-checked and weighted; the
-        totals are summed per node. (The per-plugin breakdown, which only metrics read, is not kept.)"""
+        """``RunScorePlugins`` as Kubernetes writes it, node by node: every (non-skipped) plugin's Score of each
+        node, then each plugin's NormalizeScore, then the range check and the weights, keeping each plugin's
+        weighted score per node. Go runs each phase on 16 goroutines; this is the sequential order (the first
+        node, and on it the first plugin, that fails). :meth:`run_score_plugins_totals` is the fast path."""
+        skip = state.skip_score_plugins
+        plugins = [p for p in self.score_plugins if p.name not in skip]
         names = [info.name for info in nodes]
-        totals, status = self.run_score_plugins_totals(state, pod, nodes, names)
-        if status is not None:
-            return [], status
-        return [NodePluginScores(name, [], total) for name, total in zip(names, totals, strict=True)], None
+        plugin_scores = {p.name: [NodeScore(name, 0) for name in names] for p in plugins}
+        for index, info in enumerate(nodes):
+            for plugin in plugins:
+                value, status = plugin.score(state, pod, info)
+                if not is_success(status):
+                    assert status is not None
+                    return [], _plugin_failed("running Score plugins", plugin.name, status)
+                plugin_scores[plugin.name][index].score = value
+        for plugin in plugins:
+            if plugin.has_normalize:
+                status = plugin.normalize_score(state, pod, plugin_scores[plugin.name])
+                if not is_success(status):
+                    assert status is not None
+                    return [], _plugin_failed("running Normalize on Score plugins", plugin.name, status)
+        result: list[NodePluginScores] = []
+        for index, name in enumerate(names):
+            scores: list[PluginScore] = []
+            total = 0
+            for plugin in plugins:
+                value = plugin_scores[plugin.name][index].score
+                if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                    return [], _invalid_score(plugin.name, value)
+                weighted = value * self.score_weights[plugin.name]
+                scores.append(PluginScore(plugin.name, weighted))
+                total += weighted
+            result.append(NodePluginScores(name, scores, total))
+        return result, None
 
     def run_score_plugins_totals(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], names: Sequence[str]
     ) -> tuple[list[int], Status | None]:
-        """:meth:`run_score_plugins` returning only each node's total score, in the order of ``nodes``."""
+        """:meth:`run_score_plugins`' totals, in the order of ``nodes``, and the same status, faster: each plugin
+        scores all the nodes in one call (:meth:`ScorePlugin.score_nodes`) and normalizes a list of integers
+        (:meth:`ScorePlugin.normalize_values`), and no per-plugin breakdown is kept. Where several nodes fail, the
+        one reported is the one :meth:`run_score_plugins` reports: the first node, and on it the first plugin."""
         skip = state.skip_score_plugins
-        totals = [0] * len(nodes)
-        for plugin in self.score_plugins:
-            if plugin.name in skip:
-                continue
+        plugins = [p for p in self.score_plugins if p.name not in skip]
+        scored: list[list[int]] = []
+        failed: tuple[int, int, Status] | None = None  # (node index, plugin index, status) of the first failure
+        for k, plugin in enumerate(plugins):
             values, status = plugin.score_nodes(state, pod, nodes)
-            if status is not None and status.code is not Code.SUCCESS:
-                return [], _plugin_failed(plugin.name, status)
+            failing = status is not None and status.code is not Code.SUCCESS  # values: the nodes before it
+            if failing and (failed is None or len(values) < failed[0]):
+                assert status is not None
+                failed = (len(values), k, status)
+            scored.append(values)
+        if failed is not None:
+            return [], _plugin_failed("running Score plugins", plugins[failed[1]].name, failed[2])
+        for k, plugin in enumerate(plugins):
             if plugin.has_normalize:
-                node_scores = [NodeScore(name, value) for name, value in zip(names, values, strict=True)]
-                status = plugin.normalize_score(state, pod, node_scores)
+                values, status = plugin.normalize_values(state, pod, names, scored[k])
                 if not is_success(status):
                     assert status is not None
-                    return [], _plugin_failed(plugin.name, status)
-                values = [s.score for s in node_scores]
-            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
-                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
-                return [], as_status(RuntimeError(
-                    f"plugin {go_quote(plugin.name)} returns an invalid score {bad}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"))
+                    return [], _plugin_failed("running Normalize on Score plugins", plugin.name, status)
+                scored[k] = values
+        invalid: tuple[int, int] | None = None  # (node index, plugin index) of the first score out of range
+        for k, values in enumerate(scored):
+            if not _VALID_SCORES.issuperset(values) and (  # the set: one pass in C for the usual integers
+                    min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                index = next(i for i, v in enumerate(values) if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                if invalid is None or index < invalid[0]:
+                    invalid = (index, k)
+        if invalid is not None:
+            index, k = invalid
+            return [], _invalid_score(plugins[k].name, scored[k][index])
+        totals = [0] * len(nodes)
+        for plugin, values in zip(plugins, scored, strict=True):
             weight = self.score_weights[plugin.name]
-            if weight == 1:
-                totals = [total + value for total, value in zip(totals, values, strict=True)]
-            else:
-                totals = [total + value * weight for total, value in zip(totals, values, strict=True)]
+            weighted = values if weight == 1 else map(mul, values, repeat(weight))
+            totals = list(map(add, totals, weighted))  # map: a loop in C, not a bytecode loop
         return totals, None
 
     # -- Reserve, Permit -------------------------------------------------------------------
@@ -462,9 +563,35 @@ class Framework:
         return json.dumps(fragments, sort_keys=True, separators=(",", ":")).encode()
 
 
-def _plugin_failed(plugin: str, status: Status) -> Status:
-    """The Error status of a failed Score or NormalizeScore: "plugin "<plugin>" failed with: <message>"."""
-    return as_status(RuntimeError(f"plugin {go_quote(plugin)} failed with: {status.message()}"))
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _attributed(plugin: str, status: Status) -> Status:
+    """``RunFilterPlugins``' status for ``plugin``'s ``status``: a rejection names the plugin, an error is
+    wrapped."""
+    if not status.is_rejected():
+        return _wrapped("running Filter plugin", plugin, status)
+    return status if status.plugin == plugin else status.with_plugin(plugin)
+
+
+def _subset(nodes: Sequence[NodeInfo], positions: list[int]) -> Sequence[NodeInfo]:
+    """The nodes at ``positions`` (a NodeSlice keeps their rows)."""
+    infos = list(gather(nodes, positions))
+    if isinstance(nodes, NodeSlice) and nodes.columns is not None:
+        return NodeSlice(infos, nodes.columns, list(gather(nodes.rows, positions)))
+    return infos
+
+
+def _plugin_failed(prefix: str, plugin: str, status: Status) -> Status:
+    """The Error status of a failed Score or NormalizeScore: "<prefix>: plugin "<plugin>" failed with: <error>"."""
+    return as_status(RuntimeError(f"{prefix}: plugin {go_quote(plugin)} failed with: {status.as_error()}"))
+
+
+def _invalid_score(plugin: str, score: int) -> Status:
+    """The Error status of a score outside [0, 100] after normalizing."""
+    return as_status(RuntimeError(
+        f"applying score defaultWeights on Score plugins: plugin {go_quote(plugin)} returns an invalid score "
+        f"{score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"))
 
 
 def _wrapped(prefix: str, plugin: str, status: Status, *, attribute: bool = True) -> Status:
@@ -472,31 +599,3 @@ def _wrapped(prefix: str, plugin: str, status: Status, *, attribute: bool = True
     error = RuntimeError(f"{prefix} {go_quote(plugin)}: {status.message()}")
     wrapped = Status(Code.ERROR, str(error), error=error)
     return wrapped.with_plugin(plugin) if attribute else wrapped
-
-
-def new_default_framework(
-    *,
-    profile: VersionProfile = DEFAULT_PROFILE,
-    percentage_of_nodes_to_score: int | None = None,
-    extra_plugins: Sequence[Plugin] = (),
-    scheduler_name: str = DEFAULT_SCHEDULER_NAME,
-    handle: Handle | None = None,
-    clock: Clock | None = None,
-    signing: bool = True,
-) -> Framework:
-    """The default profile (:mod:`refimpl.scheduler.plugins`) for ``profile``'s release, with ``extra_plugins``
-    (for example a ``FaultInjector``) before the default plugins at every extension point. The scheduler points
-    its handle at the snapshot, clock and API access."""
-    from refimpl.scheduler.plugins import DEFAULT_SCORE_WEIGHTS, default_plugins  # the plugins import this module
-
-    handle = handle if handle is not None else Handle(clock=clock)
-    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources)]
-    return Framework(
-        plugins,
-        score_weights=DEFAULT_SCORE_WEIGHTS,
-        scheduler_name=scheduler_name,
-        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-        clock=clock,
-        signing=signing,
-        handle=handle,
-    )

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from refimpl.cache import NodeInfo
-from refimpl.scheduler.framework import CycleState, FilterPlugin, Handle, Plugin
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.cache.clock import Clock
+from refimpl.scheduler.framework import CycleState, FilterPlugin, Framework, Handle, Plugin
 from refimpl.scheduler.plugins.default_binder import DefaultBinder
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.plugins.image_locality import ImageLocality
@@ -24,7 +24,8 @@ from refimpl.scheduler.plugins.node_ports import NodePorts
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from refimpl.scheduler.plugins.taint_toleration import TaintToleration
-from spec.objects import Pod
+from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
+from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "ImageLocality": 1}
 
@@ -48,6 +49,32 @@ def default_filter_plugins(*, pod_level_resources: bool = True) -> list[FilterPl
     NodeAffinity, NodePorts, NodeResourcesFit. Each filters without its PreFilter having run."""
     return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(), NodePorts(),
             NodeResourcesFit(pod_level_resources)]
+
+
+def new_default_framework(
+    *,
+    profile: VersionProfile = DEFAULT_PROFILE,
+    percentage_of_nodes_to_score: int | None = None,
+    extra_plugins: Sequence[Plugin] = (),
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+    handle: Handle | None = None,
+    clock: Clock | None = None,
+    signing: bool = True,
+) -> Framework:
+    """The default profile for ``profile``'s release (``profile.NewMap`` over the default plugin configuration),
+    with ``extra_plugins`` (for example a ``FaultInjector``) before the default plugins at every extension point.
+    The scheduler points its handle at the snapshot, clock and API access."""
+    handle = handle if handle is not None else Handle(clock=clock)
+    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources)]
+    return Framework(
+        plugins,
+        score_weights=DEFAULT_SCORE_WEIGHTS,
+        scheduler_name=scheduler_name,
+        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+        clock=clock,
+        signing=signing,
+        handle=handle,
+    )
 
 
 def first_failing_filter(pod: Pod, node_info: NodeInfo, plugins: Sequence[FilterPlugin] | None = None) -> str | None:

@@ -21,6 +21,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import columns_of, gather
 from spec.objects import Pod
 
 NAME: Final = "ImageLocality"
@@ -61,8 +62,13 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 
 def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
     """``scaledImageScore``: ``int64(float64(size) * (float64(numNodes) / float64(totalNumNodes)))``."""
-    spread = state.num_nodes / total_num_nodes
-    return int(float(state.size) * spread)
+    return scaled_size(state.size, state.num_nodes, total_num_nodes)
+
+
+def scaled_size(size: int, num_nodes: int, total_num_nodes: int) -> int:
+    """:func:`scaled_image_score` of a summary of ``size`` and ``num_nodes``."""
+    spread = num_nodes / total_num_nodes
+    return int(float(size) * spread)
 
 
 def sum_image_scores(node_info: NodeInfo, pod: Pod, total_num_nodes: int) -> int:
@@ -95,13 +101,51 @@ class ImageLocality(ScorePlugin, SignPlugin):
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers)), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop (nodes without images score 0 at once)."""
-        containers = len(pod.init_containers) + len(pod.containers)
+        """:meth:`score` for every node: the pod's image names are normalized once, and each combination of image
+        summaries is scored once (the nodes holding an image share its summary, read-only in a snapshot; a node
+        without the images scores 0, since ``calculatePriority`` of 0 is 0)."""
+        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        containers = len(images)
         total_num_nodes = self.handle.snapshot.num_nodes()
-        return [
-            calculate_priority(sum_image_scores(info, pod, total_num_nodes), containers) if info.image_states else 0
-            for info in nodes
-        ], None
+        if containers == 1:  # one image: each node's summary of it decides, each summary is scored once
+            single = images[0]
+            columns = columns_of(nodes)
+            column = columns[0].image_column(single) if columns is not None else None
+            if columns is not None and column is not None:  # the rows' summaries gathered and scored in C
+                held = gather(column, columns[1])
+                score_of = {key: 0 if key is None else calculate_priority(scaled_size(*key, total_num_nodes), 1)
+                            for key in set(held)}
+                return list(map(score_of.__getitem__, held)), None
+            by_summary: dict[int, int] = {}  # id(summary) -> score; the nodes keep the summaries alive
+            single_scores: list[int] = []
+            append_score = single_scores.append
+            for info in nodes:
+                summary = info.image_states.get(single)
+                if summary is None:
+                    append_score(0)
+                    continue
+                score = by_summary.get(id(summary))
+                if score is None:
+                    score = by_summary[id(summary)] = calculate_priority(
+                        scaled_image_score(summary, total_num_nodes), 1)
+                append_score(score)
+            return single_scores, None
+        memo: dict[tuple[int, ...], int] = {}  # the node's summaries' ids -> score; the nodes keep them alive
+        scores: list[int] = []
+        append = scores.append
+        for info in nodes:
+            states = info.image_states
+            summaries = [summary for name in images if (summary := states.get(name)) is not None]
+            if not summaries:
+                append(0)
+                continue
+            key = tuple(map(id, summaries))
+            score = memo.get(key)
+            if score is None:
+                total = sum(scaled_image_score(summary, total_num_nodes) for summary in summaries)
+                score = memo[key] = calculate_priority(total, containers)
+            append(score)
+        return scores, None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         images = sorted(normalized_image_name(c.image) for c in pod.init_containers + pod.containers)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import compress, count, repeat
+from operator import not_
 from typing import Final
 
 from refimpl.cache import NodeInfo
@@ -24,6 +26,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import NO_NODE, columns_of, flagged, gather
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod
 
@@ -39,6 +42,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
     """``NodeAffinity`` (node selector only)."""
 
     name = NAME
+    filters_any_node = True
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -58,6 +62,38 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
             if labels.get(key) != value:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node, in one loop (the selector is read once); on rows, the selector's pairs are
+        matched against each row's labels in C (a subset test of set views: every key there with the value)."""
+        columns = columns_of(nodes)
+        if columns is not None and pod.node_selector:  # (a node without a Node fails even an empty selector)
+            table, rows = columns
+            wanted = pod.node_selector.items()
+            unmatched_rows = list(compress(count(), map(not_, map(wanted.__le__, gather(table.labels, rows)))))
+            if not unmatched_rows:
+                return []
+            unmatched_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+            without_node = flagged(table, rows, NO_NODE)  # labels of none, so unmatched: an Error instead
+            if not without_node:
+                return list(zip(unmatched_rows, repeat(unmatched_status)))
+            errors = set(without_node)
+            return [(i, Status(Code.ERROR, "node not found") if i in errors else unmatched_status)
+                    for i in unmatched_rows]
+        selector = list(pod.node_selector.items())
+        rejected: list[tuple[int, Status]] = []
+        unmatched = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)  # never changed: one per call
+        for i, info in enumerate(nodes):
+            node = info.node
+            if node is None:
+                rejected.append((i, Status(Code.ERROR, "node not found")))
+                continue
+            labels = node.labels
+            for key, value in selector:
+                if labels.get(key) != value:
+                    rejected.append((i, unmatched))
+                    break
+        return rejected
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """``PreScore``: Skip: no preferred scheduling terms are modelled."""

@@ -21,6 +21,7 @@ class NodeName(FilterPlugin, SignPlugin):
     """``NodeName``: Filter rejects (UnschedulableAndUnresolvable) every node but the one in ``Spec.NodeName``."""
 
     name = NAME
+    filters_any_node = True
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter``: ``Fits(pod, nodeInfo)``."""

@@ -18,6 +18,8 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.interfaces import filter_each
+from refimpl.scheduler.framework.node_slice import USED_PORTS, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod
 
@@ -58,6 +60,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
     """``NodePorts``."""
 
     name = NAME
+    filters_any_node = True
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -81,6 +84,15 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
             if check_conflict(used, ip, protocol, port):
                 return Status(Code.UNSCHEDULABLE, ERR_REASON)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node: only a node with host ports in use can fail."""
+        columns = columns_of(nodes)
+        if columns is not None:
+            suspects = flagged(*columns, USED_PORTS)
+        else:
+            suspects = [i for i, info in enumerate(nodes) if info.used_ports]
+        return filter_each(self, state, pod, nodes, suspects) if suspects else []
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         return [(SIGNATURE_KEY, json.dumps(sorted(wanted_ports(pod))))], None

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Final
+from itertools import compress, count, repeat
+from operator import is_not, le, lt
+from typing import Final, cast
 
 from refimpl.cache import NodeInfo, PodResource, compute_pod_resource
 from refimpl.scheduler.framework import (
@@ -27,6 +29,8 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.interfaces import filter_each
+from refimpl.scheduler.framework.node_slice import NodeColumns, columns_of, gather
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Container, Pod
 
@@ -84,16 +88,33 @@ def least_requested_score(requested: int, capacity: int) -> int:
 
 def least_allocated_score(pod_cpu: int, pod_memory: int, node_info: NodeInfo) -> int:
     """``leastResourceScorer`` with the default weights: cpu and memory (non-zero requests) against allocatable."""
-    node_score = weight_sum = 0
     allocatable = node_info.allocatable
     non_zero = node_info.non_zero_requested
-    if allocatable.milli_cpu:
-        node_score += least_requested_score(non_zero.milli_cpu + pod_cpu, allocatable.milli_cpu)
+    return least_allocated_figures(pod_cpu, pod_memory, allocatable.milli_cpu, allocatable.memory,
+                                   non_zero.milli_cpu, non_zero.memory)
+
+
+def least_allocated_figures(pod_cpu: int, pod_memory: int, capacity_cpu: int, capacity_memory: int, used_cpu: int,
+                            used_memory: int) -> int:
+    """:func:`least_allocated_score` of a node of these allocatable (capacity) and non-zero requested figures."""
+    node_score = weight_sum = 0
+    if capacity_cpu:
+        node_score += least_requested_score(used_cpu + pod_cpu, capacity_cpu)
         weight_sum += 1
-    if allocatable.memory:
-        node_score += least_requested_score(non_zero.memory + pod_memory, allocatable.memory)
+    if capacity_memory:
+        node_score += least_requested_score(used_memory + pod_memory, capacity_memory)
         weight_sum += 1
     return node_score // weight_sum if weight_sum else 0
+
+
+def _code(full: bool, lacks_cpu: bool, over_cpu: bool, lacks_memory: bool, over_memory: bool) -> int:
+    """The five comparisons of ``fitsRequest`` on a node as a 5-bit number (0: none holds)."""
+    return full | lacks_cpu << 1 | over_cpu << 2 | lacks_memory << 3 | over_memory << 4
+
+
+def _bits(code: int) -> tuple[bool, bool, bool, bool, bool]:
+    """The comparisons :func:`_code` made ``code`` of."""
+    return bool(code & 1), bool(code & 2), bool(code & 4), bool(code & 8), bool(code & 16)
 
 
 def _container_requests(containers: Sequence[Container]) -> list[object]:
@@ -104,6 +125,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     """``Fit`` with the LeastAllocated scoring strategy."""
 
     name = NAME
+    filters_any_node = True
 
     def __init__(self, pod_level_resources: bool = True) -> None:
         self.pod_level_resources = pod_level_resources
@@ -142,9 +164,104 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         lacking = insufficient_resources(resource, node_info)
         if not lacking:
             return None
+        return self._status(lacking)
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node: the common case of ``fitsRequest`` (room for one more pod, and for every
+        resource the pod requests) over all the nodes at once; only the nodes it does not decide are filtered one by
+        one, for their exact reasons."""
+        resource = state.get(_PRE_FILTER_KEY)
+        if not isinstance(resource, PodResource):
+            resource = self._resource(state, pod)
+        wanted = resource.resource
+        if wanted.scalar_resources:
+            return filter_each(self, state, pod, nodes, range(len(nodes)))
+        cpu, memory, storage = wanted.milli_cpu, wanted.memory, wanted.ephemeral_storage
+        columns = columns_of(nodes)
+        if columns is not None:  # the same test on the rows
+            table, rows = columns
+            if not storage and (NAME, "Filter", cpu, memory) in table.memos:  # the rows' verdicts are kept
+                return self._filter_rows(table, rows, cpu, memory)
+            if rows and (  # every node passes when the least free figures do (gathered in C)
+                    min(gather(table.pod_room, rows)) > 0 and cpu <= min(gather(table.free_milli_cpu, rows))
+                    and memory <= min(gather(table.free_memory, rows))
+                    and (not storage or storage <= min(gather(table.free_ephemeral_storage, rows)))):
+                return []
+            if not storage:
+                return self._filter_rows(table, rows, cpu, memory)
+            room, free_cpu, free_memory, free_storage = (table.pod_room, table.free_milli_cpu, table.free_memory,
+                                                         table.free_ephemeral_storage)
+            suspects = [i for i, row in enumerate(rows)
+                        if not (room[row] > 0 and cpu <= free_cpu[row] and memory <= free_memory[row]
+                                and storage <= free_storage[row])]
+            return filter_each(self, state, pod, nodes, suspects) if suspects else []
+        suspects = [
+            i for i, info in enumerate(nodes)
+            if not (len(info.pods) < (free := info.allocatable).allowed_pod_number
+                    and cpu <= free.milli_cpu - (used := info.requested).milli_cpu
+                    and memory <= free.memory - used.memory
+                    and storage <= free.ephemeral_storage - used.ephemeral_storage)
+        ]
+        return filter_each(self, state, pod, nodes, suspects) if suspects else []
+
+    def _filter_rows(self, table: NodeColumns, rows: Sequence[int], cpu: int, memory: int) -> list[tuple[int, Status]]:
+        """:meth:`filter` of the nodes of ``rows`` for a pod requesting ``cpu`` and ``memory`` only, all in C but
+        for one Python step per distinct verdict. A row's verdict is five comparisons of ``fitsRequest`` (no room
+        for a pod; cpu, memory lacking; cpu, memory beyond allocatable), kept as a 5-bit code (0: fits) in a memo
+        column for pods of these requests until the row is refreshed, so a cycle computes only the rows that
+        changed; the few codes present are turned into statuses as :meth:`filter` makes them (a loop over
+        thousands of full nodes, each through :meth:`filter`, cost ten times as much)."""
+        memo = table.memo_column((NAME, "Filter", cpu, memory))
+        if memo is None:  # no memo column left: the comparisons of every row, in C
+            keys = list(zip(map(le, gather(table.pod_room, rows), repeat(0)),
+                            map(lt, gather(table.free_milli_cpu, rows), repeat(cpu)),
+                            map(lt, gather(table.allocatable_milli_cpu, rows), repeat(cpu)),
+                            map(lt, gather(table.free_memory, rows), repeat(memory)),
+                            map(lt, gather(table.allocatable_memory, rows), repeat(memory)), strict=True))
+            by_key = {key: self._verdict(cpu, memory, *key) for key in set(keys)}
+            found = list(map(by_key.__getitem__, keys))
+            missing = compress(zip(count(), found), map(is_not, found, repeat(None)))
+            return cast(list[tuple[int, Status]], list(missing))  # the None statuses were left out
+        codes: Sequence[int | None] = gather(memo, rows)
+        if None in codes:  # the rows refreshed since they were last filtered for pods of these requests
+            codes = list(codes)
+            for i, code in enumerate(codes):
+                if code is None:
+                    row = rows[i]
+                    codes[i] = memo[row] = _code(
+                        table.pod_room[row] <= 0, table.free_milli_cpu[row] < cpu,
+                        table.allocatable_milli_cpu[row] < cpu, table.free_memory[row] < memory,
+                        table.allocatable_memory[row] < memory)
+        known = cast(Sequence[int], codes)
+        if not any(known):
+            return []
+        verdicts = {code: self._verdict(cpu, memory, *_bits(code)) for code in set(known)}
+        if all(verdicts[code] is not None for code in verdicts if code):  # every code but 0 rejects: taken in C
+            taken = zip(compress(count(), known), map(verdicts.__getitem__, filter(None, known)), strict=True)
+            return cast(list[tuple[int, Status]], list(taken))
+        statuses = list(map(verdicts.__getitem__, known))
+        rejected = compress(zip(count(), statuses), map(is_not, statuses, repeat(None)))
+        return cast(list[tuple[int, Status]], list(rejected))  # the None statuses were left out
+
+    def _verdict(self, cpu: int, memory: int, full: bool, lacks_cpu: bool, over_cpu: bool, lacks_memory: bool,
+                 over_memory: bool) -> Status | None:
+        """:meth:`filter`'s status on a node of these comparisons (see :meth:`_filter_rows`) for a pod requesting
+        ``cpu`` and ``memory`` only: ``insufficient_resources`` read from them."""
+        lacking: list[tuple[str, bool]] = []
+        if full:
+            lacking.append(("Too many pods", False))
+        if cpu > 0 and lacks_cpu:
+            lacking.append(("Insufficient cpu", over_cpu))
+        if memory > 0 and lacks_memory:
+            lacking.append(("Insufficient memory", over_memory))
+        return self._status(lacking) if lacking else None
+
+    def _status(self, lacking: list[tuple[str, bool]]) -> Status:
+        """The status listing ``lacking`` (reason, unresolvable): one shared per set of reasons, since statuses are
+        never changed once made."""
         key = tuple(lacking)
         status = self._statuses.get(key)
-        if status is None:  # statuses are never changed once made, so one per set of reasons is shared
+        if status is None:
             unresolvable = any(flag for _, flag in lacking)
             code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
             status = self._statuses[key] = Status(code, *(reason for reason, _ in lacking), plugin=NAME)
@@ -165,13 +282,60 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return least_allocated_score(requests[0], requests[1], node_info), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop."""
+        """:meth:`score` for every node (``leastResourceScorer`` over cpu and memory)."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
             resource = self._resource(state, pod)
             requests = (resource.non0_cpu, resource.non0_mem)
         cpu, memory = requests
-        return [least_allocated_score(cpu, memory, info) for info in nodes], None
+        columns = columns_of(nodes)
+        if columns is not None:  # the same on the rows
+            table, rows = columns
+            memo = table.memo_column((NAME, cpu, memory))
+            if memo is not None:  # a row's score for pods of these requests, kept until the row changes
+                held: Sequence[int | None] = gather(memo, rows)
+                if None not in held:
+                    return list(cast(Sequence[int], held)), None
+                scores_now = list(held)
+                for i, score in enumerate(held):
+                    if score is None:
+                        row = rows[i]
+                        scores_now[i] = memo[row] = least_allocated_figures(
+                            cpu, memory, table.allocatable_milli_cpu[row], table.allocatable_memory[row],
+                            table.non_zero_milli_cpu[row], table.non_zero_memory[row])
+                return cast(list[int], scores_now), None
+            # Nodes of one machine shape holding the same requests score the same: each distinct row of figures
+            # is scored once (a few dozen among hundreds of nodes), and the rows are gathered and matched in C.
+            figures = list(zip(gather(table.allocatable_milli_cpu, rows), gather(table.allocatable_memory, rows),
+                               gather(table.non_zero_milli_cpu, rows), gather(table.non_zero_memory, rows),
+                               strict=True))
+            score_of: dict[tuple[int, int, int, int], int | None] = {}
+            for key in set(figures):
+                capacity_cpu, capacity_memory, used_cpu, used_memory = key
+                score_of[key] = (  # None: a capacity is 0, for least_allocated_score to decide
+                    (((capacity_cpu - used_cpu - cpu) * MAX_NODE_SCORE // capacity_cpu
+                      if used_cpu + cpu <= capacity_cpu else 0)
+                     + ((capacity_memory - used_memory - memory) * MAX_NODE_SCORE // capacity_memory
+                        if used_memory + memory <= capacity_memory else 0)) // 2
+                    if capacity_cpu and capacity_memory else None)
+            fast = list(map(score_of.__getitem__, figures))
+            return [least_allocated_score(cpu, memory, nodes[i]) if score is None else score
+                    for i, score in enumerate(fast)] if None in fast else cast(list[int], fast), None
+        scores: list[int] = []
+        append = scores.append
+        for info in nodes:  # least_allocated_score, inlined for the usual node that has both resources
+            free = info.allocatable
+            capacity_cpu, capacity_memory = free.milli_cpu, free.memory
+            if capacity_cpu and capacity_memory:
+                used = info.non_zero_requested
+                wanted_cpu, wanted_memory = used.milli_cpu + cpu, used.memory + memory
+                append((((capacity_cpu - wanted_cpu) * MAX_NODE_SCORE // capacity_cpu
+                         if wanted_cpu <= capacity_cpu else 0)
+                        + ((capacity_memory - wanted_memory) * MAX_NODE_SCORE // capacity_memory
+                           if wanted_memory <= capacity_memory else 0)) // 2)
+            else:
+                append(least_allocated_score(cpu, memory, info))
+        return scores, None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         value = json.dumps([

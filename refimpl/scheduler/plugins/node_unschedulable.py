@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from refimpl.cache import NodeInfo
 from refimpl.scheduler.framework import CycleState, FilterPlugin, SignFragment, SignPlugin, Status
+from refimpl.scheduler.framework.interfaces import filter_each
+from refimpl.scheduler.framework.node_slice import NO_NODE, UNSCHEDULABLE, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.taint_toleration import NO_SCHEDULE, sign_tolerations, tolerations_tolerate_taint
 from spec.objects import Pod, Taint
@@ -23,6 +26,7 @@ class NodeUnschedulable(FilterPlugin, SignPlugin):
     """``NodeUnschedulable``."""
 
     name = NAME
+    filters_any_node = True
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter``: UnschedulableAndUnresolvable on an unschedulable node, unless the pod tolerates
@@ -33,6 +37,19 @@ class NodeUnschedulable(FilterPlugin, SignPlugin):
         if node.unschedulable and not tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node: only a node without a Node object, or cordoned when the pod does not
+        tolerate that, can fail."""
+        tolerated = tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
+        columns = columns_of(nodes)
+        if columns is not None:
+            suspects = flagged(*columns, NO_NODE if tolerated else NO_NODE | UNSCHEDULABLE)
+        elif tolerated:
+            suspects = [i for i, info in enumerate(nodes) if info.node is None]
+        else:
+            suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.unschedulable]
+        return filter_each(self, state, pod, nodes, suspects) if suspects else []
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         return [sign_tolerations(pod)], None

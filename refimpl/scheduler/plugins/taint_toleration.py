@@ -23,6 +23,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import NO_NODE, TAINTED, columns_of, flagged
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Pod, Taint, Toleration
 
@@ -63,6 +64,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
     """``TaintToleration``."""
 
     name = NAME
+    filters_any_node = True
     has_normalize = True
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -78,6 +80,31 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
         return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` of each node: only a tainted node (or one without a Node object) can fail, so only those
+        are filtered, once per distinct list of taints (its status is shared: statuses are never changed)."""
+        columns = columns_of(nodes)
+        if columns is not None:
+            suspects = flagged(*columns, NO_NODE | TAINTED)
+        else:
+            suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.taints]
+        rejected: list[tuple[int, Status]] = []
+        verdicts: dict[tuple[Taint, ...], Status | None] = {}  # node.taints -> filter's status on such a node
+        for i in suspects:
+            info = nodes[i]
+            node = info.node
+            if node is None:
+                status = self.filter(state, pod, info)
+            else:
+                taints = node.taints
+                if taints in verdicts:
+                    status = verdicts[taints]
+                else:
+                    status = verdicts[taints] = self.filter(state, pod, info)
+            if status is not None and status.code is not Code.SUCCESS:
+                rejected.append((i, status))
+        return rejected
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """``PreScore``: the tolerations that can tolerate PreferNoSchedule taints (effect empty or
@@ -104,23 +131,30 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
         return count, None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node, in one loop (untainted nodes score 0 at once)."""
-        values: list[int] = []
-        for info in nodes:
-            node = info.node
-            if node is not None and not node.taints:
-                values.append(0)
-                continue
-            value, status = self.score(state, pod, info)
+        """:meth:`score` for every node, in one loop: untainted nodes score 0 at once."""
+        columns = columns_of(nodes)
+        if columns is not None:
+            suspects = flagged(*columns, NO_NODE | TAINTED)
+        else:
+            suspects = [i for i, info in enumerate(nodes) if (node := info.node) is None or node.taints]
+        values = [0] * len(nodes)
+        for i in suspects:
+            value, status = self.score(state, pod, nodes[i])
             if status is not None:
-                return values, status
-            values.append(value)
+                return values[:i], status
+            values[i] = value
         return values, None
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=true)``."""
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    def normalize_values(
+        self, state: CycleState, pod: Pod, names: Sequence[str], values: list[int]
+    ) -> tuple[list[int], Status | None]:
+        """:meth:`normalize_score` over the integers."""
+        return default_normalized_values(MAX_NODE_SCORE, True, values), None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         return [sign_tolerations(pod)], None
@@ -138,3 +172,13 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
     for s in scores:
         value = max_priority * s.score // highest  # scores are non-negative: floor equals Go's truncation
         s.score = max_priority - value if reverse else value
+
+
+def default_normalized_values(max_priority: int, reverse: bool, values: list[int]) -> list[int]:
+    """:func:`default_normalize_score` of scores ``values``: the new values (a new list)."""
+    highest = max(values, default=0)
+    if highest == 0:
+        return [max_priority] * len(values) if reverse else list(values)
+    if reverse:
+        return [max_priority - max_priority * value // highest for value in values]
+    return [max_priority * value // highest for value in values]

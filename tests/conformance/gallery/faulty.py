@@ -307,6 +307,32 @@ class SnapshotNotRefreshed(RefimplCycle):
         return self.snapshot
 
 
+class RestartForgetsBoundPods(RefimplCycle):
+    def restart(self) -> None:
+        bound = {uid: pod for uid, pod in self.api_pods.items() if pod.node_name}
+        self.api_pods = {uid: pod for uid, pod in self.api_pods.items() if not pod.node_name}
+        try:
+            super().restart()
+        finally:
+            self.api_pods.update(bound)
+
+
+class KubeletAdmitsEverything(RefimplCycle):
+    def admit_pod(self, uid: str) -> None:
+        pod = self.api_pods.get(uid)
+        if pod is not None and pod.node_name in self.live_nodes:
+            self.admitted.add(uid)
+            return
+        super().admit_pod(uid)
+
+
+class QueuesOtherSchedulersPods(RefimplCycle):
+    def create_pod(self, pod: Pod) -> None:
+        super().create_pod(pod)
+        if self.running:
+            self.pending[pod.uid] = pod
+
+
 # --------------------------------------------------------------------------------------------
 # Snapshot bugs (around the implementation)
 # --------------------------------------------------------------------------------------------
@@ -443,6 +469,12 @@ GALLERY: dict[str, type[RefimplAdapter]] = {
                                                   "FinishBinding, so a bound assumed pod never expires."),
     "cycle_snapshot_not_refreshed": _cycle_adapter(SnapshotNotRefreshed, "The scheduling cycle filters on the "
                                                    "first snapshot it took instead of refreshing it."),
+    "restart_forgets_bound_pods": _cycle_adapter(RestartForgetsBoundPods, "A restarted scheduler's cache leaves "
+                                                 "out the bound pods its informer lists."),
+    "kubelet_admits_everything": _cycle_adapter(KubeletAdmitsEverything, "The kubelet admits every pod bound to "
+                                                "its node, whether or not it fits."),
+    "queues_other_schedulers_pods": _cycle_adapter(QueuesOtherSchedulersPods, "The scheduler queues pods that name "
+                                                   "another scheduler (no responsibleForPod)."),
     # Accounting, node-tree and incremental-snapshot bugs (tests/conformance/gallery/faulty_accounting.py).
     "init_containers_summed": _adapter(acc.InitContainersSummed, "Init containers are summed with the containers "
                                        "instead of taking the maximum (AggregateContainerRequests)."),

@@ -9,7 +9,7 @@ from refimpl.cache import Cache, FakeClock, NodeInfo
 from refimpl.dispatcher import FakeAPIServer
 from refimpl.scheduler.batching import MAX_BATCH_AGE, FlushReason, OpportunisticBatch
 from refimpl.scheduler.framework import CycleState, FilterPlugin, Status
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.queue import SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from spec.objects import Container, Node, Pod

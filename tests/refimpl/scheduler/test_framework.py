@@ -24,9 +24,10 @@ from refimpl.scheduler.framework import (
     ScorePlugin,
     Status,
 )
-from refimpl.scheduler.framework.runtime import MAX_PERMIT_TIMEOUT, new_default_framework
+from refimpl.scheduler.framework.runtime import MAX_PERMIT_TIMEOUT
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.framework.waiting_pods import go_duration
+from refimpl.scheduler.plugins import new_default_framework
 from spec.objects import Pod, Taint, Toleration
 from tests.support.universe import NODE_NAMES, node_variants, pods_with_uid
 
@@ -125,8 +126,10 @@ def test_scores_are_weighted_and_range_checked() -> None:
     scores, status = fwk.run_score_plugins(CycleState(), POD, [info])
     assert status is None and scores[0].total_score == 3 * 10 + 7
     _, status = Framework([Fixed("A", score=101)]).run_score_plugins(CycleState(), POD, [info])
+    # RunScorePlugins (runtime/framework.go, v1.35) wraps the range error in "applying score defaultWeights ...".
     assert status is not None and status.message() == (
-        'plugin "A" returns an invalid score 101, it should in the range of [0, 100] after normalizing')
+        'applying score defaultWeights on Score plugins: plugin "A" returns an invalid score 101, it should in the '
+        'range of [0, 100] after normalizing')
 
 
 def test_profiles_are_validated() -> None:

@@ -19,9 +19,9 @@ from refimpl.dispatcher.fake_api_server import VERB_BIND, VERB_PATCH_STATUS, int
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
 from refimpl.scheduler.events import node_scheduling_properties_change
-from refimpl.scheduler.framework.runtime import new_default_framework
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.manual_dispatch import ManualDispatcher
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from conformance.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, FakeClock
 from refimpl.dispatcher import FakeAPIServer
-from refimpl.scheduler.framework.runtime import new_default_framework
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.queue import SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, Scheduler
 from spec.filters import is_feasible

@@ -3,6 +3,7 @@ selectHost; digest §C.2g, §G.8-9)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from refimpl.scheduler.select_host import (
     heap_init,
     heap_pop,
+    heap_top,
     num_feasible_nodes_to_find,
     reservoir_select,
     select_host,
@@ -113,3 +115,30 @@ def test_v134_leftover_heap_still_pops_in_score_order() -> None:
     leftovers = [rest.pop() for _ in range(len(rest))]
     assert chosen in ("a", "b") and leftovers[1:] == ["c", "d"]
     assert {chosen, leftovers[0]} == {"a", "b"}
+
+
+def test_heap_top_is_the_top_of_the_heap_for_every_short_list() -> None:
+    """``heap_top`` finds without a heap what ``heap.Init`` puts on top: every list of up to 8 keys from 3 values."""
+    for length in range(1, 9):
+        for values in itertools.product(range(3), repeat=length):
+            keys = list(values)
+            assert heap_top(keys) == tie_break_heap([(key, 0) for key in keys]), keys
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=600))
+def test_heap_top_is_the_top_of_the_heap(keys: list[int]) -> None:
+    assert heap_top(keys) == tie_break_heap([(key, 0) for key in keys])
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=80))
+def test_the_unchosen_nodes_pop_as_from_the_full_heap(keys: list[int]) -> None:
+    """v1.35's list of the other nodes, built on its first pop, pops as the heap popped once does."""
+    names = [f"n{i}" for i in range(len(keys))]
+    chosen, rest = select_host(names, keys, reservoir_sampling=False)
+    order = heap_init([(key, 0) for key in keys])
+    assert chosen == names[heap_pop([(key, 0) for key in keys], order)]
+    assert len(rest) == len(order)
+    popped = [rest.pop() for _ in range(len(order))]
+    assert popped == [names[heap_pop([(key, 0) for key in keys], order)] for _ in range(len(popped))]
+    with pytest.raises(IndexError):
+        rest.pop()

@@ -23,6 +23,26 @@ def test_rows_render_with_the_batching_ratio() -> None:
     assert bench.batching_ratio(rows[:1]) is None
 
 
+def test_a_row_is_measured_on_a_checkout_of_a_revision_too() -> None:
+    """The baseline comparison: the same row by another revision's bench/scheduler.py, in a fresh interpreter."""
+    row = bench.Row("tiny", 12, 6, 6, identical=True, batching=False, target=True)
+    with bench.checkout("HEAD") as tree:
+        assert tree is not None and (tree / "refimpl" / "scheduler" / "schedule_one.py").is_file()
+        before = bench.measure_in(tree, row, 6)
+    now = bench.measure_in(bench.ROOT, row, 6)
+    assert before["bound"] == now["bound"] == 6
+    rows = bench.describe(row, 6, {**now, "pods_per_second": 1000.0}, {**before, "pods_per_second": 400.0}, "abc")
+    assert [r["result"] for r in rows] == ["1,000 pods/s", "2.50x"]
+    assert rows[0]["target"] == "≥ 680 pods/s ✓" and "400 pods/s" in rows[1]["parameters"]
+    assert "pods per CPU second" in rows[0]["parameters"]  # this revision measures its CPU time too
+    assert bench.batching_ratio(rows) is None  # the baseline rows carry no rate of their own
+
+
+def test_an_unknown_revision_gives_no_baseline() -> None:
+    with bench.checkout("no-such-revision-anywhere") as tree:
+        assert tree is None
+
+
 def test_the_soak_runs_and_reports_rss_over_time() -> None:
     from bench import soak
 
