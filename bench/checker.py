@@ -35,10 +35,22 @@ def check(argv: tuple[str, ...], **options: Any) -> Report:
     return explore(system, name=name, stop_at_first=not args.keep_going, **options)
 
 
+def timed_check(argv: tuple[str, ...]) -> tuple[Report, float]:
+    """:func:`check`, and the CPU seconds it took (on a shared machine, wall time also counts other processes')."""
+    started = time.process_time()
+    report = check(argv)
+    return report, time.process_time() - started
+
+
 def one_core() -> list[dict[str, str]]:
     """The default cache universe in this process, the best of :data:`REPEATS` runs (the machine is shared: another
-    process only ever adds time)."""
-    best = min((check(()) for _ in range(REPEATS)), key=lambda r: r.seconds)
+    process only ever adds time). Each run builds its system afresh; the module-level tables (fingerprints of small
+    values, renamed NodeInfos, pod resources) stay warm after the first run, so its figure, as a fresh
+    ``ksspec check`` process would see it, is given too."""
+    runs = [timed_check(()) for _ in range(REPEATS)]
+    best = min((report for report, _ in runs), key=lambda r: r.seconds)
+    cpu = min(seconds for _, seconds in runs)
+    first, first_cpu = runs[0]
     rate = best.states_per_second
     verdict = "✓" if rate >= TARGET else "✗"
     return [
@@ -46,7 +58,9 @@ def one_core() -> list[dict[str, str]]:
             "benchmark": "ksspec check (one core)",
             "parameters": f"cache default universe, 2 nodes x 2 pods, contract; best of {REPEATS}",
             "result": f"{rate:,.0f} states/s ({best.states:,} in {best.seconds:.2f} s), "
-            f"{rate / TODAY_STATES_PER_SECOND:.1f}x today's {TODAY_STATES_PER_SECOND:,}/s",
+            f"{rate / TODAY_STATES_PER_SECOND:.1f}x today's {TODAY_STATES_PER_SECOND:,}/s; "
+            f"{best.states / cpu:,.0f} states per CPU second ({cpu:.2f} s of CPU); first run "
+            f"{first.states_per_second:,.0f}/s, {first.states / first_cpu:,.0f} per CPU second",
             "target": f"≥ {TARGET:,}/s {verdict} (stretch {STRETCH:,})",
         },
         {

@@ -14,11 +14,12 @@ call exists only in development snapshots after v1.35 and is not modelled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
 from spec.frozenmap import FrozenMap
+from spec.valuetypes import replace
 
 POD_STATUS_PATCH: Final = "pod_status_patch"
 """``apicalls.PodStatusPatch``."""

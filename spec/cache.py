@@ -20,7 +20,7 @@ the scheduler process exits raise :class:`~spec.errors.SchedulerExit`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from spec import imagestates, nodeinfo, nodetree
 from spec.errors import CacheError, ErrorKind, FatalKind, SchedulerExit
@@ -30,7 +30,7 @@ from spec.nodeinfo import NodeInfo, PodNotInNodeInfo
 from spec.nodetree import NodeTree
 from spec.objects import Node, Pod, klog_kobj
 from spec.quantities import Duration, Timestamp
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -167,7 +167,10 @@ def clone_node_info(state: CacheState, name: str) -> NodeInfo:
     """
     refs = state.image_refs.get(name, FrozenMap())
     summaries = imagestates.summarize_image_refs(refs, state.image_states)
-    return replace(state.nodes[name], image_states=summaries)
+    info = state.nodes[name]
+    if info.image_states == summaries:
+        return info  # values are immutable: a NodeInfo whose summaries are current is its own clone
+    return replace(info, image_states=summaries)
 
 
 @dataclass(frozen=True)

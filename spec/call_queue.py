@@ -18,7 +18,7 @@ Transitions: :func:`add`, :func:`pop`, :func:`finish`, :func:`sync_object`, :fun
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
@@ -34,7 +34,7 @@ from spec.api_calls import (
     sync_call,
 )
 from spec.frozenmap import FrozenMap
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================

@@ -23,8 +23,6 @@ scheduler and informer do when they race.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from spec.cache import CacheState
 from spec.nodeinfo import host_port
 from spec.objects import Pod
@@ -40,6 +38,7 @@ from spec.operations import (
     UpdatePod,
 )
 from spec.resources import get_host_ports
+from spec.valuetypes import replace
 
 
 def _is_cached_object(state: CacheState, pod: Pod) -> bool:

@@ -33,7 +33,7 @@ Every transition is a function ``(Cluster, ...) -> Cluster`` that raises
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from spec import cache as cache_ops
@@ -44,7 +44,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod, with_node_name
 from spec.quantities import Duration, Timestamp
 from spec.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 

@@ -10,7 +10,7 @@ A NodeInfo whose ``node`` is None is a *placeholder* (pods arrived before their 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from spec.errors import CacheError, ErrorKind, FatalKind, SchedulerExit
 from spec.frozenmap import FrozenMap
@@ -25,7 +25,7 @@ from spec.resources import (
     get_host_ports,
     resource_from_list,
 )
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 """``DefaultBindAllHostIP``: the host IP of a port that names none."""

@@ -8,12 +8,12 @@ behaviour depends on nil versus empty.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Final
 
 from spec.frozenmap import FrozenMap
 from spec.quantities import EMPTY_RESOURCES, ResourceList
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 
 # --------------------------------------------------------------------------------------------
 # Constants

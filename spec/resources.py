@@ -12,6 +12,7 @@ resize). The cache spec has no container status; a pod's requests are its spec's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from spec.frozenmap import FrozenMap
@@ -195,11 +196,13 @@ class PodResource:
     """Bytes with ``DEFAULT_MEMORY_REQUEST`` for each container that requests no memory."""
 
 
+@lru_cache(maxsize=4096)
 def compute_pod_resource(pod: Pod, *, pod_level_resources: bool = True) -> PodResource:
     """``PodInfo.CalculateResource``: the requests the scheduler charges a node for ``pod``.
 
     The non-zero figures exist so that pods without requests still spread when scoring; they
-    include overhead. Never fails.
+    include overhead. Never fails. Remembered per pod (a pod is an immutable value, and the model
+    checker charges and releases the same few pods hundreds of thousands of times).
     """
     requests = pod_requests(pod, pod_level_resources=pod_level_resources)
     pod_level_set = pod_level_resources and is_pod_level_requests_set(pod)

@@ -96,8 +96,11 @@ class CacheSystem:
         self._nodes: dict[CacheState, _CacheNode] = {}
         self.representatives = Representatives((universe.pod_uids, universe.node_names) if symmetry else None)
         self.canonicalizer = self.representatives.canonicalizer
-        self._refreshed: dict[tuple[CacheState, int, str], tuple[tuple[str, ...], tuple[int, Snapshot] | None]] = {}
-        """(cache, refreshed snapshot's fingerprint, outcome) -> UpdateSnapshot's step violations and target."""
+        self._refreshed: dict[
+            tuple[CacheState, int, Status, str | None, bool], tuple[tuple[str, ...], tuple[int, Snapshot] | None]
+        ] = {}
+        """(cache, refreshed snapshot's fingerprint, outcome's status, kind and whether it changed
+        the state) -> UpdateSnapshot's step violations and target."""
 
     def initial_states(self) -> list[World]:
         return self.universe.initial_worlds()
@@ -113,26 +116,32 @@ class CacheSystem:
         """The fingerprint of the cache's and the snapshot's (:func:`world_fingerprint`)."""
         return world_fingerprint(fingerprint(representative.cache), fingerprint(representative.snapshot))
 
+    def partition_fingerprint(self, representative: World) -> int:
+        """What ``-j N`` partitions worlds by: the cache's fingerprint, so that the worlds of one
+        cache go to one process, which computes that cache's operations once
+        (:func:`spec.verify.parallel.owner_fingerprint`)."""
+        return fingerprint(representative.cache)
+
     def expand(self, state: World) -> Expansion[World]:
         """The edges of :meth:`edges`, without building the successors: the cache operations' edges
-        come from the cache's :class:`_CacheNode` (computed once per cache), each successor's
-        snapshot is renamed once per renamer, and ``UpdateSnapshot`` is applied to the world."""
+        come from the cache's :class:`_CacheNode` (computed once per cache), the world's snapshot is
+        renamed once per renamer (:meth:`Representatives.renamed`), and ``UpdateSnapshot`` is applied
+        to the world."""
         node = self._node(state.cache)
         snapshot = state.snapshot
-        snapshot_fp = fingerprint(snapshot)
-        targets: list[tuple[int, int]] = []
-        renamed: dict[int, tuple[int, Snapshot]] = {}
-        for renamer_number, edges in node.targets_by_renamer:
-            known = renamed[renamer_number] = self.representatives.snapshot(renamer_number, snapshot, snapshot_fp)
-            renamed_fp = known[0]
-            targets.extend(((cache_fp * _MULTIPLIER + renamed_fp) & MASK, index) for cache_fp, index in edges)
-        targets.sort(key=lambda target: target[1])
+        renamed = self.representatives.renamed(snapshot, node.renamers)
+        fps = [known[0] for known in renamed]
+        targets = [((cache_key + fps[slot]) & MASK, index) for cache_key, slot, index in node.plan]
         index = len(node.coverage)
-        op = UpdateSnapshot()
+        op = _UPDATE_SNAPSHOT
         after, outcome = self.step(state, op)
-        coverage = (*node.coverage, _coverage(op, outcome))
+        status = outcome.status
+        coverage_class = _outcome_coverage(op, outcome)
+        coverage = node.coverages.get(coverage_class)
+        if coverage is None:
+            coverage = node.coverages[coverage_class] = (*node.coverage, coverage_class)
         violations = node.violations
-        if outcome.status is Status.FATAL:
+        if status is Status.FATAL:
             step_violations = tuple(self.step_violations(state, op, outcome, after))
             snapshot_target = None
         else:
@@ -140,27 +149,27 @@ class CacheSystem:
         if step_violations:
             violations = (*violations, (index, step_violations))
         if snapshot_target is not None and snapshot_target[1] is not snapshot:
-            targets.append(((node.fingerprint * _MULTIPLIER + snapshot_target[0]) & MASK, index))
+            targets.append(((node.fingerprint_key + snapshot_target[0]) & MASK, index))
 
         def representative(edge_index: int) -> World:
             if edge_index == index:
                 assert snapshot_target is not None
                 return World(node.cache, snapshot_target[1])
-            after_cache, renamer_number = node.after[edge_index]
-            return World(after_cache, renamed[renamer_number][1])
+            after_cache, slot = node.after[edge_index]
+            return World(after_cache, renamed[slot][1])
 
-        return Expansion(coverage, violations, targets, representative)
+        return Expansion(coverage, violations, targets, representative, node.duplicates)
 
     def _refresh(
         self, node: _CacheNode, before: World, op: UpdateSnapshot, outcome: Outcome, after: World
     ) -> tuple[tuple[str, ...], tuple[int, Snapshot] | None]:
         """UpdateSnapshot's step violations and its target's renamed snapshot, remembered per refreshed snapshot."""
-        if after.cache is not before.cache or not self.representatives.renamers[node.renamer].keeps_representatives:
+        if after.cache is not before.cache or not node.keeps_representatives:
             found = tuple(self.step_violations(before, op, outcome, after))
             return found, self.representatives.snapshot(node.renamer, after.snapshot)
         refreshed = self.representatives.snapshot_fingerprint(after.snapshot)
         refreshed_fp = refreshed[0]
-        key = (node.cache, refreshed_fp, _coverage(op, outcome) + str(outcome.changed))
+        key = (node.cache, refreshed_fp, outcome.status, outcome.kind, outcome.changed)
         known = self._refreshed.get(key)
         if known is None:
             found = tuple(self.step_violations(before, op, outcome, after))
@@ -177,15 +186,27 @@ class CacheSystem:
         coverage = tuple(edge.coverage for edge in edges)
         violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
         after: dict[int, tuple[CacheState, int]] = {}
-        groups: dict[int, list[tuple[int, int]]] = {}
+        slots: dict[int, int] = {}
+        plan: list[tuple[int, int, int]] = []
+        seen: set[tuple[int, int]] = set()
         for i, edge in enumerate(edges):
             check_deadline()
             if edge.after is None or edge.after is cache:
                 continue
             rep, renamer_number = self.representatives.cache(edge.after, remember=False)
-            after[i] = (rep, renamer_number)
-            groups.setdefault(renamer_number, []).append((fingerprint(rep), i))
-        node = _CacheNode(cache, fingerprint(cache), own, coverage, violations, tuple(groups.items()), after)
+            slot = slots.setdefault(renamer_number, len(slots))
+            after[i] = (rep, slot)
+            cache_fp = fingerprint(rep)
+            if (cache_fp, renamer_number) in seen:
+                continue  # the same next world as an earlier edge's
+            seen.add((cache_fp, renamer_number))
+            plan.append(((cache_fp * _MULTIPLIER) & MASK, slot, i))
+        cache_fp = fingerprint(cache)
+        node = _CacheNode(
+            cache, cache_fp, (cache_fp * _MULTIPLIER) & MASK, own,
+            self.representatives.renamers[own].keeps_representatives, coverage, violations, tuple(slots),
+            tuple(plan), len(after) - len(plan), after, {},
+        )  # fmt: skip
         if len(self._nodes) >= MEMO_LIMIT:
             self._nodes.clear()
         self._nodes[cache] = node
@@ -347,15 +368,27 @@ class _CacheNode:
 
     cache: CacheState
     fingerprint: int
+    fingerprint_key: int
+    """``fingerprint * K`` modulo 2^64: a world's fingerprint with this cache is this plus its snapshot's."""
     renamer: int
     """The number of the renamer the representative maps to itself with."""
+    keeps_representatives: bool
+    """Whether that renamer maps every snapshot numbered like the representative to an equal one."""
     coverage: tuple[str, ...]
     """The coverage classes of the cache operations' edges."""
     violations: tuple[tuple[int, tuple[str, ...]], ...]
-    targets_by_renamer: tuple[tuple[int, list[tuple[int, int]]], ...]
-    """Per renamer (number), the (cache fingerprint, edge index) of the edges that change the cache."""
+    renamers: tuple[int, ...]
+    """The renamers (numbers) that take the next caches to their representatives; a renamer's
+    position here is its *slot*."""
+    plan: tuple[tuple[int, int, int], ...]
+    """(next cache's fingerprint key, slot of its renamer, edge index) of the edges that change
+    the cache, in edge order, an edge left out when an earlier one reaches the same next world."""
+    duplicates: int
+    """The edges left out of ``plan``."""
     after: dict[int, tuple[CacheState, int]]
-    """Edge index -> the next cache's representative and its renamer number."""
+    """Edge index -> the next cache's representative and the slot of its renamer."""
+    coverages: dict[str, tuple[str, ...]]
+    """The whole coverage tuple, by the coverage class of ``UpdateSnapshot`` (filled as met)."""
 
 
 @dataclass(frozen=True)
@@ -370,6 +403,19 @@ class _CacheEdge:
 
 def _coverage(op: Operation, outcome: Outcome) -> str:
     return f"{type(op).__name__}: {outcome.status.value}" + (f" {outcome.kind}" if outcome.kind else "")
+
+
+_UPDATE_SNAPSHOT: Final = UpdateSnapshot()
+_COVERAGE: dict[tuple[type, Status, str | None], str] = {}
+
+
+def _outcome_coverage(op: Operation, outcome: Outcome) -> str:
+    """:func:`_coverage`, remembered per (operation type, status, kind)."""
+    key = (type(op), outcome.status, outcome.kind)
+    known = _COVERAGE.get(key)
+    if known is None:
+        known = _COVERAGE[key] = _coverage(op, outcome)
+    return known
 
 
 def describe_outcome(outcome: Outcome) -> str:

@@ -39,11 +39,12 @@ cluster (queue, binding cycles, API server, sets of UIDs).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
 from spec import cycle, kubelet, restart
+from spec.cache import CacheState
 from spec.cluster_invariants import CLUSTER_INVARIANTS, OVERCOMMIT_INVARIANTS
 from spec.cycle import Cluster, CycleNotEnabled, FailurePoint, new_cluster
 from spec.cycle_invariants import CYCLE_INVARIANTS, inv_no_node_overcommitted, trans_failed_scheduling_keeps_the_cache
@@ -52,9 +53,10 @@ from spec.invariants import trans_generations_only_grow, violated_state_invarian
 from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import World
 from spec.quantities import SECOND, Duration, resource_list
+from spec.valuetypes import replace
 from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.fingerprint import fingerprint
-from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_node, rename_pod
+from spec.verify.symmetry import IDENTITY, MEMO_LIMIT, Renaming, Representatives, rename_node, rename_pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_POD_VARIANTS: Final = 3
@@ -291,6 +293,7 @@ class CycleSystem:
         self.step = step
         self.known_violations = known_violations
         self.representatives = Representatives((universe.pod_uids, universe.node_names) if symmetry else None)
+        self._cache_violations: dict[tuple[CacheState, bool], list[str]] = {}
 
     def initial_states(self) -> list[Cluster]:
         return self.universe.initial_states()
@@ -313,7 +316,13 @@ class CycleSystem:
 
     def violations(self, state: Cluster) -> list[str]:
         strict = state.cache.ttl == 0 or self.known_violations
-        found = violated_state_invariants(state.cache, contract=strict)
+        key = (state.cache, strict)
+        cache_violations = self._cache_violations.get(key)
+        if cache_violations is None:  # a cache recurs in many clusters: its invariants are checked once
+            if len(self._cache_violations) >= MEMO_LIMIT:
+                self._cache_violations.clear()
+            cache_violations = self._cache_violations[key] = violated_state_invariants(state.cache, contract=strict)
+        found = list(cache_violations)
         found.extend(p.__name__ for p in (*CYCLE_INVARIANTS, *CLUSTER_INVARIANTS) if not p(state))
         if strict and (not self.universe.late_binds or self.known_violations):
             found.extend(p.__name__ for p in OVERCOMMIT_INVARIANTS if not p(state))

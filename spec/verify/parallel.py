@@ -1,9 +1,11 @@
 """The breadth-first search of :func:`spec.verify.checker.explore` in several processes, with the same result.
 
 States are partitioned by fingerprint: worker ``fp % jobs`` owns the fingerprint ``fp``, keeps it in
-its set of seen fingerprints, and expands the state. The search goes level by level (every state
-at depth ``d`` before any at ``d + 1``), in four rounds the coordinator (the calling process)
-drives:
+its set of seen fingerprints, and expands the state. A system may name another fingerprint to
+partition by, of a part of the state (:func:`owner_fingerprint`): the cache system partitions its
+worlds by their cache's, so each process computes the operations of the caches it owns, once.
+The search goes level by level (every state at depth ``d`` before any at ``d + 1``), in four
+rounds the coordinator (the calling process) drives:
 
 1. **expand**: each worker expands the states it owns at depth ``d`` and sends each successor's
    fingerprint to its owner, with the successor's *key*;
@@ -49,6 +51,7 @@ from spec.verify.checker import (
     Violation,
     deadline_scope,
     expander,
+    fewer_collections,
     peak_rss_bytes,
     trace_to,
 )
@@ -123,6 +126,15 @@ def _shared_types() -> tuple[type, ...]:
     return (CacheState, Snapshot)
 
 
+def owner_fingerprint(system: TransitionSystem[S]) -> Callable[[int, S], int]:
+    """The function from (fingerprint, representative) to the number the owner is chosen by: the
+    system's ``partition_fingerprint(representative)`` if it has one, else the fingerprint."""
+    own: Callable[[S], int] | None = getattr(system, "partition_fingerprint", None)
+    if own is None:
+        return lambda fp, rep: fp
+    return lambda fp, rep: own(rep)
+
+
 # ============================================================================================
 # Workers
 # ============================================================================================
@@ -184,15 +196,16 @@ class _Worker(Generic[S]):
                 raise ValueError(f"a state has {len(expansion.coverage)} edges; -j supports at most {EDGES}")
             base = key << EDGE_BITS
             self.expanded.append((key, expansion.coverage))
-            self.generated += len(expansion.targets)
+            self.generated += len(expansion.targets) + expansion.duplicates
             events.extend(Event(base + i, EDGE, number, i, props) for i, props in expansion.violations)
             for fp, i in expansion.targets:
                 if fp not in self.found:
                     self.found[fp] = (base + i, number, i, expansion.representative(i))
         self.frontier = []
         by_owner: dict[int, list[tuple[int, int, int, int]]] = {}
-        for fp, (key, parent, edge, _) in self.found.items():
-            by_owner.setdefault(fp % self.jobs, []).append((fp, key, parent, edge))
+        owner = owner_fingerprint(self.system)
+        for fp, (key, parent, edge, rep) in self.found.items():
+            by_owner.setdefault(owner(fp, rep) % self.jobs, []).append((fp, key, parent, edge))
         return events, by_owner, timed_out
 
     def claim(self, candidates: list[tuple[int, int, int, int, int]]) -> list[tuple[int, int, int]]:
@@ -291,15 +304,16 @@ def _serve(worker: _Worker[Any], connection: Connection) -> None:
         "hop": worker.hop,
         "totals": worker.totals,
     }
-    while True:
-        command, args = connection.recv()
-        if command == "stop":
-            return
-        try:
-            connection.send(("ok", commands[command](*args)))
-        except BaseException as error:  # the coordinator re-raises it
-            connection.send(("error", error))
-            return
+    with fewer_collections():
+        while True:
+            command, args = connection.recv()
+            if command == "stop":
+                return
+            try:
+                connection.send(("ok", commands[command](*args)))
+            except BaseException as error:  # the coordinator re-raises it
+                connection.send(("error", error))
+                return
 
 
 # ============================================================================================
@@ -381,6 +395,7 @@ def explore_parallel(
     seeds: list[list[tuple[int, int, int, bytes]]] = [[] for _ in range(jobs)]
     seen: set[int] = set()
     stop = False
+    owner_of = owner_fingerprint(system)
     for index, initial in enumerate(system.initial_states()):
         rep, _ = system.canonical(initial)
         fp = system.fingerprint(rep)
@@ -396,7 +411,7 @@ def explore_parallel(
         if props and stop_at_first:
             stop = True
             break
-        seeds[fp % jobs].append((len(seen) - 1, fp, index, pickle.dumps(rep)))
+        seeds[owner_of(fp, rep) % jobs].append((len(seen) - 1, fp, index, pickle.dumps(rep)))
     state_count = len(seen)
     frontier_size = sum(len(part) for part in seeds)
     timed_out = at_depth_limit = at_state_limit = False

@@ -57,9 +57,11 @@ from spec.operations import (
     World,
 )
 from spec.snapshot import Snapshot
+from spec.valuetypes import cached_hash
 from spec.verify.fingerprint import fingerprint
 
 
+@cached_hash
 @dataclass(frozen=True)
 class Renaming:
     """Pod UIDs (and names) and node names, old to new; missing names are kept."""
@@ -194,33 +196,16 @@ class _Renamer:
 
     def node_info(self, info: NodeInfo) -> NodeInfo:
         generation = self.generation(info.generation)
-        if not self.rename_names:
-            if generation == info.generation:
-                return info
-            return NodeInfo(
-                info.node, info.pods, info.pods_with_affinity, info.pods_with_required_anti_affinity,
-                info.used_ports, info.requested, info.non_zero_requested, info.allocatable, info.image_states,
-                info.pvc_ref_counts, generation,
-            )  # fmt: skip
-        return NodeInfo(
-            self.node(info.node),
-            tuple(self.pod(p) for p in info.pods),
-            tuple(self.pod(p) for p in info.pods_with_affinity),
-            tuple(self.pod(p) for p in info.pods_with_required_anti_affinity),
-            info.used_ports, info.requested, info.non_zero_requested, info.allocatable, info.image_states,
-            info.pvc_ref_counts, generation,
-        )  # fmt: skip
+        if not self.rename_names and generation == info.generation:
+            return info
+        return _renamed_node_info(info, self.renaming if self.rename_names else IDENTITY, generation)
+
+    def pod_state(self, state: PodState) -> PodState:
+        return _renamed_pod_state(state, self.renaming) if self.rename_names else state
 
     def cache(self, state: CacheState, counter: int) -> CacheState:
         names = self.rename_names
-        pod_states = state.pod_states
-        if names:
-            pod_states = FrozenMap(
-                {
-                    self.uid(k): PodState(self.pod(ps.pod), ps.deadline, ps.binding_finished)
-                    for k, ps in pod_states.items()
-                }
-            )
+        pod_states = _renamed_pod_states(state.pod_states, self.renaming) if names else state.pod_states
         image_states, image_refs = state.image_states, state.image_refs
         if names or self.serials is not None:
             image_states = FrozenMap(
@@ -240,7 +225,7 @@ class _Renamer:
             ttl=state.ttl,
             pod_states=pod_states,
             assumed_pods=frozenset(self.uid(k) for k in state.assumed_pods) if names else state.assumed_pods,
-            nodes=FrozenMap({self.name(n): self.node_info(i) for n, i in state.nodes.items()}),
+            nodes=self.node_infos(state.nodes),
             node_list=tuple(self.name(n) for n in state.node_list) if names else state.node_list,
             node_tree=(
                 NodeTree(tuple((z, tuple(self.name(n) for n in ns)) for z, ns in state.node_tree.zones))
@@ -254,6 +239,10 @@ class _Renamer:
             metrics=NO_METRICS,
         )
 
+    def node_infos(self, infos: FrozenMap[str, NodeInfo]) -> FrozenMap[str, NodeInfo]:
+        """A map of NodeInfos renamed (the map itself when nothing changes)."""
+        return _renamed_node_infos(infos, self.renaming if self.rename_names else IDENTITY, self.generation.values)
+
     def snapshot(self, snapshot: Snapshot) -> Snapshot:
         names = self.rename_names
 
@@ -261,13 +250,64 @@ class _Renamer:
             return tuple(self.name(n) for n in node_names) if names else node_names
 
         return Snapshot(
-            FrozenMap({self.name(n): self.node_info(i) for n, i in snapshot.node_info_map.items()}),
+            self.node_infos(snapshot.node_info_map),
             listed(snapshot.node_info_list),
             listed(snapshot.have_pods_with_affinity_list),
             listed(snapshot.have_pods_with_required_anti_affinity_list),
             snapshot.used_pvc_set,
             self.generation(snapshot.generation),
         )
+
+
+@lru_cache(maxsize=65536)
+def _renamed_node_info(info: NodeInfo, renaming: Renaming, generation: int) -> NodeInfo:
+    """``info`` renamed, with this generation: one object per value met again (a representative
+    shares its NodeInfos with the others, so hashing and comparing them is cheap)."""
+    if renaming.is_identity:
+        return NodeInfo(
+            info.node, info.pods, info.pods_with_affinity, info.pods_with_required_anti_affinity,
+            info.used_ports, info.requested, info.non_zero_requested, info.allocatable, info.image_states,
+            info.pvc_ref_counts, generation,
+        )  # fmt: skip
+    return NodeInfo(
+        None if info.node is None else _rename_node(info.node, renaming),
+        tuple(_rename_pod(p, renaming) for p in info.pods),
+        tuple(_rename_pod(p, renaming) for p in info.pods_with_affinity),
+        tuple(_rename_pod(p, renaming) for p in info.pods_with_required_anti_affinity),
+        info.used_ports, info.requested, info.non_zero_requested, info.allocatable, info.image_states,
+        info.pvc_ref_counts, generation,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=65536)
+def _renamed_node_infos(
+    infos: FrozenMap[str, NodeInfo], renaming: Renaming, generations: tuple[int, ...]
+) -> FrozenMap[str, NodeInfo]:
+    """``infos`` with names and NodeInfos renamed, generations numbered by :class:`_Numbering`
+    over ``generations``: one object per value met again (the map itself if nothing changes)."""
+    numbering = _Numbering(generations, None)
+    nodes = renaming.nodes
+    renamed = {}
+    same = True
+    for name, info in infos.items():
+        generation = numbering(info.generation)
+        if generation != info.generation or not renaming.is_identity:
+            info = _renamed_node_info(info, renaming, generation)
+            same = False
+        renamed[nodes.get(name, name)] = info
+    return infos if same else FrozenMap(renamed)
+
+
+@lru_cache(maxsize=65536)
+def _renamed_pod_states(pod_states: FrozenMap[str, PodState], renaming: Renaming) -> FrozenMap[str, PodState]:
+    """``pod_states`` renamed: one object per value met again."""
+    pods = renaming.pods
+    return FrozenMap({pods.get(uid, uid): _renamed_pod_state(state, renaming) for uid, state in pod_states.items()})
+
+
+@lru_cache(maxsize=65536)
+def _renamed_pod_state(state: PodState, renaming: Renaming) -> PodState:
+    return PodState(_rename_pod(state.pod, renaming), state.deadline, state.binding_finished)
 
 
 Renamer = _Renamer
@@ -322,8 +362,8 @@ class Canonicalizer:
 
     def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, Renamer]:
         """The representative of ``cache`` and the renamer that produced it (apply it to a snapshot
-        of the same world with :meth:`Renamer.snapshot`). ``remember=False`` computes it without
-        keeping ``cache`` alive (for a caller that asks once per cache)."""
+        of the same world with :meth:`Renamer.snapshot`). ``remember=False`` remembers it by value
+        only, not by object (for a caller that asks once per cache object)."""
         return self._cache(cache, remember)
 
     def _cache(self, cache: CacheState, remember: bool = True) -> tuple[CacheState, _Renamer]:
@@ -338,13 +378,12 @@ class Canonicalizer:
             numbering, counter = _numbering(cache)
             renamer = _Renamer(renaming, numbering, _serial_ranks(cache))
             rep = renamer.cache(cache, counter)
-        if not remember:
-            return rep, renamer
-        if len(self._caches) >= MEMO_LIMIT:
+        if len(self._caches) >= MEMO_LIMIT or len(self._cache_values) >= MEMO_LIMIT:
             self._caches.clear()
             self._snapshots.clear()
             self._cache_values.clear()
-        self._caches[id(cache)] = (cache, rep, renamer)
+        if remember:
+            self._caches[id(cache)] = (cache, rep, renamer)
         self._cache_values[cache] = (rep, renamer)
         return rep, renamer
 
@@ -364,7 +403,8 @@ class Representatives:
         self._renamers: dict[tuple[Renaming, tuple[int, ...]], int] = {}
         self.renamers: list[Renamer] = []
         """Renamers by number."""
-        self._snapshots: dict[tuple[int, int], tuple[int, Snapshot]] = {}
+        self._renamed: dict[int, dict[int, tuple[int, Snapshot]]] = {}
+        """Snapshot fingerprint -> renamer number -> the renamed snapshot's fingerprint and representative."""
         self._snapshot_values: dict[Snapshot, tuple[int, Snapshot]] = {}
 
     def cache(self, cache: CacheState, *, remember: bool = True) -> tuple[CacheState, int]:
@@ -389,20 +429,36 @@ class Representatives:
             known = self._snapshot_values[snapshot] = (fingerprint(snapshot), snapshot)
         return known
 
+    def _row(self, snapshot_fp: int) -> dict[int, tuple[int, Snapshot]]:
+        row = self._renamed.get(snapshot_fp)
+        if row is None:
+            if len(self._renamed) >= MEMO_LIMIT:
+                self._renamed.clear()
+            row = self._renamed[snapshot_fp] = {}
+        return row
+
     def snapshot(self, renamer: int, snapshot: Snapshot, snapshot_fp: int | None = None) -> tuple[int, Snapshot]:
         """The fingerprint and the representative of ``snapshot`` renamed by renamer number ``renamer``."""
-        key = (renamer, self.snapshot_fingerprint(snapshot)[0] if snapshot_fp is None else snapshot_fp)
-        known = self._snapshots.get(key)
+        row = self._row(self.snapshot_fingerprint(snapshot)[0] if snapshot_fp is None else snapshot_fp)
+        known = row.get(renamer)
         if known is None:
-            if len(self._snapshots) >= MEMO_LIMIT:
-                self._snapshots.clear()
-            rep = self.renamers[renamer].snapshot(snapshot)
-            known = self._snapshots[key] = self.snapshot_fingerprint(rep)
+            known = row[renamer] = self.snapshot_fingerprint(self.renamers[renamer].snapshot(snapshot))
         return known
+
+    def renamed(self, snapshot: Snapshot, renamers: tuple[int, ...]) -> list[tuple[int, Snapshot]]:
+        """:meth:`snapshot` for each of ``renamers``, in order."""
+        row = self._row(fingerprint(snapshot))
+        found = []
+        for renamer in renamers:
+            known = row.get(renamer)
+            if known is None:
+                known = row[renamer] = self.snapshot_fingerprint(self.renamers[renamer].snapshot(snapshot))
+            found.append(known)
+        return found
 
     def remember_snapshot(self, renamer: int, snapshot_fp: int, rep: tuple[int, Snapshot]) -> tuple[int, Snapshot]:
         """Record that renamer number ``renamer`` maps the snapshot with this fingerprint to ``rep``."""
-        return self._snapshots.setdefault((renamer, snapshot_fp), rep)
+        return self._row(snapshot_fp).setdefault(renamer, rep)
 
 
 def canonical_world(

@@ -1,0 +1,68 @@
+"""spec.valuetypes.replace gives exactly what dataclasses.replace gives, for every spec value type."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from spec.cache import new_cache
+from spec.nodeinfo import NodeInfo
+from spec.objects import Container, Node, Pod
+from spec.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
+from spec.quantities import resource_list
+from spec.valuetypes import replace
+from spec.verify.fingerprint import fingerprint
+
+
+def _world() -> World:
+    world = World(new_cache())
+    pod = Pod("p0", "p0", node_name="n0", containers=(Container("c", requests=resource_list(cpu=100)),))
+    for op in (AddNode(Node("n0", allocatable=resource_list(cpu=1000))), AssumePod(pod), UpdateSnapshot()):
+        world, _ = apply(world, op)
+    return world
+
+
+def test_replace_equals_dataclasses_replace_and_keeps_field_order() -> None:
+    world = _world()
+    info = world.cache.nodes["n0"]
+    hash(info), fingerprint(info)  # remembered values must not travel to the copy
+    cases: list[tuple[Any, dict[str, Any]]] = [
+        (world.cache, {"generation": 99}),
+        (info, {"generation": 7, "pods": ()}),
+        (info.pods[0], {"uid": "p1", "node_name": ""}),
+        (world.snapshot, {"generation": 3}),
+        (world, {}),
+    ]
+    for obj, changes in cases:
+        ours, theirs = replace(obj, **changes), dataclasses.replace(obj, **changes)
+        assert list(vars(ours)) == [f.name for f in dataclasses.fields(obj)]  # field order, nothing remembered
+        assert ours == theirs and hash(ours) == hash(theirs) and repr(ours) == repr(theirs)
+        assert ours is not obj and type(ours) is type(obj)
+        assert pickle.loads(pickle.dumps(ours)) == theirs
+    assert replace(info, generation=7) != info
+
+
+def test_replace_fails_like_dataclasses_replace_on_a_name_that_is_not_a_field() -> None:
+    with pytest.raises(TypeError):
+        replace(NodeInfo(), no_such_field=1)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    value: int
+    derived: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        if self.value < 0:
+            raise ValueError("negative")
+        object.__setattr__(self, "derived", self.value * 2)
+
+
+def test_types_with_post_init_or_non_init_fields_go_through_dataclasses_replace() -> None:
+    assert replace(_Checked(1), value=2).derived == 4
+    with pytest.raises(ValueError, match="negative"):
+        replace(_Checked(1), value=-1)
