@@ -248,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13, help="seed of the sample (default 13)")
     parser.add_argument("-j", "--workers", type=int, default=2, help="mutmut's --max-children (default 2)")
     parser.add_argument("--resume", action="store_true",
-                        help="keep mutants/ from an earlier run (mutmut re-runs only what changed)")
+                        help="keep mutants/ from an earlier run: mutmut runs what has no result yet (what changed "
+                        "since, and out-of-scope mutants too); the report still counts the in-scope ones only")
     args = parser.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         parser.error("--sample must be at least 1")
