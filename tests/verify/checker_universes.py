@@ -14,6 +14,14 @@ violation with its whole trace. It was written by running this module as a scrip
     PYTHONPATH=/path/to/checkout-at-59a610d .venv/bin/python tests/verify/checker_universes.py --write
 
 ``tests/verify/test_checker_baseline.py`` requires the checker to report exactly the same today.
+
+A deliberate change of the spec changes some runs' figures; those runs are re-recorded the same way, by
+the checker of 59a610d on 59a610d with only the spec change applied, and the file's ``amended`` entry
+lists them and says how. So far one: commit 3af4dcb (v1.35's ``callQueue.merge``, PR #135180) changed
+six default-profile dispatcher runs; their pr141745 and v1.34 runs kept their figures::
+
+    git worktree add --detach /tmp/base 59a610d && cd /tmp/base && git show 3af4dcb -- spec/ | git apply
+    # then explore the runs as main() does, with /tmp/base first on sys.path
 """
 
 from __future__ import annotations
