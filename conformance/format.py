@@ -37,7 +37,8 @@ FORMAT_VERSION: Final = "2.4.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
 
 2.4.0 (from 2.3.0) is a minor bump: new curated vectors over the existing operations and observations, those the
-second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`).
+second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`, and
+``dispatcher.sync.nomination_applied``).
 
 2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
 expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of

@@ -13,8 +13,8 @@ from conformance import cycle_scenarios as cy
 from conformance.operations import ClusterAddNode, ClusterUpdateNode, CreatePod, SchedulePod
 from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
-from spec.api_calls import NominatingInfo, NominatingMode, PodCondition
-from spec.call_queue_operations import AddCall, PopCall
+from spec.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
+from spec.call_queue_operations import AddCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
 from spec.objects import AffinityTerms, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
@@ -130,6 +130,10 @@ def dispatcher_scenarios() -> list[Scenario]:
         _ds("merge.newer_nomination_wins", "PodStatusPatchCall.Merge keeps the old Override nomination only when "
             "the new call's is Noop: a newer Override replaces it", [AddCall(patch("u1", nominating_info=to_n2)),
             AddCall(patch("u1", nominating_info=to_n3)), PopCall()], "merge"),
+        _ds("sync.nomination_applied", "PodStatusPatchCall.Sync applies the call's Override nomination to an "
+            "informer status that names another node (syncStatus), and the call stays pending",
+            [AddCall(patch("u1", nominating_info=to_n2)), SyncObject("u1", PodStatus(nominated_node_name="n3")),
+             PopCall()], "sync"),
         _ds("merge.newer_condition_wins", "PodStatusPatchCall.Merge keeps the old condition only when the new call "
             "has none: a newer condition replaces it", [AddCall(patch("u1", condition=UNSCHEDULABLE)),
             AddCall(patch("u1", condition=scheduled)), PopCall()], "merge"),
