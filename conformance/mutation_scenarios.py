@@ -286,11 +286,6 @@ def gap_scenarios() -> list[Scenario]:
                  [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),
                   RemoveNode(node("a", images=(ContainerImage(("redis:7", *NGINX.names), NGINX.size_bytes),)))],
                  behaviours=("images", "node")),
-        Scenario("node_tree.stale_entries_beyond_the_excess", "removeDeletedNodesFromSnapshot deletes only as many "
-                 "entries as the map holds beyond the tree's count: with a node entered twice in the tree (the "
-                 "AddNode quirk), one of two removed nodes keeps its entry", [AddNode(node("a", "z1")),
-                 AddNode(node("b")), AddNode(node("c")), AddNode(node("a", "z2")), S, RemoveNode(node("b")),
-                 RemoveNode(node("c")), S], area="node_tree", behaviours=("zones", "quirk")),
         cy._cy("filter.pod_level_requests", "Fit checks the pod-level cpu request, not the smaller container sum, "
                "under every profile (all honour pod-level resources)",
                [ClusterAddNode(cy.node("n1", cpu=1000)), CreatePod(level), SchedulePod("lvl", "n1")],
