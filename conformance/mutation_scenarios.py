@@ -294,7 +294,7 @@ def gap_scenarios() -> list[Scenario]:
                "node's allocatable shrank below what its pods request (free < 0)",
                [ClusterAddNode(fat(1000, 2**30)), CreatePod(_asks("a", big)), *cy.placed("a", "n1"),
                 ClusterUpdateNode(fat(500, 2**29)), CreatePod(_asks("g", {GPU: 1})), SchedulePod("g", "n1")],
-               "filter", "resources"),
+               "resources"),
     ]
 
 
