@@ -33,8 +33,17 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.5.0"
+FORMAT_VERSION: Final = "2.6.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+2.6.0 (from 2.5.0) is a minor bump: new curated vectors over the existing operations and observations, those the
+second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`, and
+``dispatcher.sync.nomination_applied``).
+
+2.5.0 (from 2.4.0) is a minor bump: a new area, ``queue`` (the scheduling queue: activeQ, backoffQ,
+unschedulablePods, in-flight pods and events), with its own operations and observation. No vector of an existing
+area changed, and an adapter that does not declare the area skips its vectors, so every 2.4 adapter conforms to 2.5
+as it did.
 
 2.4.0 (from 2.3.0) is a minor bump: new cycle-area operations for the scheduler in its cluster
 (``crash_scheduler``, ``restart_scheduler``, ``land_orphaned_bind``, ``drop_orphaned_bind``, ``admit_pod``) with
@@ -42,11 +51,6 @@ curated vectors (``cycle.restart.*``, ``cycle.responsibility.*``, ``cycle.kubele
 ``scheduler`` and ``kubelet`` parts of a cycle observation, present only once a step makes them differ from a
 running scheduler with no orphaned request and kubelets that handled nothing: every earlier vector and
 observation is unchanged, and an adapter that conformed to 2.3.0 still passes every vector it did.
-
-2.5.0 (from 2.4.0) is a minor bump: a new area, ``queue`` (the scheduling queue: activeQ, backoffQ,
-unschedulablePods, in-flight pods and events), with its own operations and observation. No vector of an existing
-area changed, and an adapter that does not declare the area skips its vectors, so every 2.4 adapter conforms to 2.5
-as it did.
 
 2.3.0 (from 2.2.0) is a minor bump: a new curated vector (``dispatcher.waiting_call_replaced_untold``), and
 expectations fixed from v1.35 on, where a call of another type waits behind an in-flight call instead of

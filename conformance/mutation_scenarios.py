@@ -10,11 +10,11 @@ the spec.
 from __future__ import annotations
 
 from conformance import cycle_scenarios as cy
-from conformance.operations import ClusterAddNode, CreatePod, SchedulePod
+from conformance.operations import ClusterAddNode, ClusterUpdateNode, CreatePod, SchedulePod
 from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
-from spec.api_calls import NominatingInfo, NominatingMode, PodCondition
-from spec.call_queue_operations import AddCall, PopCall
+from spec.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
+from spec.call_queue_operations import AddCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
 from spec.objects import AffinityTerms, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
@@ -130,6 +130,10 @@ def dispatcher_scenarios() -> list[Scenario]:
         _ds("merge.newer_nomination_wins", "PodStatusPatchCall.Merge keeps the old Override nomination only when "
             "the new call's is Noop: a newer Override replaces it", [AddCall(patch("u1", nominating_info=to_n2)),
             AddCall(patch("u1", nominating_info=to_n3)), PopCall()], "merge"),
+        _ds("sync.nomination_applied", "PodStatusPatchCall.Sync applies the call's Override nomination to an "
+            "informer status that names another node (syncStatus), and the call stays pending",
+            [AddCall(patch("u1", nominating_info=to_n2)), SyncObject("u1", PodStatus(nominated_node_name="n3")),
+             PopCall()], "sync"),
         _ds("merge.newer_condition_wins", "PodStatusPatchCall.Merge keeps the old condition only when the new call "
             "has none: a newer condition replaces it", [AddCall(patch("u1", condition=UNSCHEDULABLE)),
             AddCall(patch("u1", condition=scheduled)), PopCall()], "merge"),
@@ -211,6 +215,90 @@ def cycle_scenarios() -> list[Scenario]:
     ]
 
 
+def gap_scenarios() -> list[Scenario]:
+    """The second round: what the survivors listed as gaps asked for. ``PodRequests`` with pod-level requests alone
+    (component-helpers resource/helpers.go), ``schedutil.GetHostPorts`` and ``HostPortInfo.Remove``
+    (framework/types.go), ``UpdateSnapshot``'s list rebuilds (backend/cache/cache.go), and ``fitsRequest``
+    (noderesources/fit.go) on an overcommitted node and with pod-level requests."""
+    pod_level = Pod("plc", "pod-plc", node_name="n1", containers=(Container("c", resource_list()),),
+                    pod_level_requests=resources_from({"cpu": 300}))
+    sidecar = Pod("side", "pod-side", node_name="n1", containers=(Container("c", resource_list(cpu=10)),),
+                  init_containers=(Container("s", resource_list(cpu=5), (ContainerPort(1, 1),),
+                                             restart_policy="Always"),))
+    on_ip = Pod("ip", "pod-ip", node_name="n1", containers=(Container("c", resource_list(), (
+        ContainerPort(80, 80, host_ip="10.0.0.1"),)),))
+    other = pod("other", "n1", host_port=81)
+    aff = Pod("aff", "pod-aff", node_name="a", pod_affinity=AffinityTerms())
+    anti = Pod("anti", "pod-anti", node_name="a", pod_anti_affinity=AffinityTerms(required=1))
+    claim = Pod("x", "pod-x", node_name="a", pvc_claims=("data",))
+    other_claim = Pod("y", "pod-y", node_name="a", pvc_claims=("other",))
+    logs = Pod("z", "pod-z", node_name="b", pvc_claims=("logs",))
+    aff2 = Pod("aff2", "pod-aff2", node_name="a", pod_affinity=AffinityTerms())
+    anti_b = Pod("anti_b", "pod-anti_b", node_name="b", pod_anti_affinity=AffinityTerms(required=1))
+    aff_b = Pod("aff_b", "pod-aff_b", node_name="b", pod_affinity=AffinityTerms())
+    port = pod("port", "a", host_port=8080)
+    level = Pod("lvl", "pod-lvl", containers=(Container("c", resource_list(cpu=100)),),
+                pod_level_requests=resources_from({"cpu": 2000}))
+    big = {"cpu": 800, "memory": 800 * 2**20, "ephemeral-storage": 800 * 2**20}
+
+    def fat(cpu: int, memory: int) -> Node:
+        return Node("n1", resources_from({"cpu": cpu, "memory": memory, "ephemeral-storage": memory, "pods": 10,
+                                          GPU: 2}))
+
+    return [
+        Scenario("cache.resources.pod_level_cpu_only", "PodRequests with a pod-level cpu request over a container "
+                 "that requests nothing: cpu comes from the pod level, and the non-zero memory is the default "
+                 "because the pod requests no memory at all (PodInfo.calculateResource)",
+                 [AddNode(node("n1")), AddPod(pod_level), S], behaviours=("resources",)),
+        Scenario("cache.host_port.sidecar_port_one", "GetHostPorts records a restartable init container's host "
+                 "port 1, and RemovePod frees it", [AddNode(node("n1")), AddPod(sidecar), RemovePod(sidecar)],
+                 behaviours=("ports",)),
+        Scenario("cache.host_port.remove_on_specific_ip", "HostPortInfo.Remove frees a port bound to a specific "
+                 "host IP and keeps the node's other ports", [AddNode(node("n1")), AddPod(on_ip), AddPod(other),
+                 RemovePod(on_ip)], behaviours=("ports",)),
+        Scenario("snapshot.lists_follow_each_kind_alone", "UpdateSnapshot rebuilds the required-anti-affinity list "
+                 "when only it changes (the node keeps a pod with affinity), and keeps the lists right after a "
+                 "node's ports or claims come and go", [AddNode(node("a")), S, AddPod(port), RemovePod(port), S,
+                 AddPod(aff), S, AddPod(anti), S, RemovePod(anti), S, AddPod(claim), S, RemovePod(claim), S,
+                 RemovePod(aff), S, AddPod(anti), S], area="snapshot", behaviours=("affinity", "pvc")),
+        Scenario("snapshot.recently_updated_list_unlinks", "The cache's most-recently-updated list after moving "
+                 "an item from the middle of the part changed since the last UpdateSnapshot, and after deleting a "
+                 "node from the middle of it: UpdateSnapshot still reaches every node changed since the one before",
+                 [*(AddNode(node(n)) for n in "abcd"), S, AddPod(pod("p", "a", 100)), AddPod(pod("q", "b", 100)),
+                  AddPod(pod("r", "c", 100)), AddPod(pod("s", "b", 100)), S, AddNode(node("e")),
+                  AddPod(pod("t", "d", 100)), AddPod(pod("y", "e", 100)), RemovePod(pod("y", "e", 100)),
+                  AddPod(pod("v", "c", 100)), RemoveNode(node("e")), S, AddPod(pod("w", "c", 100)),
+                  AddPod(pod("x", "d", 100)), S, *(AddNode(node(n)) for n in "fgh"), S,
+                  *(AddPod(pod(f"k{n}", n, 100)) for n in "hgf"), S],
+                 area="snapshot", behaviours=("generation",)),
+        Scenario("snapshot.lists_after_last_pod_leaves", "After a node's last pod with affinity (or with required "
+                 "anti-affinity) leaves, a later pod of the other kind still puts the node on its list: the "
+                 "emptiness of each list is tracked apart", [AddNode(node("a")), AddNode(node("b")),
+                 AddPod(aff), S, RemovePod(aff), AddPod(aff2), S, AddPod(anti), S, AddPod(anti_b), S,
+                 RemovePod(anti_b), S, AddPod(aff_b), S], area="snapshot", behaviours=("affinity",)),
+        Scenario("snapshot.claims_changed_before_unchanged", "UpdateSnapshot rebuilds the used-claim set when one "
+                 "node's claims changed at the same count, even if it then visits a changed node whose claims did "
+                 "not change", [AddNode(node("a")), AddNode(node("b")), AddPod(claim), AddPod(logs), S,
+                 AddPod(pod("w", "b", 100)), RemovePod(claim), AddPod(other_claim), S], area="snapshot",
+                 behaviours=("pvc",)),
+        Scenario("cache.images.remove_node_unknown_name_first", "removeNodeImageStates skips an image name the "
+                 "cache does not know and goes on with the image's next name",
+                 [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),
+                  RemoveNode(node("a", images=(ContainerImage(("redis:7", *NGINX.names), NGINX.size_bytes),)))],
+                 behaviours=("images", "node")),
+        cy._cy("filter.pod_level_requests", "Fit checks the pod-level cpu request, not the smaller container sum, "
+               "under every profile (all honour pod-level resources)",
+               [ClusterAddNode(cy.node("n1", cpu=1000)), CreatePod(level), SchedulePod("lvl", "n1")],
+               "filter", "resources"),
+        cy._cy("filter.overcommitted_node", "fitsRequest skips a resource the pod does not ask for, even when the "
+               "node's allocatable shrank below what its pods request (free < 0)",
+               [ClusterAddNode(fat(1000, 2**30)), CreatePod(_asks("a", big)), *cy.placed("a", "n1"),
+                ClusterUpdateNode(fat(500, 2**29)), CreatePod(_asks("g", {GPU: 1})), SchedulePod("g", "n1")],
+               "resources"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
-    return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios()]
+    return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
+            *gap_scenarios()]

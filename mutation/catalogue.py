@@ -27,6 +27,7 @@ from mutmut.utils.format_utils import get_mutant_name
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 EQUIVALENTS: Final = Path(__file__).resolve().parent / "equivalents.toml"
+SCOPE: Final = Path(__file__).resolve().parent / "scope.toml"
 CLASS_SEPARATOR: Final = "ǁ"
 MUTANT_MARK: Final = "__mutmut_"
 CATEGORIES: Final = {
@@ -155,6 +156,64 @@ def mutations_of_file(path: Path, root: Path = ROOT) -> list[Mutation]:
 def mutations(paths: Iterable[Path] | None = None, root: Path = ROOT) -> dict[str, Mutation]:
     """The mutants of ``paths`` (default: the whole scope), by mutmut name."""
     return {m.name: m for path in (scope(root) if paths is None else paths) for m in mutations_of_file(path, root)}
+
+
+# --------------------------------------------------------------------------------------------
+# The scope rules: code mutmut mutates that the score does not count
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScopeRule:
+    """An entry of ``scope.toml``: functions (``fnmatch`` patterns over ``module:Class.method``) whose mutants the
+    score leaves out, and the one-line reason the conformance protocol cannot, or need not, drive them."""
+
+    functions: tuple[str, ...]
+    reason: str
+    index: int = 0
+
+    def matches(self, function: str) -> bool:
+        return any(fnmatch.fnmatchcase(function, pattern) for pattern in self.functions)
+
+
+def parse_scope(text: str, source: str = "scope.toml") -> list[ScopeRule]:
+    """The rules of a scope file; :class:`CatalogueError` names the rule and field that is wrong."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogueError(f"{source}: not valid TOML ({error})") from None
+    unknown = set(data) - {"out_of_scope"}
+    if unknown:
+        raise CatalogueError(f"{source}: unexpected top-level key(s) {sorted(unknown)}; rules are [[out_of_scope]]")
+    rules = []
+    for index, rule in enumerate(data.get("out_of_scope", []), start=1):
+        where = f"{source} rule {index}"
+        extra = set(rule) - {"functions", "reason"}
+        if extra:
+            raise CatalogueError(f"{where}: unexpected field(s) {sorted(extra)}")
+        functions, reason = rule.get("functions"), rule.get("reason")
+        if not isinstance(functions, list) or not functions or not all(
+                isinstance(f, str) and ":" in f for f in functions):
+            raise CatalogueError(f"{where}: 'functions' must be a non-empty list of 'package.module:Qualified.name' "
+                                 "patterns")
+        if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
+            raise CatalogueError(f"{where}: 'reason' must be one non-empty line")
+        rules.append(ScopeRule(tuple(functions), reason.strip(), index))
+    return rules
+
+
+def load_scope(path: Path = SCOPE) -> list[ScopeRule]:
+    return parse_scope(path.read_text(), path.name)
+
+
+def scope_rule_of(function: str, rules: Sequence[ScopeRule]) -> ScopeRule | None:
+    """The first rule that leaves ``function`` out of the score, or None (it counts)."""
+    return next((rule for rule in rules if rule.matches(function)), None)
+
+
+def in_scope(current: Mapping[str, Mutation], rules: Sequence[ScopeRule]) -> dict[str, Mutation]:
+    """The mutants the score counts: those of functions no rule leaves out."""
+    return {name: m for name, m in current.items() if scope_rule_of(m.function, rules) is None}
 
 
 # --------------------------------------------------------------------------------------------

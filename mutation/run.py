@@ -9,9 +9,11 @@ known gap (survived, and listed as a hole in the suite), survived (neither) and 
 function). It fails when a mutant survives that the list does not name, when a listed mutant was killed or not
 reached (the list is stale), or when mutmut reports anything else (a crash, an interrupted run).
 
-``--sample N`` runs a deterministic subset: N mutants drawn with ``--seed`` from those some vector reaches (mutmut
-collects that first), for CI. Exit status: 0 all accounted for; 1 a survivor not listed, or a stale entry;
-2 the equivalents file does not match the current mutants, or mutmut failed.
+Only the mutants of functions ``mutation/scope.toml`` keeps in scope are run and counted; the table says how many
+it leaves out, and ends each row with the score, killed / (mutants - equivalent). ``--sample N`` runs a
+deterministic subset: N of the in-scope mutants drawn with ``--seed``, for CI. Exit status: 0 all accounted for;
+1 a survivor not listed, or a stale entry; 2 the equivalents file does not match the current mutants (or names an
+out-of-scope one), or mutmut failed.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ from pathlib import Path
 from typing import Final
 
 from mutation.catalogue import (
+    CATEGORIES,
     GAP,
     ROOT,
     Equivalent,
     Matching,
     Mutation,
+    in_scope,
     load_equivalents,
+    load_scope,
     match_equivalents,
     mutations,
     occurrence_of,
@@ -74,6 +79,8 @@ MUTMUT_STATUS: Final[Mapping[int | None, Verdict]] = {
 
 COLUMNS: Final = (Verdict.KILLED, Verdict.TIMEOUT, Verdict.EQUIVALENT, Verdict.KNOWN_GAP, Verdict.SURVIVED,
                   Verdict.NOT_REACHED)
+EQUIVALENT_CATEGORIES: Final = tuple(c for c in CATEGORIES if c != GAP)
+"""The reasons a listed survivor counts as equivalent (every category but ``gap``): the table's sub-columns."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -89,12 +96,6 @@ def read_exit_codes(root: Path = ROOT) -> dict[str, int | None]:
     return codes
 
 
-def reached_functions(root: Path = ROOT) -> set[str]:
-    """The mangled functions some vector calls, from mutmut's stats (``mutants/mutmut-stats.json``)."""
-    stats = json.loads((root / MUTANTS_DIR / "mutmut-stats.json").read_text())
-    return {name for name, tests in stats["tests_by_mangled_function_name"].items() if tests}
-
-
 @dataclass
 class Report:
     verdicts: dict[str, Verdict]
@@ -105,12 +106,18 @@ class Report:
     other: list[tuple[str, int | None]] = field(default_factory=list)
     categories: Counter[str] = field(default_factory=Counter)
     """The listed survivors by the category their reason gives."""
+    listed: dict[str, str] = field(default_factory=dict)
+    """Each listed survivor's category."""
 
-    def table(self) -> list[tuple[str, Counter[Verdict]]]:
-        by_package: dict[str, Counter[Verdict]] = {}
+    def table(self) -> list[tuple[str, Counter[str]]]:
+        """Per package and in total: each verdict's count, and each listed survivor category's (``cat:NAME``)."""
+        by_package: dict[str, Counter[str]] = {}
         for name, verdict in self.verdicts.items():
-            by_package.setdefault(package_of(name), Counter())[verdict] += 1
-        total: Counter[Verdict] = Counter()
+            counts = by_package.setdefault(package_of(name), Counter())
+            counts[verdict] += 1
+            if name in self.listed:
+                counts["cat:" + self.listed[name]] += 1
+        total: Counter[str] = Counter()
         for counts in by_package.values():
             total += counts
         return [*sorted(by_package.items()), ("total", total)]
@@ -133,6 +140,7 @@ def judge(names: Iterable[str], codes: Mapping[str, int | None], current: Mappin
         elif verdict is Verdict.SURVIVED and entry is not None:
             verdict = Verdict.KNOWN_GAP if entry.category == GAP else Verdict.EQUIVALENT
             report.categories[entry.category] += 1
+            report.listed[name] = entry.category
         elif verdict is Verdict.SURVIVED:
             report.unlisted.append(current[name])
         elif entry is not None:
@@ -168,9 +176,11 @@ def run_mutmut(names: Sequence[str], workers: int, root: Path = ROOT) -> None:
             status, log.relative_to(root), "\n".join(tail)))
 
 
-def choose_sample(current: Mapping[str, Mutation], reached: set[str], size: int, seed: int) -> list[str]:
-    """``size`` of the mutants whose function some vector reaches, drawn with ``seed``, sorted."""
-    pool = sorted(name for name in current if name.partition("__mutmut_")[0] in reached)
+def choose_sample(scoped: Iterable[str], size: int, seed: int) -> list[str]:
+    """``size`` of the in-scope mutants, drawn with ``seed``, sorted. (Not only the reached ones: a mutant no
+    vector reaches counts against the score, so the sample estimates the same ratio as the full run; and the
+    sample needs no run beforehand to learn what is reached.)"""
+    pool = sorted(scoped)
     return sorted(random.Random(seed).sample(pool, min(size, len(pool))))
 
 
@@ -179,10 +189,31 @@ def choose_sample(current: Mapping[str, Mutation], reached: set[str], size: int,
 # --------------------------------------------------------------------------------------------
 
 
-def render_table(report: Report) -> str:
-    header = ["package", "mutants", *(c.value for c in COLUMNS)]
-    rows = [[package, str(sum(counts.values())), *(str(counts[c]) for c in COLUMNS)]
-            for package, counts in report.table()]
+def score(counts: Mapping[str, int]) -> float | None:
+    """killed (timeouts included) / (mutants - equivalent): the share of the mutants that can be told apart that
+    the suite tells apart. Known gaps, unlisted survivors and unreached mutants count against it. None: no mutant
+    could be told apart."""
+    mutants = sum(counts.get(v, 0) for v in Verdict)
+    told_apart = mutants - counts.get(Verdict.EQUIVALENT, 0)
+    return (counts.get(Verdict.KILLED, 0) + counts.get(Verdict.TIMEOUT, 0)) / told_apart if told_apart else None
+
+
+def render_table(report: Report, out_of_scope: Mapping[str, int] | None = None) -> str:
+    """The table ``make mutation`` prints: per package the mutants, each verdict, the equivalents by category
+    (``= message``...), and the score; and the mutants ``mutation/scope.toml`` leaves out, if given."""
+    header = ["package", "mutants", *(c.value for c in COLUMNS[:3]), *(f"={c}" for c in EQUIVALENT_CATEGORIES),
+              *(c.value for c in COLUMNS[3:]), "score"]
+    if out_of_scope is not None:
+        header.append("out of scope")
+    rows = []
+    for package, counts in report.table():
+        value = score(counts)
+        row = [package, str(sum(counts[v] for v in Verdict)), *(str(counts[c]) for c in COLUMNS[:3]),
+               *(str(counts["cat:" + c]) for c in EQUIVALENT_CATEGORIES), *(str(counts[c]) for c in COLUMNS[3:]),
+               "-" if value is None else f"{100 * value:.1f}%"]
+        if out_of_scope is not None:
+            row.append(str(sum(out_of_scope.values()) if package == "total" else out_of_scope.get(package, 0)))
+        rows.append(row)
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
@@ -217,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13, help="seed of the sample (default 13)")
     parser.add_argument("-j", "--workers", type=int, default=2, help="mutmut's --max-children (default 2)")
     parser.add_argument("--resume", action="store_true",
-                        help="keep mutants/ from an earlier run (mutmut re-runs only what changed)")
+                        help="keep mutants/ from an earlier run: mutmut runs what has no result yet (what changed "
+                        "since, and out-of-scope mutants too); the report still counts the in-scope ones only")
     args = parser.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         parser.error("--sample must be at least 1")
@@ -226,31 +258,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     current = mutations()
+    scoped = in_scope(current, load_scope())
+    out_of_scope = Counter(package_of(name) for name in current if name not in scoped)
     matching = match_equivalents(load_equivalents(), current)
-    if matching.problems:
-        print("\n\n".join(matching.problems), file=sys.stderr)
-        print(f"mutation: mutation/equivalents.toml does not match the current mutants ({len(matching.problems)} "
+    problems = [*matching.problems, *out_of_scope_entries(matching, scoped)]
+    if problems:
+        print("\n\n".join(problems), file=sys.stderr)
+        print(f"mutation: mutation/equivalents.toml does not match the current mutants ({len(problems)} "
               "problem(s))", file=sys.stderr)
         return 2
     if not args.resume:
         shutil.rmtree(ROOT / MUTANTS_DIR, ignore_errors=True)
 
     if args.sample is None:
-        run_mutmut([], args.workers)
-        names = list(current)
+        names = sorted(scoped)
         what = "full run"
     else:
-        # The first call makes the mutants and collects which vectors reach which function; the second runs the
-        # sample (mutmut re-runs named mutants even when it has a result for them).
-        run_mutmut([min(current)], args.workers)
-        names = choose_sample(current, reached_functions(), args.sample, args.seed)
-        run_mutmut(names, args.workers)
-        what = f"sample of {len(names)} reached mutants, seed {args.seed}"
+        names = choose_sample(scoped, args.sample, args.seed)
+        what = f"sample of {len(names)} of the {len(scoped)} in-scope mutants, seed {args.seed}"
+    # Named mutants only: mutmut would otherwise run the out-of-scope ones too. (--resume runs whatever has no
+    # result yet, which mutmut decides.)
+    run_mutmut([] if args.resume else names, args.workers)
     report = judge(names, read_exit_codes(), current, matching)
     elapsed = time.perf_counter() - started
 
     print(f"mutmut against the conformance suite ({what}, {args.workers} workers, {elapsed:.0f} s)")
-    print(render_table(report))
+    print(render_table(report, out_of_scope))
+    print("score = killed (timeouts too) / (mutants - equivalent); out of scope: mutated, but left out of the score "
+          "by mutation/scope.toml")
     if report.categories:
         print("listed survivors, by reason: " + ", ".join(f"{k} {n}" for k, n in sorted(report.categories.items())))
     if not report.ok:
@@ -259,6 +294,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print("mutation: every surviving mutant is listed (equivalent, or a known gap)")
     return 0
+
+
+def out_of_scope_entries(matching: Matching, scoped: Mapping[str, Mutation]) -> list[str]:
+    """A problem for each equivalents entry whose mutant ``mutation/scope.toml`` leaves out: it is never run."""
+    return [f"{entry.describe()}\n  names a mutant mutation/scope.toml leaves out of the score: remove the entry"
+            for name, entry in sorted(matching.by_mutant.items(), key=lambda item: item[1].index)
+            if name not in scoped]
 
 
 if __name__ == "__main__":

@@ -6,7 +6,16 @@ import json
 from pathlib import Path
 
 from mutation.catalogue import Equivalent, Mutation, match_equivalents
-from mutation.run import Verdict, choose_sample, judge, read_exit_codes, render_problems, render_table
+from mutation.run import (
+    Verdict,
+    choose_sample,
+    judge,
+    out_of_scope_entries,
+    read_exit_codes,
+    render_problems,
+    render_table,
+    score,
+)
 
 CACHE = "refimpl.cache.cache.xǁCacheǁget_pod__mutmut_"
 QUEUE = "refimpl.dispatcher.call_queue.xǁCallQueueǁadd__mutmut_"
@@ -38,8 +47,12 @@ def test_survivors_are_equivalent_only_when_listed_and_listed_ones_must_survive(
     assert "2 mutant(s) survived that mutation/equivalents.toml does not list" in problems
     assert "listed as equivalent but killed" in problems
     table = render_table(report)
-    assert table.splitlines()[1].split() == ["refimpl.cache", "6", "2", "1", "1", "0", "1", "1"]
-    assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "0", "2", "1"]
+    # package, mutants, killed, timeout, equivalent (=equivalent, =message, =unobserved, =unreachable), known gap,
+    # survived, not reached, score: (2 killed + 1 timeout) / (6 - 1 equivalent)
+    assert table.splitlines()[0].split()[:5] == ["package", "mutants", "killed", "timeout", "equivalent"]
+    assert table.splitlines()[1].split() == ["refimpl.cache", "6", "2", "1", "1", "1", "0", "0", "0", "0", "1", "1",
+                                             "60.0%"]
+    assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "1", "0", "0", "0", "0", "2", "1", "50.0%"]
 
 
 def test_a_listed_gap_is_counted_apart_from_equivalents() -> None:
@@ -50,7 +63,8 @@ def test_a_listed_gap_is_counted_apart_from_equivalents() -> None:
                    match_equivalents(entries, current))
     assert report.ok and report.verdicts == {f"{CACHE}1": Verdict.KNOWN_GAP, f"{CACHE}2": Verdict.EQUIVALENT}
     assert report.categories == {"gap": 1, "equivalent": 1}
-    assert render_table(report).splitlines()[-1].split() == ["total", "2", "0", "0", "1", "1", "0", "0"]
+    assert render_table(report, {"refimpl.cache": 4}).splitlines()[-1].split() == [
+        "total", "2", "0", "0", "1", "1", "0", "0", "0", "1", "0", "0", "0.0%", "4"]
 
 
 def test_every_survivor_listed_is_a_clean_report() -> None:
@@ -67,13 +81,31 @@ def test_a_mutant_mutmut_did_not_judge_fails_the_run() -> None:
     assert not report.ok and "re-run" in render_problems(report, current)
 
 
-def test_the_sample_is_seeded_and_drawn_from_reached_functions() -> None:
+def test_the_sample_is_seeded_and_drawn_from_the_scope() -> None:
     current = _current()
-    reached = {CACHE.removesuffix("__mutmut_")}
-    first = choose_sample(current, reached, 3, seed=13)
-    assert first == choose_sample(current, reached, 3, seed=13)
-    assert len(first) == 3 and all(name.startswith(CACHE) for name in first)
-    assert choose_sample(current, reached, 100, seed=1) == sorted(n for n in current if n.startswith(CACHE))
+    first = choose_sample(current, 3, seed=13)
+    assert first == choose_sample(current, 3, seed=13) == sorted(first)
+    assert len(first) == 3 and set(first) <= set(current)
+    assert choose_sample(current, 100, seed=1) == sorted(current)
+    assert len({tuple(choose_sample(current, 3, seed=s)) for s in range(10)}) > 1
+
+
+def test_the_score_is_killed_over_the_mutants_that_can_be_told_apart() -> None:
+    counts: dict[str, int] = {Verdict.KILLED: 6, Verdict.TIMEOUT: 1, Verdict.EQUIVALENT: 3, Verdict.KNOWN_GAP: 1,
+              Verdict.SURVIVED: 1, Verdict.NOT_REACHED: 2}
+    assert score(counts) == 7 / 11
+    assert score({Verdict.EQUIVALENT: 2}) is None
+    assert "-" in render_table(judge([f"{CACHE}2"], {f"{CACHE}2": 0}, _current(),
+                                     match_equivalents(_listed(2), _current()))).splitlines()[1].split()
+
+
+def test_an_entry_for_an_out_of_scope_mutant_is_a_problem() -> None:
+    current = _current()
+    matching = match_equivalents(_listed(2), current)
+    assert out_of_scope_entries(matching, current) == []
+    scoped = {k: v for k, v in current.items() if k != f"{CACHE}2"}
+    [problem] = out_of_scope_entries(matching, scoped)
+    assert "leaves out of the score" in problem
 
 
 def test_exit_codes_are_read_from_mutmuts_meta_files(tmp_path: Path) -> None:
