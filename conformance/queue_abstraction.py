@@ -9,6 +9,9 @@ statements of the same Kubernetes types, so action types are matched by name (re
 
 from __future__ import annotations
 
+import enum
+from typing import TypeVar
+
 from refimpl.scheduler import events as ref
 from refimpl.scheduler.active_queue import RecordedEvent as RefRecordedEvent
 from refimpl.scheduler.queue import SchedulingQueue as RefQueue
@@ -18,35 +21,32 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Pod
 from spec.queue_state import InFlightEntry, PodPopped, QueueConfig, QueuedPod, RecordedEvent, SchedulingQueue
 
+_Flag = TypeVar("_Flag", bound=enum.Flag)
+
+
+def _same_bits(action: enum.Flag, target: type[_Flag], target_name: str) -> _Flag:
+    """``action`` as ``target``'s flag with the same named bits (``All`` and ``Update``, the combinations, by name)."""
+    source = type(action)
+    for combination in ("ALL", "UPDATE"):
+        if action == source[combination]:
+            return target[combination]
+    result = target["NONE"]
+    for flag in source:  # the single bits
+        if flag.name and action & flag:
+            if flag.name not in target.__members__:
+                raise ValueError(f"{target_name} has no action type {flag.name}")
+            result |= target[flag.name]
+    return result
+
 
 def ref_action(action: spec.ActionType) -> ref.ActionType:
     """The refimpl action type with the same named bits (``All`` and ``Update`` as refimpl's own)."""
-    if action == spec.ActionType.ALL:
-        return ref.ActionType.ALL
-    if action == spec.ActionType.UPDATE:
-        return ref.ActionType.UPDATE
-    result = ref.ActionType.NONE
-    for flag in spec.ActionType:  # the single bits
-        if flag.name and action & flag:
-            if flag.name not in ref.ActionType.__members__:
-                raise ValueError(f"refimpl has no action type {flag.name}")
-            result |= ref.ActionType[flag.name]
-    return result
+    return _same_bits(action, ref.ActionType, "refimpl")
 
 
 def spec_action(action: ref.ActionType) -> spec.ActionType:
     """The spec action type with the same named bits."""
-    if action == ref.ActionType.ALL:
-        return spec.ActionType.ALL
-    if action == ref.ActionType.UPDATE:
-        return spec.ActionType.UPDATE
-    result = spec.ActionType.NONE
-    for flag in ref.ActionType:  # the single bits
-        if flag.name and action & flag:
-            if flag.name not in spec.ActionType.__members__:
-                raise ValueError(f"the spec has no action type {flag.name}")
-            result |= spec.ActionType[flag.name]
-    return result
+    return _same_bits(action, spec.ActionType, "the spec")
 
 
 def ref_event(event: spec.ClusterEvent) -> ref.ClusterEvent:
