@@ -3,7 +3,8 @@
 The harness plays the API server and the informer (pods created, bound, deleted; node events) as
 :mod:`spec.cycle` does, and drives the scheduler's side with the reference implementation: the cache, the
 cycle's :class:`refimpl.cache.Snapshot`, and the default profile's PreFilter and Filter plugins of
-:mod:`refimpl.scheduler` (``RunPreFilterPlugins``/``RunFilterPlugins``). Reserve, Permit, PreBind and Bind failures
+:mod:`refimpl.scheduler` as ``findNodesThatFitPod`` runs them (``RunPreFilterPlugins``, then the scheduler's own
+search over the nodes with its fast paths, :func:`refimpl.scheduler.schedule_one.pass_filters`). Reserve, Permit, PreBind and Bind failures
 are the step's own: the harness applies what ``schedulingCycle``/``handleBindingCycleError`` do after them.
 
 Subclasses override one method each to introduce a bug (``tests/conformance/gallery``).
@@ -39,10 +40,13 @@ from conformance.operations import (
     SchedulePod,
     Tick,
 )
-from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
+from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
 from refimpl.kubelet.admission import can_admit_pod
-from refimpl.scheduler.framework import CycleState, Framework
+from refimpl.scheduler.framework import CycleState, Diagnosis, Framework, Status
+from refimpl.scheduler.framework.node_slice import NodeColumns
+from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins import new_default_framework
+from refimpl.scheduler.schedule_one import pass_filters, snapshot_columns
 from spec.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
@@ -79,6 +83,8 @@ class RefimplCycle:
         self.cache = cache
         self._new_cache = new_cache
         self.snapshot = Snapshot()
+        self.columns: NodeColumns | None = None
+        """The rows of the snapshot's node list, as the scheduler keeps them (``Scheduler._columns``)."""
         self.framework: Framework = self.new_framework(profile)
         self.pending: dict[str, Pod] = {}
         self.binding: dict[str, Pod] = {}
@@ -200,25 +206,32 @@ class RefimplCycle:
             self.cache.update_snapshot(self.snapshot)
         return self.snapshot
 
-    def run_filters(self, pod: Pod, names: list[str] | None = None) -> dict[str, str]:
-        """``findNodesThatFitPod`` without the early stop: each node (of ``names``, default all in the snapshot's
-        list) that a filter rejects, mapped to the plugin that rejected it first."""
+    def run_filters(self, pod: Pod) -> dict[str, Status]:
+        """``findNodesThatFitPod`` over the refreshed snapshot: ``RunPreFilterPlugins``, then ScheduleOne's own
+        search (:func:`refimpl.scheduler.schedule_one.pass_filters`, its fast paths over the snapshot's rows, kept
+        from cycle to cycle as the scheduler keeps them) over every node of the snapshot's list, from node 0: the
+        default profile scores, so below 100 nodes ``numFeasibleNodesToFind`` is every node and the search never
+        stops early, nor does ``nextStartNodeIndex`` move. Each node a plugin rejected, with its status."""
         snapshot = self.snapshot
-        nodes: list[NodeInfo] = list(snapshot.node_info_list)
+        nodes = snapshot.node_info_list
         state = CycleState()
         restriction, status, _ = self.framework.run_pre_filter_plugins(state, pod, nodes)
-        wanted = [i for i in nodes if names is None or i.name in names]
         if status is not None and not status.is_success():
-            return {info.name: status.plugin for info in wanted}
-        rejected = {}
-        for info in wanted:
-            allowed = None if restriction is None else restriction.node_names
-            if allowed is not None and info.name not in allowed:
-                rejected[info.name] = "PreFilter"
-                continue
-            verdict = self.framework.run_filter_plugins(state, pod, info)
-            if verdict is not None and not verdict.is_success():
-                rejected[info.name] = verdict.plugin
+            return {info.name: status for info in nodes}
+        diagnosis = Diagnosis()
+        columns: NodeColumns | None = None
+        if restriction is not None and restriction.node_names is not None:  # as _find_nodes_that_fit_pod narrows
+            absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, plugin="PreFilter")
+            for info in nodes:
+                if info.name not in restriction.node_names:
+                    diagnosis.node_to_status.set(info.name, absent)
+            nodes = [info for info in nodes if info.name in restriction.node_names]
+        else:
+            columns = self.columns = snapshot_columns(snapshot, self.columns)
+        _, error = pass_filters(self.framework, state, pod, diagnosis, nodes, 0, len(nodes), columns)
+        rejected = dict(diagnosis.node_to_status.node_to_status)
+        if error is not None:  # a plugin's Error ends the search there (never expected: the spec's filters reject)
+            rejected[next(i.name for i in nodes if i.name not in rejected)] = error
         return rejected
 
     def feasible(self, uid: str, node: str) -> Pod:
@@ -228,9 +241,9 @@ class RefimplCycle:
         pod = self.pending[uid]
         if node not in {i.name for i in snapshot.node_info_list}:
             raise Rejected(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot", {})
-        rejected = self.run_filters(pod, [node])
-        if rejected:
-            raise Rejected(UNSCHEDULABLE, f"node {node}: {rejected[node]} rejects pod {uid}", rejected)
+        status = self.run_filters(pod).get(node)
+        if status is not None:
+            raise Rejected(UNSCHEDULABLE, f"node {node}: {status.plugin} rejects pod {uid}", {node: status.plugin})
         return pod
 
     def schedule_pod(self, uid: str, node: str) -> None:
@@ -247,7 +260,7 @@ class RefimplCycle:
             rejected = self.run_filters(self.pending[uid])
             fitting = sorted({i.name for i in self.snapshot.node_info_list} - set(rejected))
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
-            self.filters = rejected
+            self.filters = {name: status.plugin for name, status in rejected.items()}
             return
         _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
         try:
@@ -283,6 +296,7 @@ class RefimplCycle:
         self.cache = self._new_cache() if self._new_cache is not None else Cache(
             profile=self.cache.profile, ttl=self.cache.ttl, clock=FakeClock(0), generations=GenerationCounter())
         self.snapshot = Snapshot()
+        self.columns = None
         self.framework = self.new_framework(self.profile)
         self.pending, self.binding, self.unconfirmed = {}, {}, set()
         self.running = False

@@ -30,7 +30,7 @@ from itertools import filterfalse
 from operator import itemgetter, sub
 from typing import Final
 
-from refimpl.cache import Cache, NodeInfo
+from refimpl.cache import Cache, NodeInfo, Snapshot
 from refimpl.cache.clock import Clock, SystemClock
 from refimpl.dispatcher import (
     APICacher,
@@ -369,16 +369,10 @@ class Scheduler:
             to_find = 1
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % count] for i in range(to_find)], None
-        if self.fast_paths:
-            columns = None
-            if nodes is self.snapshot.node_info_list:  # the whole list: its rows are known
-                columns = self._columns
-                if columns is None or columns.nodes is not nodes:
-                    columns = self._columns = NodeColumns(nodes)
-                    columns.follow(self.snapshot)
-            return _pass_filters_in_slices(fwk, state, pod, diagnosis, nodes, start, to_find, columns)
-        in_order = nodes[start:] + nodes[:start] if start else nodes
-        return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find)
+        columns = None
+        if self.fast_paths and nodes is self.snapshot.node_info_list:  # the whole list: its rows are known
+            columns = self._columns = snapshot_columns(self.snapshot, self._columns)
+        return pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, columns, fast_paths=self.fast_paths)
 
     def _prioritize_nodes(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -560,6 +554,32 @@ class SchedulingError(Exception):
         self.status = status
 
 
+def snapshot_columns(snapshot: Snapshot, columns: NodeColumns | None) -> NodeColumns:
+    """The rows of ``snapshot``'s node list: ``columns`` if they are that list's, else new rows that follow the
+    snapshot's log of refreshed entries (:meth:`NodeColumns.follow`). A refimpl-only speed-up."""
+    nodes = snapshot.node_info_list
+    if columns is None or columns.nodes is not nodes:
+        columns = NodeColumns(nodes)
+        columns.follow(snapshot)
+    return columns
+
+
+def pass_filters(
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], start: int,
+    to_find: int, columns: NodeColumns | None, *, fast_paths: bool = True,
+) -> tuple[list[NodeInfo], Status | None]:
+    """``findNodesThatPassFilters``' search once PreFilter ran: up to ``to_find`` nodes of ``nodes`` that pass every
+    filter, checked in round-robin order from ``start``, and the Error status a plugin returned (the search stops
+    at that node); each rejected node's status goes into ``diagnosis``. ``fast_paths`` filters slices of nodes
+    (:func:`_pass_filters_in_slices`, reading ``columns``, the rows of ``nodes`` if known); else one node after
+    another (:func:`_pass_filters_node_by_node`), with the same result (tests/refimpl/scheduler/test_fast_paths.py).
+    The cycle-area adapter (conformance/adapters/refimpl_cycle.py) runs this too."""
+    if fast_paths:
+        return _pass_filters_in_slices(fwk, state, pod, diagnosis, nodes, start, to_find, columns)
+    in_order = nodes[start:] + nodes[:start] if start else nodes
+    return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find)
+
+
 MIN_FILTER_SLICE: Final = 64
 """The fewest nodes :func:`_pass_filters_in_slices` filters at a time: near the end of a search, filtering a few
 nodes more than needed costs less than filtering them a few at a time."""
@@ -699,4 +719,6 @@ __all__ = [
     "Scheduler",
     "SchedulingError",
     "SortedScoredNodes",
+    "pass_filters",
+    "snapshot_columns",
 ]
