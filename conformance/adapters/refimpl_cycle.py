@@ -4,8 +4,9 @@ The harness plays the API server and the informer (pods created, bound, deleted;
 :mod:`spec.cycle` does, and drives the scheduler's side with the reference implementation: the cache, the
 cycle's :class:`refimpl.cache.Snapshot`, and the default profile's PreFilter and Filter plugins of
 :mod:`refimpl.scheduler` as ``findNodesThatFitPod`` runs them (``RunPreFilterPlugins``, then the scheduler's own
-search over the nodes with its fast paths, :func:`refimpl.scheduler.schedule_one.pass_filters`). Reserve, Permit, PreBind and Bind failures
-are the step's own: the harness applies what ``schedulingCycle``/``handleBindingCycleError`` do after them.
+search over the nodes with its fast paths, :func:`refimpl.scheduler.schedule_one.pass_filters`). Reserve, Permit,
+PreBind and Bind failures are the step's own: the harness applies what ``schedulingCycle`` and
+``handleBindingCycleError`` do after them.
 
 Subclasses override one method each to introduce a bug (``tests/conformance/gallery``).
 """
