@@ -370,7 +370,10 @@ def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, 
                 continue
             kind = outcome.kind or "ok"
             if outcome.filters and outcome.kind is not None:
-                kind = f"{kind}_{outcome.filters[0][1]}"
+                rejection = outcome.filters[0][1]
+                kind = f"{kind}_{rejection.plugin}"
+                if rejection.plugin == "NodeResourcesFit":  # its code depends on the node: a class each
+                    kind += f"_{rejection.code}"
             found.setdefault(transition_class(cluster, op, kind), [*path, op])
             if len(path) + 1 >= EXPLORATION_DEPTH or _key(after) in seen:
                 continue

@@ -33,8 +33,14 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "2.6.0"
+FORMAT_VERSION: Final = "3.0.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+3.0.0 (from 2.6.0) is a major bump: a cycle-area observation's ``filters`` maps each rejected node to an object,
+``{"plugin", "code"}``, the first rejecting filter and its status code (Unschedulable or
+UnschedulableAndUnresolvable, as ``Diagnosis.NodeToStatus`` records it), where 2.x mapped it to the plugin's name.
+Every adapter must report the code, so an adapter that conformed to 2.x fails every cycle vector with a rejection;
+the other areas' vectors are unchanged but for their ``format_version``.
 
 2.6.0 (from 2.5.0) is a minor bump: new curated vectors over the existing operations and observations, those the
 second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`, and

@@ -39,8 +39,9 @@ Cycle area (:mod:`conformance.operations`), after every step::
      "api_pods": {uid: node or ""},       # the API server's pods and the node each is bound to
      "unconfirmed": [uid, ...],           # sorted: bound pods whose informer event has not reached the cache
      "now": ns,                           # the cluster's clock
-     "filters": {node: filter}}           # this step's scheduling cycle: each node a filter rejected, and the
-                                          # first filter (default profile order) that did
+     "filters": {node: {"plugin": filter, "code": code}}}   # this step's scheduling cycle: each node a filter
+                                          # rejected, the first filter (default profile order) that did, and its
+                                          # status code: "Unschedulable" or "UnschedulableAndUnresolvable"
 
 Dispatcher area, after every step::
 
@@ -87,6 +88,7 @@ from spec.cache import CacheSizeMetrics, CacheState, clone_node_info
 from spec.call_queue import CallQueue
 from spec.cluster_events import ClusterEvent
 from spec.cycle import Cluster
+from spec.filters import Rejection
 from spec.nodeinfo import NodeInfo
 from spec.operations import World
 from spec.queue_state import PodPopped, QueuedPod, SchedulingQueue, backoff_time
@@ -206,7 +208,7 @@ def observe_world(world: World, returned: JSON = NOTHING_RETURNED) -> JSON:
 
 def cluster_json(
     cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
-    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, str]], *, running: bool = True,
+    unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, tuple[str, str]]], *, running: bool = True,
     orphaned: Mapping[str, Any] | None = None, admitted: Iterable[str] = (), failed: Mapping[str, str] | None = None,
 ) -> JSON:
     """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
@@ -229,14 +231,16 @@ def cluster_json(
         "api_pods": {uid: pod.node_name for uid, pod in sorted(api_pods.items())},
         "unconfirmed": sorted(unconfirmed),
         "now": now,
-        "filters": dict(sorted(filters)),
+        "filters": {node: {"plugin": plugin, "code": code} for node, (plugin, code) in sorted(filters)},
     }
 
 
-def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, str]] = ()) -> JSON:
-    """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter)."""
+def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, Rejection]] = ()) -> JSON:
+    """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter and
+    its code)."""
+    statuses = ((node, (rejection.plugin, str(rejection.code))) for node, rejection in filters)
     return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
-                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, filters,
+                        cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, statuses,
                         running=cluster.running, orphaned=cluster.orphaned, admitted=cluster.admitted,
                         failed=cluster.failed)
 

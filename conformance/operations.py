@@ -8,12 +8,13 @@ Cycle-area operations act on a :class:`spec.cycle.Cluster`. Their outcomes:
 
 - ``schedule_pod`` names the node the scheduling cycle chooses (the spec allows any feasible node). It is ``ok``
   when every filter passes there (the pod is assumed on it and its binding cycle starts), else an ``error``:
-  ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node) or
+  ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node, and the
+  status code it rejected with: :func:`spec.filters.first_rejection`) or
   ``NodeNotInSnapshot`` (the node is not in the cycle's snapshot: absent, a placeholder or a ghost). A rejected
   step changes nothing.
 - ``fail_scheduling`` without a node: a cycle that finds no feasible node (``filters`` names, for every node of the
-  snapshot, the first filter that rejected it); with a node and a failure point (``Reserve`` or ``Permit``): the pod
-  is assumed there, rejected, and forgotten. The pod stays pending either way.
+  snapshot, the first filter that rejected it and its code); with a node and a failure point (``Reserve`` or
+  ``Permit``): the pod is assumed there, rejected, and forgotten. The pod stays pending either way.
 - Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
 - The scheduler in its cluster (:mod:`spec.restart`, :mod:`spec.kubelet`): ``crash_scheduler`` (memory lost, binding
@@ -32,7 +33,7 @@ from typing import Final
 from spec import cycle, kubelet, restart
 from spec.cache import CacheState, update_metrics
 from spec.cycle import Cluster, CycleNotEnabled, FailurePoint
-from spec.filters import failing_filters
+from spec.filters import Rejection, first_rejection
 from spec.objects import Node, Pod
 from spec.quantities import Duration
 from spec.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
@@ -195,11 +196,12 @@ CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, Bi
 @dataclass(frozen=True)
 class CycleOutcome:
     """How a cycle step ended: ``kind`` None for ok; ``filters`` maps each node the step's scheduling cycle
-    examined and a filter rejected to the first filter that did (in the default profile's order)."""
+    examined and a filter rejected to the first filter that did (in the default profile's order) and its status
+    code."""
 
     kind: str | None = None
     message: str = ""
-    filters: tuple[tuple[str, str], ...] = ()
+    filters: tuple[tuple[str, Rejection], ...] = ()
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
@@ -210,17 +212,16 @@ def refreshed_snapshot(cluster: Cluster) -> Snapshot:
         return error.snapshot_after
 
 
-def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str) -> str | None:
-    """The first filter rejecting ``pod`` on ``node`` in ``snapshot`` (None if all pass); ``node`` must be in the
-    snapshot's list."""
-    failing = failing_filters(pod, snapshot.node_info_map[node])
-    return failing[0] if failing else None
+def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str) -> Rejection | None:
+    """The first filter rejecting ``pod`` on ``node`` in ``snapshot``, with its status code (None if all pass);
+    ``node`` must be in the snapshot's list."""
+    return first_rejection(pod, snapshot.node_info_map[node])
 
 
-def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, str], ...]:
+def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, Rejection], ...]:
     """Every node of the snapshot's list a filter rejects, with the first filter that does, sorted by node."""
     found = {name: first_failing_filter(snapshot, pod, name) for name in snapshot.node_info_list}
-    return tuple(sorted((name, f) for name, f in found.items() if f is not None))
+    return tuple(sorted((name, r) for name, r in found.items() if r is not None))
 
 
 def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOutcome]:
@@ -239,7 +240,7 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
                 return cluster, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot")
             failing = first_failing_filter(snapshot, pod, node)
             if failing is not None:
-                return cluster, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing} rejects pod {uid}",
+                return cluster, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
                                              ((node, failing),))
             return cycle.schedule_pod(cluster, uid, node), CycleOutcome()
         case FailScheduling(uid, node, point):

@@ -5,11 +5,17 @@ TaintToleration, NodeAffinity (node selector only), NodePorts and NodeResourcesF
 (pkg/scheduler/framework/plugins, v1.35). A node is *feasible* for a pod when every filter
 passes on the snapshot's NodeInfo. The scheduling cycle (:mod:`spec.cycle`) may choose any
 feasible node; scoring only narrows that choice, so the invariants do not depend on it.
+
+A node that is not feasible is rejected by the first filter in the profile's order, with a status
+code (:class:`Code`): what ``Diagnosis.NodeToStatus`` records for the node, and what decides
+whether preemption may help (:func:`first_rejection`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Final
 
 from spec.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, NodeInfo, host_port
@@ -125,3 +131,82 @@ def failing_filters(pod: Pod, info: NodeInfo) -> list[str]:
 def is_feasible(pod: Pod, info: NodeInfo) -> bool:
     """Whether every filter passes: the pod may be placed on this node."""
     return not failing_filters(pod, info)
+
+
+# ============================================================================================
+# The status of a rejection
+# ============================================================================================
+
+
+class Code(StrEnum):
+    """The code of a rejecting filter's status, by its Go name.
+
+    Kubernetes: `Code` (k8s.io/kube-scheduler framework/interface.go)
+    """
+
+    UNSCHEDULABLE = "Unschedulable"
+    """Rejected; preemption, or a change in the cluster, may make the node fit."""
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
+    """Rejected; preemption cannot help (PostFilter leaves the node out)."""
+
+
+FILTER_CODES: Final[dict[str, Code]] = {
+    "NodeUnschedulable": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+    "NodeName": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+    "TaintToleration": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+    "NodeAffinity": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+    "NodePorts": Code.UNSCHEDULABLE,
+}
+"""The code each filter but NodeResourcesFit rejects with (:func:`rejection_code` decides that one): evicting pods
+frees host ports, but never changes a node's cordon, name, taints or labels. ``NodeUnschedulable.Filter`` (a node
+without a Node object too: its unknown condition), ``NodeName.Filter``, ``TaintToleration.Filter``,
+``NodeAffinity.Filter``, ``NodePorts.Filter`` (pkg/scheduler/framework/plugins/*, v1.35)."""
+
+
+def unresolvable_resources(request: Resource, info: NodeInfo) -> list[str]:
+    """The resources of :func:`insufficient_resources` the pod requests more of than the node's Allocatable
+    holds at all (``InsufficientResource.Unresolvable``): no eviction can make room. The pod count never is.
+
+    Kubernetes: `fitsRequest` (pkg/scheduler/framework/plugins/noderesources/fit.go)
+    """
+    free = info.allocatable
+    wanted = {"cpu": request.milli_cpu, "memory": request.memory, "ephemeral-storage": request.ephemeral_storage,
+              **request.scalar_resources}
+    allocatable = {"cpu": free.milli_cpu, "memory": free.memory, "ephemeral-storage": free.ephemeral_storage,
+                   **free.scalar_resources}
+    return [name for name in insufficient_resources(request, info)
+            if name != "pods" and wanted[name] > allocatable.get(name, 0)]
+
+
+def rejection_code(name: str, pod: Pod, info: NodeInfo) -> Code:
+    """The code of filter ``name``'s status when it rejects ``pod`` on ``info``: the plugin's fixed code
+    (:data:`FILTER_CODES`); for NodeResourcesFit UnschedulableAndUnresolvable if some lacking resource is beyond
+    the node's Allocatable (:func:`unresolvable_resources`), else Unschedulable.
+
+    Kubernetes: `Fit.Filter` (pkg/scheduler/framework/plugins/noderesources/fit.go)
+    """
+    if name != "NodeResourcesFit":
+        return FILTER_CODES[name]
+    if unresolvable_resources(compute_pod_resource(pod).resource, info):
+        return Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    return Code.UNSCHEDULABLE
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a node is not feasible: the first filter that rejects the pod there, and its status code."""
+
+    plugin: str
+    code: Code
+
+
+def first_rejection(pod: Pod, info: NodeInfo) -> Rejection | None:
+    """The status the Filter extension point gives ``pod`` on the node of ``info``: the first filter in the
+    profile's order that rejects it (Filter stops there), with its code; None if every filter passes.
+
+    Kubernetes: `frameworkImpl.RunFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
+    """
+    failing = failing_filters(pod, info)
+    if not failing:
+        return None
+    return Rejection(failing[0], rejection_code(failing[0], pod, info))

@@ -45,7 +45,7 @@ from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
 from refimpl.kubelet.admission import can_admit_pod
 from refimpl.scheduler.framework import CycleState, Diagnosis, Framework, Status
 from refimpl.scheduler.framework.node_slice import NodeColumns
-from refimpl.scheduler.framework.status import Code
+from refimpl.scheduler.framework.status import CODE_NAMES, Code
 from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.schedule_one import pass_filters, snapshot_columns
 from spec.cycle import FailurePoint
@@ -65,9 +65,14 @@ class NotEnabled(Exception):
 class Rejected(Exception):
     """A ``schedule_pod`` the implementation refuses: ``kind`` and the step's filter verdicts."""
 
-    def __init__(self, kind: str, message: str, filters: dict[str, str]) -> None:
+    def __init__(self, kind: str, message: str, filters: dict[str, tuple[str, str]]) -> None:
         super().__init__(message)
         self.kind, self.filters = kind, filters
+
+
+def _verdict(status: Status) -> tuple[str, str]:
+    """A rejected node's status as the cycle area observes it: the plugin and the code's Go name."""
+    return status.plugin, CODE_NAMES[status.code]
 
 
 def _require(condition: bool, why: str) -> None:
@@ -95,7 +100,8 @@ class RefimplCycle:
         self.live_nodes: dict[str, Node] = {}
         """The API server's nodes (while the scheduler runs, those its informer delivered and did not delete)."""
         self.now = 0
-        self.filters: dict[str, str] = {}
+        self.filters: dict[str, tuple[str, str]] = {}
+        """This step's rejections: each node's (plugin, status code), as ``Diagnosis.NodeToStatus`` holds them."""
         self.scheduler_name = DEFAULT_SCHEDULER_NAME
         self.running = True
         self.orphaned: dict[str, Pod] = {}
@@ -244,7 +250,7 @@ class RefimplCycle:
             raise Rejected(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot", {})
         status = self.run_filters(pod).get(node)
         if status is not None:
-            raise Rejected(UNSCHEDULABLE, f"node {node}: {status.plugin} rejects pod {uid}", {node: status.plugin})
+            raise Rejected(UNSCHEDULABLE, f"node {node}: {status.plugin} rejects pod {uid}", {node: _verdict(status)})
         return pod
 
     def schedule_pod(self, uid: str, node: str) -> None:
@@ -261,7 +267,7 @@ class RefimplCycle:
             rejected = self.run_filters(self.pending[uid])
             fitting = sorted({i.name for i in self.snapshot.node_info_list} - set(rejected))
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
-            self.filters = {name: status.plugin for name, status in rejected.items()}
+            self.filters = {name: _verdict(status) for name, status in rejected.items()}
             return
         _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
         try:

@@ -33,9 +33,11 @@ from spec.cycle import Cluster, FailurePoint
 from spec.filters import (
     NO_EXECUTE,
     NO_SCHEDULE,
+    Code,
     failing_filters,
     insufficient_resources,
     ports_conflict,
+    rejection_code,
 )
 from spec.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
 from spec.objects import Pod
@@ -154,6 +156,9 @@ def _examined(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
     assert node is not None
     failing = failing_filters(pod, info)
     tags = {_FILTER_TAGS[failing[0]]} if failing else set()
+    if failing and failing[0] == "NodeResourcesFit":
+        unresolvable = rejection_code("NodeResourcesFit", pod, info) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        tags.add("cycle.fit.code_unresolvable" if unresolvable else "cycle.fit.code_unschedulable")
     if len(failing) >= 2:
         tags.add("cycle.filter.first_failure_reported")
     if "TaintToleration" not in failing and any(t.effect in (NO_SCHEDULE, NO_EXECUTE) for t in node.taints):

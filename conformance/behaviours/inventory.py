@@ -387,6 +387,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"fitsRequest ({_PLUGINS}/noderesources)"),
     ("cycle.fit.assumed_counted", "an assumed pod's requests already count against its node",
      f"AssumePod ({_CACHE}), fitsRequest"),
+    ("cycle.fit.code_unschedulable", "NodeResourcesFit rejects with Unschedulable when every lacking resource "
+     "fits the node's allocatable (preemption may help)", f"Fit.Filter ({_PLUGINS}/noderesources)"),
+    ("cycle.fit.code_unresolvable", "NodeResourcesFit rejects with UnschedulableAndUnresolvable when the pod "
+     "requests more of a resource than the node's allocatable", f"fitsRequest, Fit.Filter ({_PLUGINS}/noderesources)"),
     ("cycle.unschedulable.no_feasible_node", "a cycle with no feasible node leaves the cache alone",
      f"schedulingCycle, handleSchedulingFailure ({_CYCLE})"),
     ("cycle.unschedulable.no_nodes", "a cycle with no node at all fails", f"schedulePod ({_CYCLE})"),

@@ -108,8 +108,11 @@ def test_metrics_follow_the_spec_gauge(generated: list[Vector]) -> None:
 
 def test_schedule_pod_verdicts_name_the_first_failing_filter(generated: list[Vector]) -> None:
     vector = next(v for v in generated if v.id == "cycle.filter.first_failing_in_order")
+    unresolvable = "UnschedulableAndUnresolvable"  # each of these plugins' code (spec.filters.FILTER_CODES)
     assert observed(vector)[-1][1]["filters"] == {
-        "w": "NodeAffinity", "x": "NodeUnschedulable", "y": "TaintToleration"}
+        "w": {"plugin": "NodeAffinity", "code": unresolvable},
+        "x": {"plugin": "NodeUnschedulable", "code": unresolvable},
+        "y": {"plugin": "TaintToleration", "code": unresolvable}}
     taint = next(v for v in generated if v.id == "cycle.filter.taint")
     verdicts = [(s.expect.status, s.expect.kind) for s in taint.steps if s.op == "schedule_pod"]
     assert verdicts == [("error", "Unschedulable"), ("ok", None), ("ok", None)]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from conformance.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, NodeInfo, Snapshot
 from refimpl.scheduler.framework import CycleState, Handle, NodeScore
-from refimpl.scheduler.framework.status import Code
+from refimpl.scheduler.framework.status import CODE_NAMES, Code
 from refimpl.scheduler.plugins import (
     ImageLocality,
     NodeAffinity,
@@ -31,10 +31,20 @@ from refimpl.scheduler.plugins import (
 from refimpl.scheduler.plugins.image_locality import calculate_priority, normalized_image_name
 from refimpl.scheduler.plugins.node_resources_fit import least_requested_score
 from refimpl.scheduler.plugins.taint_toleration import default_normalize_score
-from spec.filters import DEFAULT_FILTERS, failing_filters, is_feasible
+from spec.filters import (
+    DEFAULT_FILTERS,
+    FILTER_CODES,
+    Rejection,
+    failing_filters,
+    first_rejection,
+    is_feasible,
+    unresolvable_resources,
+)
+from spec.filters import Code as SpecCode
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration, with_node_name
 from spec.quantities import resource_list
+from spec.resources import compute_pod_resource
 from tests.support.universe import IMAGES, pods_with_uid
 
 MB = 1024 * 1024
@@ -344,6 +354,30 @@ def test_filter_verdict_equals_spec_is_feasible(candidate: Pod, n: Node, existin
     assert (refimpl_failing is None) == is_feasible(candidate, spec_info)
     spec_failing = failing_filters(candidate, spec_info)
     assert refimpl_failing == (spec_failing[0] if spec_failing else None)
+    statuses = (plugin.filter(CycleState(), candidate, info) for plugin in default_filter_plugins())
+    status = next((s for s in statuses if s is not None and not s.is_success()), None)
+    rejection = first_rejection(candidate, spec_info)
+    assert (status is None) == (rejection is None)
+    if status is not None and rejection is not None:  # the code too (spec.filters.rejection_code)
+        assert (CODE_NAMES[status.code], refimpl_failing) == (rejection.code, rejection.plugin)
+
+
+def test_spec_codes_follow_kubernetes_filters() -> None:
+    # fit.go Fit.Filter: UnschedulableAndUnresolvable only when some lacking resource is beyond Allocatable; the
+    # pod count never is (fitsRequest); NodePorts is Unschedulable, the other filters UnschedulableAndUnresolvable.
+    full = abstract_node_info(node_info(node(cpu=10, pods=1), pod("e", {"cpu": 5})))
+    assert first_rejection(pod("p", {"cpu": 6}), full) == Rejection("NodeResourcesFit", SpecCode.UNSCHEDULABLE)
+    assert first_rejection(pod("p", {"cpu": 11}), full) == Rejection(
+        "NodeResourcesFit", SpecCode.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert unresolvable_resources(compute_pod_resource(pod("p", {"cpu": 11, "memory": 1})).resource, full) == ["cpu"]
+    roomy = abstract_node_info(node_info(node(cpu=10, pods=2), pod("e", {"cpu": 5})))
+    assert first_rejection(pod("p", {"cpu": 6}), roomy) == Rejection("NodeResourcesFit", SpecCode.UNSCHEDULABLE)
+    assert first_rejection(pod("p", {"cpu": 5}), roomy) is None
+    cordoned = abstract_node_info(node_info(node(unschedulable=True)))
+    assert first_rejection(pod("p"), cordoned) == Rejection("NodeUnschedulable",
+                                                            SpecCode.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert {name: code for name, code in FILTER_CODES.items() if code is SpecCode.UNSCHEDULABLE} == {
+        "NodePorts": SpecCode.UNSCHEDULABLE}
 
 
 def test_default_filter_plugins_are_the_spec_filters_in_kubernetes_order() -> None:
