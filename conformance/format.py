@@ -40,7 +40,9 @@ FORMAT_VERSION: Final = "3.0.0"
 ``{"plugin", "code"}``, the first rejecting filter and its status code (Unschedulable or
 UnschedulableAndUnresolvable, as ``Diagnosis.NodeToStatus`` records it), where 2.x mapped it to the plugin's name.
 Every adapter must report the code, so an adapter that conformed to 2.x fails every cycle vector with a rejection;
-the other areas' vectors are unchanged but for their ``format_version``.
+the other areas' vectors are unchanged but for their ``format_version``. It also adds curated cycle vectors
+(:func:`conformance.mutation_scenarios.fast_path_scenarios`: the third round of mutation testing, against the
+scheduler's own Filter search) and one exploration vector (NodeResourcesFit's rejections split by code).
 
 2.6.0 (from 2.5.0) is a minor bump: new curated vectors over the existing operations and observations, those the
 second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`, and

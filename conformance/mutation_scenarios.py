@@ -9,8 +9,10 @@ the spec.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conformance import cycle_scenarios as cy
-from conformance.operations import ClusterAddNode, ClusterUpdateNode, CreatePod, SchedulePod
+from conformance.operations import ClusterAddNode, ClusterUpdateNode, CreatePod, DeletePod, FailScheduling, SchedulePod
 from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
@@ -298,7 +300,69 @@ def gap_scenarios() -> list[Scenario]:
     ]
 
 
+def fast_path_scenarios() -> list[Scenario]:
+    """The third round: the scheduler's own Filter search (``findNodesThatPassFilters``, schedule_one.go), which the
+    cycle adapter now runs with the reference implementation's fast paths. Several nodes, each rejected for another
+    reason and with another status code (``Fit.Filter``'s Unschedulable or UnschedulableAndUnresolvable,
+    noderesources/fit.go), observed together by a cycle that fits nowhere; identical pods scheduled one after
+    another (the verdicts the reference implementation keeps per pod shape); and nodes that change between
+    cycles (``UpdateSnapshot`` refreshes their entries)."""
+    mib = 2**20
+
+    def sized(name: str, cpu: int, memory: int, pods: int = 10, **fields: object) -> Node:
+        return Node(name, resources_from({"cpu": cpu, "memory": memory * mib, "ephemeral-storage": 2**30,
+                                          "pods": pods}), **fields)  # type: ignore[arg-type]
+
+    shape = {"cpu": 600, "memory": 600 * mib}
+    nodes = [sized("a", 4000, 4096, pods=1), sized("b", 1000, 4096), sized("c", 500, 4096), sized("d", 4000, 1024),
+             sized("e", 4000, 512), sized("f", 500, 512, pods=1), sized("g", 1000, 1024)]
+    fillers = {"x": ("a", {"cpu": 100}), "y": ("b", {"cpu": 600}), "z": ("d", {"memory": 700 * mib}),
+               "w": ("f", {"cpu": 10}), "v": ("g", {"cpu": 500, "memory": 500 * mib})}
+    labelled = {"zone": "z1"}
+    others = [sized("m", 4000, 4096),
+              sized("t1", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
+              sized("t2", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
+              sized("t3", 4000, 4096, taints=(Taint("k", "w", "NoExecute"),), labels=FrozenMap(labelled)),
+              sized("u", 4000, 4096, unschedulable=True, labels=FrozenMap(labelled)),
+              sized("p", 4000, 4096, labels=FrozenMap(labelled)), sized("q", 4000, 4096, labels=FrozenMap(labelled))]
+    selective = Pod("s", "pod-s", containers=(Container("c", resource_list(cpu=100), (ContainerPort(80, 80),)),),
+                    node_selector=FrozenMap(labelled))
+    return [
+        cy._cy("fast_path.fit_verdicts_per_node", "Fit.Filter on seven nodes at once, each rejecting for another "
+               "reason (the pod count; cpu or memory in use, Unschedulable; cpu or memory beyond the allocatable, "
+               "UnschedulableAndUnresolvable; both), for three pods of one shape in turn: a node updated or freed "
+               "between the cycles is judged anew, the others as before",
+               [*(ClusterAddNode(n) for n in nodes), *(CreatePod(_asks(uid, r)) for uid, (_, r) in fillers.items()),
+                *(op for uid, (n, _) in fillers.items() for op in cy.placed(uid, n)),
+                *(CreatePod(_asks(uid, shape)) for uid in ("p1", "p2", "p3", "p4")),
+                FailScheduling("p1"), FailScheduling("p2"), ClusterUpdateNode(sized("c", 1000, 1024)),
+                SchedulePod("p2", "c"), FailScheduling("p3"), ClusterUpdateNode(sized("e", 4000, 1024)),
+                SchedulePod("p3", "e"), FailScheduling("p4"), DeletePod("y"), SchedulePod("p4", "a"),
+                SchedulePod("p4", "b"), FailScheduling("p1")],
+               "filter", "resources"),
+        cy._cy("fast_path.fit_other_shapes", "Fit.Filter for pods of several shapes on the same nodes: ephemeral "
+               "storage, an extended resource, nothing at all, and a pod every node fits",
+               [*(ClusterAddNode(n) for n in nodes), *(CreatePod(_asks(uid, r)) for uid, (_, r) in fillers.items()),
+                *(op for uid, (n, _) in fillers.items() for op in cy.placed(uid, n)),
+                CreatePod(_asks("big", {"cpu": 600, "memory": 600 * mib, "ephemeral-storage": 2**31})),
+                CreatePod(_asks("gpu", {GPU: 1, "cpu": 600})), CreatePod(_asks("none", {})),
+                CreatePod(_asks("tiny", {"cpu": 1})), FailScheduling("big"), FailScheduling("gpu"),
+                SchedulePod("none", "a"), SchedulePod("none", "b"), SchedulePod("tiny", "a"),
+                SchedulePod("tiny", "c")],
+               "filter", "resources"),
+        cy._cy("fast_path.filters_per_node", "The other filters on seven nodes at once (a selector, taints shared "
+               "and distinct, a cordon, a host port in use), for two pods of one shape in turn: each node is "
+               "rejected by the first filter in profile order, and a node whose port is freed is judged anew",
+               [*(ClusterAddNode(n) for n in others), CreatePod(_ports("hold", ContainerPort(80, 80))),
+                CreatePod(_ports("hold2", ContainerPort(80, 80))), *cy.placed("hold", "p"),
+                *cy.placed("hold2", "q"), CreatePod(selective), CreatePod(replace(selective, uid="s2", name="pod-s2")),
+                FailScheduling("s"), DeletePod("hold"), SchedulePod("s", "p"), FailScheduling("s2"),
+                ClusterUpdateNode(sized("m", 4000, 4096, labels=FrozenMap(labelled))), SchedulePod("s2", "m")],
+               "filter", "ports", "taints"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
     return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
-            *gap_scenarios()]
+            *gap_scenarios(), *fast_path_scenarios()]
