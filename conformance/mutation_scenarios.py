@@ -350,6 +350,29 @@ def fast_path_scenarios() -> list[Scenario]:
                 SchedulePod("none", "a"), SchedulePod("none", "b"), SchedulePod("tiny", "a"),
                 SchedulePod("tiny", "c")],
                "filter", "resources"),
+        cy._cy("fast_path.many_pod_shapes", "Fit.Filter for forty pods of as many shapes, one after another, on "
+               "the same two nodes (one roomy, one half full): each is rejected by the half-full node, with "
+               "Unschedulable while it asks no more than the node's allocatable and UnschedulableAndUnresolvable "
+               "beyond; the reference implementation keeps verdicts for 32 shapes, and judges the others afresh",
+               [ClusterAddNode(sized("n", 1000, 1024)), ClusterAddNode(sized("r", 4000, 4096)),
+                CreatePod(_asks("half", {"cpu": 500, "memory": 512 * mib})), *cy.placed("half", "n"),
+                *(CreatePod(_asks(f"k{i}", {"cpu": 510 + 25 * i, "memory": (100 + 20 * i) * mib})) for i in range(40)),
+                *(SchedulePod(f"k{i}", "n") for i in range(40)), SchedulePod("k39", "r")],
+               "filter", "resources"),
+        cy._cy("fast_path.fit_boundaries", "Fit.Filter at its boundaries on four nodes at once: a pod asking "
+               "exactly the free cpu and memory fits, one more millicore or byte does not; asking exactly the "
+               "allocatable is Unschedulable on a node whose pods hold some of it, one more is "
+               "UnschedulableAndUnresolvable; the last free pod slot fits",
+               [ClusterAddNode(sized("e", 1000, 1024, pods=2)), ClusterAddNode(sized("o", 600, 600)),
+                ClusterAddNode(sized("h", 1000, 1024)), ClusterAddNode(sized("s", 100, 100)),
+                CreatePod(_asks("hold", {"cpu": 400, "memory": 424 * mib})), *cy.placed("hold", "e"),
+                CreatePod(_asks("hold2", {"cpu": 1, "memory": 1 * mib})), *cy.placed("hold2", "o"),
+                CreatePod(_asks("exact", {"cpu": 600, "memory": 600 * mib})),
+                CreatePod(_asks("cpu1", {"cpu": 601, "memory": 600 * mib})),
+                CreatePod(_asks("mem1", {"cpu": 600, "memory": 600 * mib + 1})),
+                SchedulePod("cpu1", "e"), SchedulePod("cpu1", "o"), SchedulePod("mem1", "e"),
+                SchedulePod("mem1", "o"), SchedulePod("exact", "o"), SchedulePod("exact", "e")],
+               "filter", "resources"),
         cy._cy("fast_path.filters_per_node", "The other filters on seven nodes at once (a selector, taints shared "
                "and distinct, a cordon, a host port in use), for two pods of one shape in turn: each node is "
                "rejected by the first filter in profile order, and a node whose port is freed is judged anew",

@@ -62,13 +62,16 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                     "refimpl.cache.node_tree:NodeTree.add_node", "refimpl.cache.metrics:CacheMetrics.set",
                     "refimpl.dispatcher.call_queue:CallQueue.add",
                     "refimpl.dispatcher.api_calls:PodStatusPatchCall.merge",
-                    "refimpl.scheduler.framework.runtime:Framework.run_filter_plugins",
+                    "refimpl.scheduler.framework.runtime:Framework.nodes_filter_runner",
+                    "refimpl.scheduler.framework.node_slice:NodeColumns.refresh",
+                    "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.filter_nodes",
                     "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.filter",
                     "refimpl.scheduler.plugins.taint_toleration:TaintToleration.filter"]:
         assert scope_rule_of(counted, rules) is None, counted
     for left_out in ["refimpl.dispatcher.fake_api_server:FakeAPIServer.bind",
                      "refimpl.dispatcher.dispatcher:APIDispatcher._run_loop",
                      "refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
+                     "refimpl.scheduler.framework.runtime:Framework.run_filter_plugins",
                      "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
                      "refimpl.scheduler.plugins.image_locality:ImageLocality.score"]:
         assert scope_rule_of(left_out, rules) is not None, left_out
