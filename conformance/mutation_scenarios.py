@@ -373,6 +373,20 @@ def fast_path_scenarios() -> list[Scenario]:
                 SchedulePod("cpu1", "e"), SchedulePod("cpu1", "o"), SchedulePod("mem1", "e"),
                 SchedulePod("mem1", "o"), SchedulePod("exact", "o"), SchedulePod("exact", "e")],
                "filter", "resources"),
+        cy._cy("fast_path.fit_full_and_overcommitted", "Fit.Filter on nodes that are full and lack cpu or memory "
+               "(Unschedulable: the pod count and a resource in use, none beyond the allocatable), and on a node "
+               "whose allocatable shrank below what its pods hold: a pod asking only cpu still fits there "
+               "(fitsRequest skips memory it does not ask for), a pod asking memory does not",
+               [ClusterAddNode(sized("fc", 1000, 4096, pods=1)), ClusterAddNode(sized("fm", 4000, 1024, pods=1)),
+                ClusterAddNode(sized("ov", 4000, 1024)),
+                CreatePod(_asks("hc", {"cpu": 600})), CreatePod(_asks("hm", {"memory": 600 * mib})),
+                CreatePod(_asks("ho", {"cpu": 100, "memory": 800 * mib})), *cy.placed("hc", "fc"),
+                *cy.placed("hm", "fm"), *cy.placed("ho", "ov"), ClusterUpdateNode(sized("ov", 4000, 512)),
+                CreatePod(_asks("both", {"cpu": 600, "memory": 600 * mib})),
+                CreatePod(_asks("cpu_only", {"cpu": 100})), CreatePod(_asks("mem_only", {"memory": 100 * mib})),
+                FailScheduling("both"), SchedulePod("mem_only", "ov"), SchedulePod("mem_only", "fm"),
+                SchedulePod("cpu_only", "fc"), SchedulePod("cpu_only", "ov")],
+               "filter", "resources"),
         cy._cy("fast_path.filters_per_node", "The other filters on seven nodes at once (a selector, taints shared "
                "and distinct, a cordon, a host port in use), for two pods of one shape in turn: each node is "
                "rejected by the first filter in profile order, and a node whose port is freed is judged anew",
