@@ -160,7 +160,7 @@ FILTER_CODES: Final[dict[str, Code]] = {
 """The code each filter but NodeResourcesFit rejects with (:func:`rejection_code` decides that one): evicting pods
 frees host ports, but never changes a node's cordon, name, taints or labels. ``NodeUnschedulable.Filter`` (a node
 without a Node object too: its unknown condition), ``NodeName.Filter``, ``TaintToleration.Filter``,
-``NodeAffinity.Filter``, ``NodePorts.Filter`` (pkg/scheduler/framework/plugins/*, v1.35)."""
+``NodeAffinity.Filter``, ``NodePorts.Filter`` (pkg/scheduler/framework/plugins, v1.35)."""
 
 
 def unresolvable_resources(request: Resource, info: NodeInfo) -> list[str]:
