@@ -439,11 +439,7 @@ def explore(
             cut: int | None = None  # the index of the edge the search stops at, if it stops
             pending = iter(expansion.violations)
             next_violation = next(pending, None)
-            targets = expansion.targets
-            if next_violation is None and max_states is None:
-                # Nothing can stop the search before a new state: skip the edges to states seen (most of them) at once.
-                targets = [target for target in targets if target[0] not in seen]
-            for fp, index in targets:
+            for fp, index in expansion.targets:
                 while next_violation is not None and next_violation[0] <= index:
                     if search.record(parent, next_violation[1], next_violation[0]):
                         cut = next_violation[0]
