@@ -49,9 +49,9 @@ from spec.verify.obligations import (
     Obligation,
     Result,
     Verdict,
-    all_obligations,
     discharge,
 )
+from spec.verify.proof_groups import all_obligations
 from spec.verify.symbolic import ALWAYS, DEFAULT_NODES, DEFAULT_PODS, Bounds
 from spec.verify.universe import (
     DEFAULT_DEPTH,

@@ -20,7 +20,7 @@ import traceability
 from conformance import crosshair_runner
 from conformance.cli import build_parser
 from spec import call_queue_invariants, cycle_invariants, invariants
-from spec.verify.obligations import all_obligations
+from spec.verify.proof_groups import all_obligations
 
 PAGE = Path(__file__).parent.parent / "docs" / "proofs.md"
 DIRECTIVE = re.compile(r"```\{known-violation-trace\} (?P<args>[^\n]+)\n:expect: (?P<expect>[^\n]+)\n```")

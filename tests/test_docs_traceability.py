@@ -77,7 +77,7 @@ def test_z3_obligations_are_attributed_to_the_predicate_they_are_about() -> None
     """Every obligation is counted once, under the predicate its invariant abstracts, or under none
     (the abstractions' own well-formedness, the dispatcher's totality, the pipeline's books)."""
     from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
-    from spec.verify.obligations import all_obligations
+    from spec.verify.proof_groups import all_obligations
 
     counted = sum(len(traceability.z3_obligations().get(inv.name, [])) for inv in traceability.invariants())
     own = ("inv_wf_abstraction", "no missing calls entry", "inv_wf_pipeline_abstraction",

@@ -15,10 +15,6 @@ import pytest
 from tests.test_project import PACKAGES, imported_modules, package_modules
 
 KNOWN_CYCLES = {
-    # spec.verify.obligations lists every encoding's obligations; the cycle, dispatcher and cluster ones build
-    # theirs with its helpers (it imports them inside a function).
-    frozenset({"spec.verify.obligations", "spec.verify.cycle_obligations", "spec.verify.dispatcher_obligations",
-               "spec.verify.cluster_obligations"}),
     # explore() hands jobs > 1 to spec.verify.parallel (imported inside the function), which runs the checker's
     # expansion in each process.
     frozenset({"spec.verify.checker", "spec.verify.parallel"}),

@@ -2,7 +2,7 @@
 
 - ``z3-bounds``: the default bounds of ``ksspec prove`` and the bounds the test suite proves at
   (read from the ``parametrize`` decorators of ``tests/verify/test_proofs.py``).
-- ``z3-obligations``: every obligation of :func:`spec.verify.obligations.all_obligations` at the
+- ``z3-obligations``: every obligation of :func:`spec.verify.proof_groups.all_obligations` at the
   default bounds, one row per group, invariant and kind, with the transitions (names only: Z3 is
   not run here, ``ksspec prove`` takes about ten seconds).
 - ``checker-systems``: each ``ksspec check`` system's default universe, as the command builds it.
@@ -39,7 +39,8 @@ from conformance.cli import CHECKS
 from spec.verify.checker import explore
 from spec.verify.cycle_symbolic import CycleBounds
 from spec.verify.dispatcher_symbolic import DispatcherBounds
-from spec.verify.obligations import Obligation, all_obligations
+from spec.verify.obligations import Obligation
+from spec.verify.proof_groups import all_obligations
 from spec.verify.symbolic import Bounds
 
 PROOF_TESTS: Final = ROOT / "tests" / "verify" / "test_proofs.py"

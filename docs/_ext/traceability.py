@@ -10,7 +10,7 @@ the matrix gives what checks it, found mechanically:
   ``ALWAYS`` (``inv.holds == ALWAYS``, ``violated_state_invariants(..., contract=False)``) counts
   only for its ``always`` entries. A unit is a Hypothesis test if it is a ``RuleBasedStateMachine``
   (also through a base class in ``tests/``) or uses ``@given``; others are listed as examples.
-- **Z3 obligations**: :func:`spec.verify.obligations.all_obligations`, by the spec predicate each
+- **Z3 obligations**: :func:`spec.verify.proof_groups.all_obligations`, by the spec predicate each
   abstract invariant stands for (:data:`spec.verify.symbolic.INVARIANTS`,
   :data:`spec.verify.dispatcher_symbolic.QUEUE_INVARIANTS`) or, for a transition property, by the
   predicate it names.
@@ -329,7 +329,7 @@ def z3_obligations() -> dict[str, list[Any]]:
     """Spec predicate name -> the obligations about it. An obligation about a transition property
     names the predicate itself (the abstract one has the spec one's name); the dispatcher's
     "no missing calls entry" and the well-formedness of the cache abstraction name none."""
-    from spec.verify.obligations import all_obligations
+    from spec.verify.proof_groups import all_obligations
 
     spec_name = abstracted_predicates()
     found: dict[str, list[Any]] = defaultdict(list)

@@ -1,24 +1,16 @@
-"""The named Z3 proof obligations for the cache, how they are discharged, and their counterexamples.
+"""Z3 proof obligations: what one is, how it is discharged, and its counterexample.
 
-For every abstract invariant ``I`` (:data:`spec.verify.symbolic.INVARIANTS`):
+An :class:`Obligation` names a :class:`Query`: hypotheses and a goal over symbolic states. It is
+discharged by asking Z3 for a model of the hypotheses and the negated goal: none (unsat) proves it;
+a model is a counterexample, printed as pre-state, operation and post-state.
 
-- ``base/I``: the initial state (``new_cache`` with any TTL and profile) satisfies ``I``;
-- ``step/T/I`` for every transition ``T``: from any well-typed state satisfying the invariants
-  ``I`` may assume (the ALWAYS ones, or all of them plus the informer contract on ``T``'s
-  arguments), a step of ``T`` that does not end the process leads to a state satisfying ``I``.
-
-Together they prove the conjunction of the invariants inductive, for every state, every
-quantity, every time and every TTL, within the bounds. In addition, ``expiry/CleanupAssumedPods``
-proves the transition property :func:`~spec.invariants.trans_expiry_only_after_finish_binding`.
-
-An obligation is discharged by asking Z3 for a model of its hypotheses and the negated goal:
-none (unsat) proves it; a model is a counterexample, printed as pre-state, operation and post-state.
-
-The dispatcher's obligations (:mod:`spec.verify.dispatcher_obligations`) and the scheduling
-pipeline's (:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) and the
-cluster's (:mod:`spec.verify.cluster_obligations`: no pod bound twice, no kubelet over-commits) are built
-from the same :class:`Obligation` and :class:`Query`, with their own state and its description.
-A new group of obligations is a new function like :func:`cache_obligations`, added to :func:`all_obligations`.
+The groups of obligations live in their own modules: the cache's (:mod:`spec.verify.cache_obligations`),
+the dispatcher's (:mod:`spec.verify.dispatcher_obligations`), the scheduling pipeline's
+(:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) and the cluster's
+(:mod:`spec.verify.cluster_obligations`: no pod bound twice, no kubelet over-commits). They build their
+obligations from :class:`Obligation` and :class:`Query`, with their own state and its description;
+:func:`spec.verify.proof_groups.all_obligations` lists them all. A counterexample of a query without its
+own ``describe`` is described as a cache state.
 """
 
 from __future__ import annotations
@@ -32,21 +24,8 @@ from typing import Any, Final
 import z3
 
 from spec.verify.abstraction import describe, with_values
-from spec.verify.symbolic import (
-    ALWAYS,
-    INVARIANTS,
-    AbstractInvariant,
-    AbstractState,
-    Bounds,
-    fresh_state,
-    initial_state,
-    invariants_with_premise,
-    map_state,
-    trans_expiry_only_after_finish_binding,
-    well_typed,
-)
+from spec.verify.symbolic import map_state
 from spec.verify.terms import Bool, not_
-from spec.verify.transitions import TRANSITIONS, TransitionEncoding, args_in_domain, fresh_args
 
 DEFAULT_TIMEOUT_MS: Final = 60_000
 """Per-obligation Z3 timeout; an obligation that times out is UNKNOWN, which fails ``ksspec prove``."""
@@ -127,101 +106,6 @@ class Result:
     seconds: float
     counterexample: Counterexample | None = None
     reason: str = ""
-
-
-# ============================================================================================
-# Building obligations
-# ============================================================================================
-
-
-def _holds(invariants: tuple[AbstractInvariant, ...], state: AbstractState) -> tuple[Bool, ...]:
-    return tuple(inv.formula(state) for inv in invariants)
-
-
-def base_obligation(inv: AbstractInvariant, bounds: Bounds, init: Callable[..., AbstractState]) -> Obligation:
-    def build() -> Query:
-        ttl, expiry = z3.Int("ttl"), z3.Bool("expiry")
-        start = init(bounds, ttl, expiry)
-        return Query((well_typed(start),), inv.formula(start), start)
-
-    return Obligation(f"base/{inv.name}", "base", inv.name, None, inv.premise, bounds, build)
-
-
-def step_obligation(inv: AbstractInvariant, encoding: TransitionEncoding, bounds: Bounds) -> Obligation:
-    def build() -> Query:
-        pre = fresh_state(bounds, "pre")
-        args = fresh_args(encoding, "op")
-        step = encoding.apply(pre, args)
-        hypotheses = [
-            well_typed(pre),
-            args_in_domain(encoding, args, bounds),
-            *_holds(invariants_with_premise(inv.premise), pre),
-            not_(step.fatal),
-        ]
-        if inv.premise != ALWAYS:
-            hypotheses.append(encoding.contract(pre, args))
-        return Query(tuple(hypotheses), inv.formula(step.post), step.post, pre, encoding.name, args)
-
-    name = f"step/{encoding.name}/{inv.name}"
-    return Obligation(name, "step", inv.name, encoding.name, inv.premise, bounds, build)
-
-
-def expiry_obligation(encoding: TransitionEncoding, bounds: Bounds) -> Obligation:
-    def build() -> Query:
-        pre = fresh_state(bounds, "pre")
-        args = fresh_args(encoding, "op")
-        step = encoding.apply(pre, args)
-        hypotheses = (
-            well_typed(pre),
-            *_holds(INVARIANTS, pre),
-            not_(step.fatal),
-            not_(step.error),
-        )
-        goal = trans_expiry_only_after_finish_binding(pre, step.post, args["now"])
-        return Query(hypotheses, goal, step.post, pre, encoding.name, args)
-
-    name = f"expiry/{encoding.name}/trans_expiry_only_after_finish_binding"
-    return Obligation(
-        name, "expiry", "trans_expiry_only_after_finish_binding", encoding.name, "every invariant", bounds, build
-    )
-
-
-def cache_obligations(
-    bounds: Bounds = Bounds(),
-    transitions: Mapping[str, TransitionEncoding] = TRANSITIONS,
-    init: Callable[..., AbstractState] = initial_state,
-) -> list[Obligation]:
-    """Every cache obligation: base and step per invariant, and the expiry property.
-
-    ``transitions`` and ``init`` are parameters so that tests can substitute broken ones.
-    """
-    result = [base_obligation(inv, bounds, init) for inv in INVARIANTS]
-    for encoding in transitions.values():
-        result.extend(step_obligation(inv, encoding, bounds) for inv in INVARIANTS)
-    result.append(expiry_obligation(transitions["CleanupAssumedPods"], bounds))
-    return result
-
-
-def all_obligations(
-    bounds: Bounds = Bounds(), dispatcher_bounds: Any = None, cycle_bounds: Any = None, cluster_bounds: Any = None
-) -> list[Obligation]:
-    """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's (at
-    ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`), then
-    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`),
-    then the cluster's (at ``cluster_bounds``, default :class:`~spec.verify.cluster_symbolic.ClusterBounds`)."""
-    from spec.verify.cluster_obligations import cluster_obligations  # these import this module
-    from spec.verify.cluster_symbolic import ClusterBounds
-    from spec.verify.cycle_obligations import cycle_obligations
-    from spec.verify.cycle_symbolic import CycleBounds
-    from spec.verify.dispatcher_obligations import dispatcher_obligations
-    from spec.verify.dispatcher_symbolic import DispatcherBounds
-
-    return (
-        cache_obligations(bounds)
-        + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
-        + cycle_obligations(cycle_bounds or CycleBounds())
-        + cluster_obligations(cluster_bounds or ClusterBounds())
-    )
 
 
 # ============================================================================================

@@ -9,10 +9,10 @@ import pytest
 
 from conformance import proof_commands
 from conformance.cli import CHECKS, THOROUGH_CHECKS, Status, main, pytest_command, run_check
+from spec.verify.cache_obligations import cache_obligations
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
-from spec.verify.obligations import cache_obligations
 from spec.verify.symbolic import AbstractState, Bounds
 from spec.verify.transitions import TRANSITIONS, Args, Step
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from spec.verify.cache_obligations import cache_obligations
 from spec.verify.cycle_obligations import cycle_obligations
 from spec.verify.cycle_symbolic import PIPELINE_INVARIANTS, CycleBounds
 from spec.verify.cycle_transitions import PIPELINE_TRANSITIONS
 from spec.verify.dispatcher_obligations import dispatcher_obligations
 from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, DispatcherBounds
 from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
-from spec.verify.obligations import PENDING, Obligation, Verdict, all_obligations, cache_obligations, discharge
+from spec.verify.obligations import PENDING, Obligation, Verdict, discharge
+from spec.verify.proof_groups import all_obligations
 from spec.verify.symbolic import INVARIANTS, Bounds
 from spec.verify.transitions import TRANSITIONS
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from spec.verify import transitions
-from spec.verify.obligations import Obligation, Verdict, cache_obligations, discharge
+from spec.verify.cache_obligations import cache_obligations
+from spec.verify.obligations import Obligation, Verdict, discharge
 from spec.verify.symbolic import AbstractState, Bounds, initial_state, select
 from spec.verify.terms import Bool, Int, and_, ite, not_, pick, put
 from spec.verify.transitions import (

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
-from refimpl.cache import HostPortInfo, NodeInfo
+from refimpl.cache import NodeInfo
 from refimpl.cache.resources import get_host_ports
 from refimpl.scheduler.framework import (
     CycleState,
@@ -26,29 +26,12 @@ from spec.objects import Pod
 NAME: Final = "NodePorts"
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
 """``ErrReason``."""
-DEFAULT_BIND_ALL_HOST_IP: Final = "0.0.0.0"
 SIGNATURE_KEY: Final = "v1.Pod.Spec.HostPorts()"
 _PRE_FILTER_KEY: Final = "PreFilter" + NAME
 _SKIP: Final = Status(Code.SKIP)
 
 WantedPort = tuple[str, str, int]
 """A sanitized (host IP, protocol, port)."""
-
-
-def check_conflict(used: HostPortInfo, ip: str, protocol: str, port: int) -> bool:
-    """``HostPortInfo.CheckConflict``: 0.0.0.0 conflicts with the (protocol, port) on any IP; another IP only
-    with the same IP or 0.0.0.0."""
-    if port <= 0:
-        return False
-    ip, protocol = HostPortInfo.sanitize(ip, protocol)
-    wanted = (protocol, port)
-    if ip == DEFAULT_BIND_ALL_HOST_IP:
-        return any(wanted in ports for ports in used.values())
-    for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
-        ports = used.get(key)
-        if ports is not None and wanted in ports:
-            return True
-    return False
 
 
 def wanted_ports(pod: Pod) -> list[WantedPort]:
@@ -81,7 +64,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin):
         if not used:
             return None
         for ip, protocol, port in ports:
-            if check_conflict(used, ip, protocol, port):
+            if used.check_conflict(ip, protocol, port):  # fitsPorts
                 return Status(Code.UNSCHEDULABLE, ERR_REASON)
         return None
 

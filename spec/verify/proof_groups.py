@@ -1,0 +1,34 @@
+"""Every group of Z3 proof obligations, in the order ``ksspec prove`` discharges them.
+
+A new group is a module like :mod:`spec.verify.cache_obligations` whose function returns its
+:class:`~spec.verify.obligations.Obligation` list, added to :func:`all_obligations`.
+"""
+
+from __future__ import annotations
+
+from spec.verify.cache_obligations import cache_obligations
+from spec.verify.cluster_obligations import cluster_obligations
+from spec.verify.cluster_symbolic import ClusterBounds
+from spec.verify.cycle_obligations import cycle_obligations
+from spec.verify.cycle_symbolic import CycleBounds
+from spec.verify.dispatcher_obligations import dispatcher_obligations
+from spec.verify.dispatcher_symbolic import DispatcherBounds
+from spec.verify.obligations import Obligation
+from spec.verify.symbolic import Bounds
+
+
+def all_obligations(
+    bounds: Bounds = Bounds(), dispatcher_bounds: DispatcherBounds | None = None,
+    cycle_bounds: CycleBounds | None = None,
+    cluster_bounds: ClusterBounds | None = None,
+) -> list[Obligation]:
+    """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's (at
+    ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`), then
+    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`),
+    then the cluster's (at ``cluster_bounds``, default :class:`~spec.verify.cluster_symbolic.ClusterBounds`)."""
+    return (
+        cache_obligations(bounds)
+        + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())
+        + cycle_obligations(cycle_bounds or CycleBounds())
+        + cluster_obligations(cluster_bounds or ClusterBounds())
+    )
