@@ -290,7 +290,8 @@ def bench_scheduler() -> dict[str, Any]:
 
 def bench_checker() -> dict[str, Any]:
     """The model-checker benchmarks of bench/checker.py (issue #16), in their own interpreter started with -P:
-    with bench/ on the path, bench/conformance.py would shadow the conformance package the checker's CLI is in."""
+    with bench/ on the path, bench/conformance.py would shadow the conformance package the checker's CLI is in.
+    The quick rows only: ``python -P bench/checker.py --full`` adds the large universes (about 20 minutes)."""
     command = [sys.executable, "-P", str(Path(__file__).resolve().parent / "checker.py")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
     if done.returncode != 0:

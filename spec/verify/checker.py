@@ -138,13 +138,19 @@ class TransitionSystem(Protocol[S]):
 _DEADLINE: ContextVar[float | None] = ContextVar("exploration_deadline", default=None)
 
 
+def now() -> float:
+    """The explorer's clock, in seconds: every time limit and figure of the checker (and of its worker
+    processes, each on its own clock) is measured on it."""
+    return time.perf_counter()
+
+
 class DeadlinePassed(Exception):
     """The time limit of the running exploration passed while a state was being expanded."""
 
 
 @contextmanager
 def deadline_scope(deadline: float | None) -> Iterator[None]:
-    """Within the ``with`` block, :func:`check_deadline` fails once ``perf_counter()`` passes ``deadline``
+    """Within the ``with`` block, :func:`check_deadline` fails once :func:`now` passes ``deadline``
     (None: never)."""
     token = _DEADLINE.set(deadline)
     try:
@@ -155,9 +161,9 @@ def deadline_scope(deadline: float | None) -> Iterator[None]:
 
 def check_deadline() -> None:
     """Fail with :class:`DeadlinePassed` if the running exploration's time limit has passed (a
-    ``perf_counter`` deadline :func:`explore` sets); never outside an exploration with a limit."""
+    deadline on :func:`now` that :func:`explore` sets); never outside an exploration with a limit."""
     deadline = _DEADLINE.get()
-    if deadline is not None and time.perf_counter() > deadline:
+    if deadline is not None and now() > deadline:
         raise DeadlinePassed
 
 
@@ -388,7 +394,7 @@ def explore(
             stop_at_first=stop_at_first,
         )  # fmt: skip
     report = Report(name, depth_limit=depth_limit, partition=partition)
-    started = time.perf_counter()
+    started = now()
     search = _Search(system, report, stop_at_first)
     store = search.store
     expand = expander(system)
@@ -413,7 +419,7 @@ def explore(
     violations_of = system.violations
     with deadline_scope(None if time_limit is None else started + time_limit), fewer_collections():
         while queue and not stop:
-            if time_limit is not None and time.perf_counter() - started > time_limit:
+            if time_limit is not None and now() - started > time_limit:
                 report.stopped_by = f"time limit {time_limit:g}s"
                 timed_out = True
                 break
@@ -470,7 +476,7 @@ def explore(
                 break
     search.tally()
     report.states = len(store)
-    report.seconds = time.perf_counter() - started
+    report.seconds = now() - started
     report.store_bytes = store.memory_bytes()
     report.peak_rss_bytes = peak_rss_bytes()
     report.fingerprint_gap = store.least_gap()

@@ -23,6 +23,12 @@ coverage and violations, with their shortest traces, are the single-process sear
 time limit or ``max_states`` stops between levels (or, for the time limit, within one), so runs
 they stop report figures of their own.
 
+The time limit bounds the whole run, not only the expanding: each round gets the seconds left
+(each process turns them into a deadline on its own clock). A worker stops expanding once what
+it has found would take the rest of the level past the limit, at the cost per successor the
+level before measured; shipping and checking stop at the limit itself, and a state left
+unchecked is not stored, so every state counted was checked.
+
 Each trace is replayed in the coordinator from the chain of (parent, edge) the owners recorded
 (:func:`spec.verify.checker.trace_to`).
 """
@@ -34,7 +40,6 @@ import io
 import multiprocessing
 import os
 import pickle
-import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
@@ -52,6 +57,7 @@ from spec.verify.checker import (
     deadline_scope,
     expander,
     fewer_collections,
+    now,
     peak_rss_bytes,
     trace_to,
 )
@@ -140,6 +146,33 @@ def owner_fingerprint(system: TransitionSystem[S]) -> Callable[[int, S], int]:
 # ============================================================================================
 
 
+@dataclass(frozen=True)
+class _Expanded:
+    """What a worker's expansion of its part of a level found."""
+
+    events: list[Event]
+    by_owner: dict[int, list[tuple[int, int, int, int]]]
+    """(fingerprint, key, parent number, edge index) of the successors found, by owner."""
+    timed_out: bool
+    seconds: float
+    """The time the worker spent expanding states (the rest of the level is the cost of finishing it)."""
+    found: int
+    """Distinct successors found."""
+
+
+@dataclass(frozen=True)
+class _Received:
+    """What an owner's check of its new states found."""
+
+    events: list[Event]
+    keys: list[int]
+    """The keys of all new states stored."""
+    pruned: list[int]
+    """The keys of those outside the bounds."""
+    cut: bool
+    """The time limit left some claimed states unchecked (and unstored)."""
+
+
 @dataclass
 class _Worker(Generic[S]):
     """What one worker process holds: its part of the seen fingerprints and the states it will expand."""
@@ -171,23 +204,25 @@ class _Worker(Generic[S]):
             local = self.store.add(fp, -1, initial_index)
             self.frontier.append((key, pickle.loads(data), self.number(local)))
 
-    def expand(
-        self, deadline: float | None
-    ) -> tuple[list[Event], dict[int, list[tuple[int, int, int, int]]], bool]:
-        """Expand the frontier in key order: the edge violations, the successors per owner, and
-        whether the deadline passed."""
+    def expand(self, remaining: float | None, finish_cost: float) -> _Expanded:
+        """Expand the frontier in key order, within ``remaining`` seconds (None: no limit).
+
+        With a limit, the worker stops early enough to leave the rest of the level (claim, ship,
+        receive) its time: it stops once ``finish_cost`` seconds per successor found so far would
+        end past the limit (the coordinator measures that cost on the level before)."""
+        started = now()
+        deadline = None if remaining is None else started + remaining
         expand = expander(self.system)
         events: list[Event] = []
         self.found = {}
         self.expanded = []
         timed_out = False
-        within = None if deadline is None else time.perf_counter() + (deadline - time.monotonic())
         for key, state, number in sorted(self.frontier, key=lambda entry: entry[0]):
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and now() + len(self.found) * finish_cost > deadline:
                 timed_out = True
                 break
             try:
-                with deadline_scope(within):  # a state with many edges does not overrun the limit either
+                with deadline_scope(deadline):  # a state with many edges does not overrun the limit either
                     expansion = expand(state)
             except DeadlinePassed:
                 timed_out = True
@@ -201,12 +236,13 @@ class _Worker(Generic[S]):
             for fp, i in expansion.targets:
                 if fp not in self.found:
                     self.found[fp] = (base + i, number, i, expansion.representative(i))
+        seconds = now() - started
         self.frontier = []
         by_owner: dict[int, list[tuple[int, int, int, int]]] = {}
         owner = owner_fingerprint(self.system)
         for fp, (key, parent, edge, rep) in self.found.items():
             by_owner.setdefault(owner(fp, rep) % self.jobs, []).append((fp, key, parent, edge))
-        return events, by_owner, timed_out
+        return _Expanded(events, by_owner, timed_out, seconds, len(self.found))
 
     def claim(self, candidates: list[tuple[int, int, int, int, int]]) -> list[tuple[int, int, int]]:
         """Keep the unseen fingerprints among (fingerprint, key, finder, parent number, edge index),
@@ -221,27 +257,49 @@ class _Worker(Generic[S]):
         self.claimed = {fp: (key, parent, edge) for fp, (key, _, parent, edge) in best.items()}
         return [(fp, key, finder) for fp, (key, finder, _, _) in best.items()]
 
-    def ship(self, wanted: dict[int, list[int]]) -> dict[int, bytes]:
-        """Pickle the states with these fingerprints for their owners."""
+    def ship(self, wanted: dict[int, list[int]], remaining: float | None) -> tuple[dict[int, bytes], bool]:
+        """Pickle the states with these fingerprints for their owners, one pickle per state in key
+        order; and whether the time limit (``remaining`` seconds) cut the shipping short (the states
+        not shipped are dropped: the run stops after this level)."""
+        deadline = None if remaining is None else now() + remaining
         shared = _shared_types()
         out = {}
+        cut = False
         for owner, fps in wanted.items():
             buffer = io.BytesIO()
-            _Pickler(buffer, self.sent.setdefault(owner, set()), shared).dump([(fp, self.found[fp][3]) for fp in fps])
+            pickler = _Pickler(buffer, self.sent.setdefault(owner, set()), shared)
+            for fp in sorted(fps, key=lambda fp: self.found[fp][0]):
+                if deadline is not None and now() > deadline:
+                    cut = True
+                    break
+                pickler.dump((fp, self.found[fp][3]))
             out[owner] = buffer.getvalue()
+            if cut:
+                break
         self.found = {}
-        return out
+        return out, cut
 
-    def receive(self, messages: list[bytes]) -> tuple[list[Event], list[int], list[int]]:
-        """Store the claimed states and check them: the violations, the keys of all new states,
-        and the keys of those outside the bounds."""
+    def receive(self, messages: list[bytes], remaining: float | None) -> _Received:
+        """Store the claimed states and check them, in key order, within ``remaining`` seconds: a
+        state the time limit leaves unchecked is not stored (the run stops after this level)."""
+        deadline = None if remaining is None else now() + remaining
         events: list[Event] = []
         keys: list[int] = []
         pruned: list[int] = []
         states: list[tuple[int, S]] = []
+        cut = False
         for message in messages:
-            states.extend(_Unpickler(io.BytesIO(message), self.parts).load())
+            buffer = io.BytesIO(message)
+            unpickler = _Unpickler(buffer, self.parts)
+            while not cut and buffer.tell() < len(message):
+                if deadline is not None and now() > deadline:
+                    cut = True
+                    break
+                states.append(unpickler.load())
         for fp, state in sorted(states, key=lambda item: self.claimed[item[0]][0]):
+            if deadline is not None and now() > deadline:
+                cut = True
+                break
             key, parent, edge = self.claimed[fp]
             number = self.number(self.store.add(fp, parent, edge))
             keys.append(key)
@@ -254,7 +312,7 @@ class _Worker(Generic[S]):
                 continue
             self.frontier.append((key, state, number))
         self.claimed = {}
-        return events, keys, pruned
+        return _Received(events, keys, pruned, cut)
 
     def commit(self, until: int | None) -> None:
         """Count the edges of the states expanded at this level (up to the edge with key ``until``)."""
@@ -387,8 +445,13 @@ def explore_parallel(
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") and os.name != "posix":
         raise RuntimeError("-j needs the fork start method (Linux, macOS)")
     report = Report(name, depth_limit=depth_limit, jobs=jobs)
-    started = time.perf_counter()
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    started = now()
+    deadline = None if time_limit is None else started + time_limit
+
+    def remaining() -> float | None:
+        """The seconds left before the time limit (each worker turns them into a deadline on its own clock)."""
+        return None if deadline is None else deadline - now()
+
     violated: set[str] = set()
 
     # Level 0, here: the initial states, taken as the single-process search takes them.
@@ -416,12 +479,14 @@ def explore_parallel(
     frontier_size = sum(len(part) for part in seeds)
     timed_out = at_depth_limit = at_state_limit = False
     totals: list[dict[str, Any]] = []
+    finish_cost = 0.0
+    """Seconds per successor found that the level before spent finishing (all but expanding)."""
     pool = _Pool(system, jobs)
     try:
         pool.call("seed", [(part,) for part in seeds])
         depth = 0
         while not stop and frontier_size:
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and now() > deadline:
                 timed_out = True
                 break
             if depth_limit is not None and depth >= depth_limit:
@@ -431,24 +496,29 @@ def explore_parallel(
                 at_state_limit = True
                 break
             level = _Level()
+            level_started = now()
             candidates: list[list[tuple[int, int, int, int, int]]] = [[] for _ in range(jobs)]
-            for finder, (events, by_owner, worker_timed_out) in enumerate(pool.all("expand", deadline)):
-                level.events.extend(events)
-                timed_out = timed_out or worker_timed_out
-                for owner, found in by_owner.items():
+            expanded: list[_Expanded] = pool.all("expand", remaining(), finish_cost)
+            for finder, expansion in enumerate(expanded):
+                level.events.extend(expansion.events)
+                timed_out = timed_out or expansion.timed_out
+                for owner, found in expansion.by_owner.items():
                     candidates[owner].extend((fp, key, finder, parent, edge) for fp, key, parent, edge in found)
             wanted: list[dict[int, list[int]]] = [{} for _ in range(jobs)]
             for owner, taken in enumerate(pool.call("claim", [(c,) for c in candidates])):
                 for fp, _, finder in taken:
                     wanted[finder].setdefault(owner, []).append(fp)
             inboxes: list[list[bytes]] = [[] for _ in range(jobs)]
-            for messages in pool.call("ship", [(w,) for w in wanted]):
+            for messages, cut in pool.call("ship", [(w, remaining()) for w in wanted]):
+                timed_out = timed_out or cut
                 for owner, data in messages.items():
                     inboxes[owner].append(data)
-            for events, keys, pruned in pool.call("receive", [(inbox,) for inbox in inboxes]):
-                level.events.extend(events)
-                level.keys.extend(keys)
-                level.pruned.extend(pruned)
+            received: list[_Received] = pool.call("receive", [(inbox, remaining()) for inbox in inboxes])
+            for inbox in received:
+                timed_out = timed_out or inbox.cut
+                level.events.extend(inbox.events)
+                level.keys.extend(inbox.keys)
+                level.pruned.extend(inbox.pruned)
             until = level.cut(stop_at_first)
             pool.all("commit", until)
             new_states = level.states_before(until)
@@ -462,6 +532,9 @@ def explore_parallel(
                     break
             if timed_out:
                 break
+            most_found = max(e.found for e in expanded)
+            if most_found:
+                finish_cost = max(0.0, now() - level_started - max(e.seconds for e in expanded)) / most_found
             frontier_size = len(level.keys) - sum(1 for e in level.events if e.kind == STATE) - len(level.pruned)
             depth += 1
         totals = pool.all("totals")
@@ -478,7 +551,7 @@ def explore_parallel(
     merged = sorted(fp for part in totals for fp in array("Q", part["fingerprints"]))
     report.fingerprint_gap = min((b - a for a, b in pairwise(merged)), default=0)
     report.states = state_count
-    report.seconds = time.perf_counter() - started
+    report.seconds = now() - started
     report.complete = not stop and not timed_out and not at_state_limit
     report.exhausted = report.complete and not at_depth_limit and report.pruned == 0
     if stop:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from array import array
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.cli import main
+from spec.verify import checker
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import explore
+from spec.verify.checker import Expansion, explore
 from spec.verify.universe import Universe
 from tests.verify.checker_universes import RUNS, Run, build, explore_run, load
 
@@ -91,6 +95,59 @@ def test_a_bad_partition_is_refused() -> None:
 def test_max_states_stops_the_run() -> None:
     report = explore(CacheSystem(Universe(nodes=2, pods=2, pod_variants=1, node_variants=1)), max_states=500)
     assert not report.complete and report.stopped_by == "state limit 500" and report.states == 500
+
+
+class _WorkClock:
+    """A clock that the coordinator and its forked workers share, moving one second per state expanded or
+    checked: the work done, not the machine's load, decides when the time limit passes."""
+
+    def __init__(self) -> None:
+        self.ticks = multiprocessing.get_context("fork").Value("q", 0)
+
+    def perf_counter(self) -> float:
+        return float(self.ticks.value)
+
+    def tick(self) -> None:
+        with self.ticks.get_lock():
+            self.ticks.value += 1
+
+
+class _Counted:
+    """A system whose expansions and state checks each take one second of a :class:`_WorkClock`."""
+
+    def __init__(self, system: CacheSystem, clock: _WorkClock) -> None:
+        self.system = system
+        self.clock = clock
+
+    def expand(self, state: Any) -> Expansion[Any]:
+        self.clock.tick()
+        return self.system.expand(state)
+
+    def violations(self, state: Any) -> list[str]:
+        self.clock.tick()
+        return self.system.violations(state)
+
+    def initial_states(self) -> Iterable[Any]:
+        return self.system.initial_states()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.system, name)
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_the_time_limit_stops_the_work(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    """With -j, no state is expanded or checked once the limit has passed, but for the one each process had
+    started. A run of ``-j 2 --time-limit 600`` once took 722 s: after the workers stopped expanding at the
+    limit, every successor they had found was still shipped to its owner and checked (here: 5,569 seconds of
+    the work clock for a limit of 3,000)."""
+    clock = _WorkClock()
+    monkeypatch.setattr(checker, "time", clock)
+    limit = 3_000
+    report = explore(_Counted(CacheSystem(Universe(nodes=2, pods=2)), clock), time_limit=limit, jobs=jobs)
+    assert not report.complete and report.stopped_by == f"time limit {limit}s"
+    assert limit / 2 < clock.ticks.value <= limit + jobs  # the workers stop early enough to finish the level
+    assert report.seconds == clock.ticks.value
+    assert 500 < report.states < limit  # every state stored was checked, and the run got somewhere
 
 
 def test_cli_split_run_and_merge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
