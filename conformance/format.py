@@ -33,8 +33,12 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "3.0.0"
+FORMAT_VERSION: Final = "3.1.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+3.1.0 (from 3.0.0) is a minor bump: new curated vectors over the existing operations and observations, those the
+third round of mutation testing of the cache and the dispatcher showed missing
+(:func:`conformance.mutation_scenarios.third_round_scenarios`).
 
 3.0.0 (from 2.6.0) is a major bump: a cycle-area observation's ``filters`` maps each rejected node to an object,
 ``{"plugin", "code"}``, the first rejecting filter and its status code (Unschedulable or

@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conformance import cycle_scenarios as cy
-from conformance.operations import ClusterAddNode, ClusterUpdateNode, CreatePod, DeletePod, FailScheduling, SchedulePod
+from conformance.operations import (
+    AdmitPod,
+    ClusterAddNode,
+    ClusterUpdateNode,
+    CreatePod,
+    DeletePod,
+    FailScheduling,
+    SchedulePod,
+)
 from conformance.scenarios import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
@@ -399,7 +407,22 @@ def fast_path_scenarios() -> list[Scenario]:
     ]
 
 
+def third_round_scenarios() -> list[Scenario]:
+    """The third round (the cache and the dispatcher run alone, ``python -m mutation.run --package``): what the
+    kubelet's ``NewNodeInfo(pods...)`` (pkg/kubelet/lifecycle/predicate.go) counts for the pods it already runs."""
+    level = Pod("lvl", "pod-lvl", containers=(Container("c", resource_list(cpu=100)),),
+                pod_level_requests=resources_from({"cpu": 1200}))
+    return [
+        cy._cy("kubelet.admitted_pod_level_requests", "The kubelet's NodeInfo (NewNodeInfo: NodeInfo.AddPod of each "
+               "admitted pod) charges an admitted pod its pod-level cpu request, not its smaller container sum: "
+               "after the node's allocatable shrinks, the second pod no longer fits beside it (OutOfcpu)",
+               [ClusterAddNode(cy.node("n1", cpu=2000)), CreatePod(level), CreatePod(cy.pod("q", 700)),
+                *cy.placed("lvl", "n1"), *cy.placed("q", "n1"), ClusterUpdateNode(cy.node("n1", cpu=1500)),
+                AdmitPod("lvl"), AdmitPod("q")], "kubelet", "resources"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
     return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
-            *gap_scenarios(), *fast_path_scenarios()]
+            *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios()]

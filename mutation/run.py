@@ -11,7 +11,9 @@ reached (the list is stale), or when mutmut reports anything else (a crash, an i
 
 Only the mutants of functions ``mutation/scope.toml`` keeps in scope are run and counted; the table says how many
 it leaves out, and ends each row with the score, killed / (mutants - equivalent). ``--sample N`` runs a
-deterministic subset: N of the in-scope mutants drawn with ``--seed``, for CI. Exit status: 0 all accounted for;
+deterministic subset: N of the in-scope mutants drawn with ``--seed``, for CI. ``--package P`` (repeatable:
+``refimpl.cache``, ``refimpl.dispatcher``...) keeps only the in-scope mutants of those packages, before any sample:
+a full run of one area's mutants; the table then shows those packages only. Exit status: 0 all accounted for;
 1 a survivor not listed, or a stale entry; 2 the equivalents file does not match the current mutants (or names an
 out-of-scope one), or mutmut failed.
 """
@@ -176,6 +178,19 @@ def run_mutmut(names: Sequence[str], workers: int, root: Path = ROOT) -> None:
             status, log.relative_to(root), "\n".join(tail)))
 
 
+def restrict_to_packages(scoped: Mapping[str, Mutation], packages: Sequence[str]) -> dict[str, Mutation]:
+    """The in-scope mutants of ``packages`` (all of them when none is given). Raises ValueError naming a package
+    that has no in-scope mutant (a typo would otherwise run nothing and report a clean table)."""
+    if not packages:
+        return dict(scoped)
+    known = {package_of(name) for name in scoped}
+    unknown = sorted(set(packages) - known)
+    if unknown:
+        raise ValueError("no in-scope mutant in package(s) {}; the packages are: {}".format(
+            ", ".join(unknown), ", ".join(sorted(known))))
+    return {name: mutation for name, mutation in scoped.items() if package_of(name) in packages}
+
+
 def choose_sample(scoped: Iterable[str], size: int, seed: int) -> list[str]:
     """``size`` of the in-scope mutants, drawn with ``seed``, sorted. (Not only the reached ones: a mutant no
     vector reaches counts against the score, so the sample estimates the same ratio as the full run; and the
@@ -246,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mutation.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, metavar="N", help="run N mutants drawn with --seed (default: all)")
     parser.add_argument("--seed", type=int, default=13, help="seed of the sample (default 13)")
+    parser.add_argument("--package", action="append", default=[], metavar="P",
+                        help="only the in-scope mutants of package P (repeatable; e.g. refimpl.cache); default: all")
     parser.add_argument("-j", "--workers", type=int, default=2, help="mutmut's --max-children (default 2)")
     parser.add_argument("--resume", action="store_true",
                         help="keep mutants/ from an earlier run: mutmut runs what has no result yet (what changed "
@@ -259,7 +276,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     current = mutations()
     scoped = in_scope(current, load_scope())
-    out_of_scope = Counter(package_of(name) for name in current if name not in scoped)
+    out_of_scope = Counter(package_of(name) for name in current
+                           if name not in scoped and (not args.package or package_of(name) in args.package))
+    try:
+        chosen = restrict_to_packages(scoped, args.package)
+    except ValueError as error:
+        parser.error(f"--package: {error}")
     matching = match_equivalents(load_equivalents(), current)
     problems = [*matching.problems, *out_of_scope_entries(matching, scoped)]
     if problems:
@@ -270,12 +292,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.resume:
         shutil.rmtree(ROOT / MUTANTS_DIR, ignore_errors=True)
 
+    of_packages = f" of {', '.join(sorted(set(args.package)))}" if args.package else ""
     if args.sample is None:
-        names = sorted(scoped)
-        what = "full run"
+        names = sorted(chosen)
+        what = f"full run{of_packages}"
     else:
-        names = choose_sample(scoped, args.sample, args.seed)
-        what = f"sample of {len(names)} of the {len(scoped)} in-scope mutants, seed {args.seed}"
+        names = choose_sample(chosen, args.sample, args.seed)
+        what = f"sample of {len(names)} of the {len(chosen)} in-scope mutants{of_packages}, seed {args.seed}"
     # Named mutants only: mutmut would otherwise run the out-of-scope ones too. (--resume runs whatever has no
     # result yet, which mutmut decides.)
     run_mutmut([] if args.resume else names, args.workers)

@@ -60,6 +60,8 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
     for counted in ["refimpl.cache.cache:Cache.add_pod", "refimpl.cache.cache:Cache.update_snapshot",
                     "refimpl.cache.snapshot:update_snapshot", "refimpl.cache.node_info:NodeInfo.snapshot",
                     "refimpl.cache.node_tree:NodeTree.add_node", "refimpl.cache.metrics:CacheMetrics.set",
+                    "refimpl.cache.node_info:NodeInfo.add_pod", "refimpl.cache.node_info:HostPortInfo.add",
+                    "refimpl.cache.node_info:HostPortInfo.check_conflict",
                     "refimpl.dispatcher.call_queue:CallQueue.add",
                     "refimpl.dispatcher.api_calls:PodStatusPatchCall.merge",
                     "refimpl.scheduler.framework.runtime:Framework.nodes_filter_runner",
@@ -73,7 +75,8 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                      "refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
                      "refimpl.scheduler.framework.runtime:Framework.run_filter_plugins",
                      "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
-                     "refimpl.scheduler.plugins.image_locality:ImageLocality.score"]:
+                     "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
+                     "refimpl.cache.snapshot:Snapshot.get", "refimpl.cache.resources:_named"]:
         assert scope_rule_of(left_out, rules) is not None, left_out
     assert all(rule.reason and "\n" not in rule.reason for rule in rules)
 

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from mutation.catalogue import Equivalent, Mutation, match_equivalents
 from mutation.run import (
     Verdict,
     choose_sample,
     judge,
+    main,
     out_of_scope_entries,
     read_exit_codes,
     render_problems,
     render_table,
+    restrict_to_packages,
     score,
 )
 
@@ -113,3 +117,21 @@ def test_exit_codes_are_read_from_mutmuts_meta_files(tmp_path: Path) -> None:
     meta.parent.mkdir(parents=True)
     meta.write_text(json.dumps({"exit_code_by_key": {f"{CACHE}1": 1, f"{CACHE}2": None}, "durations_by_key": {}}))
     assert read_exit_codes(tmp_path) == {f"{CACHE}1": 1, f"{CACHE}2": None}
+
+
+def test_package_restricts_the_scope_before_the_sample() -> None:
+    current = _current()
+    assert restrict_to_packages(current, []) == current
+    only_queue = restrict_to_packages(current, ["refimpl.dispatcher"])
+    assert list(only_queue) == [f"{QUEUE}1"]
+    assert restrict_to_packages(current, ["refimpl.cache", "refimpl.dispatcher"]) == current
+    assert choose_sample(only_queue, 5, seed=13) == [f"{QUEUE}1"]
+    with pytest.raises(ValueError, match=r"refimpl\.cahce.*the packages are: refimpl\.cache, refimpl\.dispatcher"):
+        restrict_to_packages(current, ["refimpl.cahce"])
+
+
+def test_an_unknown_package_is_a_usage_error_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--package", "refimpl.nope"])
+    assert exit_info.value.code == 2
+    assert "--package: no in-scope mutant in package(s) refimpl.nope" in capsys.readouterr().err
