@@ -31,7 +31,7 @@ from conformance.queue_check import add_queue_check_arguments, build_queue_syste
 from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import Report, TransitionSystem, explore
+from spec.verify.checker import explore
 from spec.verify.cluster_symbolic import ClusterBounds
 from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_symbolic import CycleBounds
@@ -43,6 +43,7 @@ from spec.verify.dispatcher_system import (
     DispatcherSystem,
     DispatcherUniverse,
 )
+from spec.verify.exploration import Report
 from spec.verify.obligations import (
     DEFAULT_TIMEOUT_MS,
     PENDING,
@@ -53,6 +54,7 @@ from spec.verify.obligations import (
 )
 from spec.verify.proof_groups import all_obligations
 from spec.verify.symbolic import ALWAYS, DEFAULT_NODES, DEFAULT_PODS, Bounds
+from spec.verify.transition_system import TransitionSystem
 from spec.verify.universe import (
     DEFAULT_DEPTH,
     DEFAULT_UNIVERSE,

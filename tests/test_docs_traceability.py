@@ -18,7 +18,7 @@ import traceability
 from conformance.cli import CHECKS
 from spec import call_queue_invariants, cycle_invariants, invariants
 from spec.invariants import ALWAYS, STATE_INVARIANTS
-from spec.verify.checker import TransitionSystem
+from spec.verify.transition_system import TransitionSystem
 
 
 def test_the_catalogue_has_every_registered_predicate() -> None:

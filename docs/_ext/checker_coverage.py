@@ -32,8 +32,9 @@ from typing import Any, Final
 from conformance import proof_commands
 from conformance.cli import CHECKS
 from spec.quantities import SECOND
-from spec.verify.checker import TransitionSystem, explore
+from spec.verify.checker import explore
 from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE
+from spec.verify.transition_system import TransitionSystem
 from spec.verify.universe import DEFAULT_UNIVERSE, Mode
 
 MIN_DEPTH: Final = 2

@@ -18,7 +18,10 @@ Proofs (``ksspec prove``):
 
 Model checking (``ksspec check``):
 
-- :mod:`spec.verify.checker`: a breadth-first explorer of any transition system.
+- :mod:`spec.verify.transition_system`: what the checker explores (states, edges, violations).
+- :mod:`spec.verify.checker`: a breadth-first explorer of any transition system;
+  :mod:`spec.verify.parallel` runs it in several processes, and :mod:`spec.verify.exploration` holds what both keep
+  (the fingerprint store, the report, the traces).
 - :mod:`spec.verify.cache_system`: the cache and its snapshot as such a system.
 - :mod:`spec.verify.dispatcher_system`: the dispatcher's call queue as such a system.
 - :mod:`spec.verify.cycle_system`: the scheduling pipeline (:mod:`spec.cycle`) as such a system.

@@ -55,9 +55,9 @@ from spec.operations import (
 from spec.podstates import expected_transition, node_guard, pod_phase
 from spec.quantities import SECOND
 from spec.snapshot import Snapshot
-from spec.verify.checker import Edge, Expansion, TraceStep, Violation, check_deadline
 from spec.verify.fingerprint import MASK, fingerprint
 from spec.verify.symmetry import IDENTITY, Renaming, Representatives, rename_operation
+from spec.verify.transition_system import Edge, Expansion, TraceStep, Violation, check_deadline
 from spec.verify.universe import Mode, Universe, node_variant, pod_variant
 
 StepFunction = Callable[[World, Operation], tuple[World, Outcome]]

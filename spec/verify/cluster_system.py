@@ -47,10 +47,10 @@ from spec.invariants import violated_state_invariants
 from spec.objects import Container, Node, Pod
 from spec.operations import World
 from spec.quantities import resource_list
-from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.cycle_system import describe_cluster
 from spec.verify.fingerprint import fingerprint
 from spec.verify.symmetry import Canonicalizer
+from spec.verify.transition_system import Edge, TraceStep, Violation
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_SCHEDULERS: Final = 3

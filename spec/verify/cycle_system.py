@@ -54,9 +54,9 @@ from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.operations import World
 from spec.quantities import SECOND, Duration, resource_list
 from spec.valuetypes import replace
-from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.fingerprint import fingerprint
 from spec.verify.symmetry import IDENTITY, MEMO_LIMIT, Renaming, Representatives, rename_node, rename_pod
+from spec.verify.transition_system import Edge, TraceStep, Violation
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_POD_VARIANTS: Final = 3

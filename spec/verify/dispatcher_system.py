@@ -59,8 +59,8 @@ from spec.call_queue_operations import (
     is_enabled,
 )
 from spec.frozenmap import FrozenMap
-from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.fingerprint import fingerprint
+from spec.verify.transition_system import Edge, TraceStep, Violation
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 StepFunction = Callable[[CallQueue, CallQueueOperation], tuple[CallQueue, AddError | None]]

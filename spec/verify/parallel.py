@@ -30,7 +30,7 @@ level before measured; shipping and checking stop at the limit itself, and a sta
 unchecked is not stored, so every state counted was checked.
 
 Each trace is replayed in the coordinator from the chain of (parent, edge) the owners recorded
-(:func:`spec.verify.checker.trace_to`).
+(:func:`spec.verify.exploration.trace_to`).
 """
 
 from __future__ import annotations
@@ -48,20 +48,9 @@ from itertools import pairwise
 from multiprocessing.connection import Connection
 from typing import Any, Final, Generic, TypeVar
 
-from spec.verify.checker import (
-    DeadlinePassed,
-    Report,
-    StateStore,
-    TransitionSystem,
-    Violation,
-    deadline_scope,
-    expander,
-    fewer_collections,
-    now,
-    peak_rss_bytes,
-    trace_to,
-)
+from spec.verify.exploration import Report, StateStore, fewer_collections, peak_rss_bytes, trace_to
 from spec.verify.fingerprint import fingerprint
+from spec.verify.transition_system import DeadlinePassed, TransitionSystem, Violation, deadline_scope, expander, now
 
 S = TypeVar("S", bound=Hashable)
 

@@ -56,7 +56,6 @@ from spec.queue_operations import (
     apply_queue_operation,
 )
 from spec.queue_state import PodPopped, RecordedEvent, get_pod, pop_candidates
-from spec.verify.checker import Edge, TraceStep, Violation
 from spec.verify.fingerprint import fingerprint
 from spec.verify.queue_representatives import (
     IDENTITY,
@@ -77,6 +76,7 @@ from spec.verify.queue_universe import (
     QueueUniverse,
     universe_pod,
 )
+from spec.verify.transition_system import Edge, TraceStep, Violation
 
 StepFunction = Callable[[QueueWorld, QueueOperation], QueueWorld]
 

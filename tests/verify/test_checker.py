@@ -22,10 +22,12 @@ from spec.operations import (
 )
 from spec.quantities import SECOND
 from spec.snapshot import update_snapshot
-from spec.verify import checker
+from spec.verify import transition_system
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import Edge, Report, Violation, explore
+from spec.verify.checker import explore
+from spec.verify.exploration import Report
 from spec.verify.symmetry import Canonicalizer, Renaming, canonical_world
+from spec.verify.transition_system import Edge, Violation
 from spec.verify.universe import Mode, Universe, node_variant
 
 SMALL = Universe(nodes=2, pods=1, pod_variants=2, node_variants=1)
@@ -129,7 +131,7 @@ def test_time_limit_on_a_large_universe(monkeypatch: pytest.MonkeyPatch) -> None
     edge, so a 0.3 s limit (30 reads of the ticking clock) stops it inside the first state's expansion: no state
     is finished (before the per-edge check, the whole expansion of a state ran first: 14.4 s of wall time)."""
     clock = _TickingClock()
-    monkeypatch.setattr(checker, "time", clock)
+    monkeypatch.setattr(transition_system, "time", clock)
     report = run(Universe(nodes=60, pods=60, pod_variants=3, node_variants=3), time_limit=0.3)
     assert not report.complete and report.stopped_by == "time limit 0.3s"
     assert report.transitions == 0  # the first state's expansion was cut short
@@ -139,16 +141,16 @@ def test_time_limit_on_a_large_universe(monkeypatch: pytest.MonkeyPatch) -> None
 def test_an_expansion_cut_by_the_deadline_leaves_nothing_half_remembered() -> None:
     system, fresh = CacheSystem(Universe(nodes=2, pods=2), Mode.CONTRACT), CacheSystem(Universe(nodes=2, pods=2))
     state, _ = system.canonical(next(iter(system.initial_states())))
-    token = checker._DEADLINE.set(0.0)  # long past
+    token = transition_system._DEADLINE.set(0.0)  # long past
     try:
-        with pytest.raises(checker.DeadlinePassed):
+        with pytest.raises(transition_system.DeadlinePassed):
             system.expand(state)
     finally:
-        checker._DEADLINE.reset(token)
+        transition_system._DEADLINE.reset(token)
     again, whole = system.expand(state), fresh.expand(fresh.canonical(next(iter(fresh.initial_states())))[0])
     assert (again.coverage, again.violations, list(again.targets)) == (whole.coverage, whole.violations,
                                                                       list(whole.targets))
-    checker.check_deadline()  # outside an exploration with a limit: never
+    transition_system.check_deadline()  # outside an exploration with a limit: never
 
 
 # ============================================================================================

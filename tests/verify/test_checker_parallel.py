@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from conformance.cli import main
-from spec.verify import checker
+from spec.verify import transition_system
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import Expansion, explore
+from spec.verify.checker import explore
+from spec.verify.transition_system import Expansion
 from spec.verify.universe import Universe
 from tests.verify.checker_universes import RUNS, Run, build, explore_run, load
 
@@ -141,7 +142,7 @@ def test_the_time_limit_stops_the_work(monkeypatch: pytest.MonkeyPatch, jobs: in
     limit, every successor they had found was still shipped to its owner and checked (here: 5,569 seconds of
     the work clock for a limit of 3,000)."""
     clock = _WorkClock()
-    monkeypatch.setattr(checker, "time", clock)
+    monkeypatch.setattr(transition_system, "time", clock)
     limit = 3_000
     report = explore(_Counted(CacheSystem(Universe(nodes=2, pods=2)), clock), time_limit=limit, jobs=jobs)
     assert not report.complete and report.stopped_by == f"time limit {limit}s"

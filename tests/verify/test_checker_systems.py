@@ -16,7 +16,7 @@ from spec.cycle import Cluster
 from spec.frozenmap import FrozenMap
 from spec.objects import with_node_name
 from spec.quantities import SECOND
-from spec.verify.checker import Report, explore
+from spec.verify.checker import explore
 from spec.verify.cycle_system import (
     DEFAULT_CYCLE_UNIVERSE,
     CycleStep,
@@ -31,6 +31,7 @@ from spec.verify.dispatcher_system import (
     call_variant,
     rename_queue,
 )
+from spec.verify.exploration import Report
 from spec.versions import PR_141745, V1_34
 
 # ============================================================================================

@@ -19,9 +19,10 @@ from spec.cluster_invariants import (
 )
 from spec.cycle import Cluster, CycleNotEnabled, api_bind
 from spec.cycle_invariants import inv_every_pod_has_one_place, inv_no_node_overcommitted
-from spec.verify.checker import Report, explore
+from spec.verify.checker import explore
 from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_system import CycleSystem, CycleUniverse
+from spec.verify.exploration import Report
 
 OVERCOMMIT = {inv_bindings_fit_nodes.__name__, inv_no_node_overcommitted.__name__}
 

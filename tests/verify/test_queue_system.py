@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 
 from spec.queuestates import PodPlace, pod_place
-from spec.verify.checker import Report, explore
+from spec.verify.checker import explore
+from spec.verify.exploration import Report
 from spec.verify.queue_mutants import MUTANTS, SMALL
 from spec.verify.queue_representatives import canonical_model
 from spec.verify.queue_system import DEFAULT_QUEUE_UNIVERSE, QueueSystem
