@@ -12,8 +12,17 @@ import pytest
 
 from conformance.format import Vector, load_vectors
 from conformance.runner import Outcome, Target, Worker
+from refimpl.scheduler.framework import node_slice
 
 VECTORS = sorted(load_vectors(), key=lambda v: v.id)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_caches() -> None:
+    """Each vector starts with the caches a fresh process has: mutmut forks its workers after the clean run, which
+    filled them, so a mutant of the code that fills one (``node_slice.flagged``'s translation tables) would
+    otherwise never run; with the cache cleared, it runs on every vector that reaches it."""
+    node_slice._TABLES.clear()
 
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v.id for v in VECTORS])
