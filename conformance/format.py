@@ -33,8 +33,12 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "3.1.0"
+FORMAT_VERSION: Final = "3.2.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+3.2.0 (from 3.1.0) is a minor bump: new curated cycle vectors over the existing operations and observations, those
+the fourth round of mutation testing, of the scheduler's framework and plugins, showed missing
+(:func:`conformance.mutation_scenarios.fourth_round_scenarios`).
 
 3.1.0 (from 3.0.0) is a minor bump: new curated vectors over the existing operations and observations, those the
 third round of mutation testing of the cache and the dispatcher showed missing

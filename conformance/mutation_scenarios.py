@@ -422,7 +422,98 @@ def third_round_scenarios() -> list[Scenario]:
     ]
 
 
+def fourth_round_scenarios() -> list[Scenario]:
+    """The fourth round (the scheduler's packages run alone, each vector starting with the caches a fresh process
+    has): what the survivors listed as known gaps asked for. The rows the scheduler's search reads after
+    ``UpdateSnapshot`` refreshed more entries than the snapshot's log keeps; a cordoned or tainted node that also
+    has host ports in use; the kubelet's ``generalFilter`` (pkg/kubelet/lifecycle/predicate.go) for a pod asking one
+    resource, the pod count and a node selector; ``fitsRequest`` (noderesources/fit.go) on a node overcommitted in a
+    resource the pod does not ask for, on a node with one pod slot left once the kept verdicts are used up, and for
+    pods asking ephemeral storage (Filter node by node); a toleration that does not match the unschedulable taint
+    (``NodeUnschedulable.Filter``, nodeunschedulable/node_unschedulable.go)."""
+    mib = 2**20
+
+    def sized(name: str, cpu: int, memory: int, pods: int = 10, storage: int = 2**30, **fields: object) -> Node:
+        return Node(name, resources_from({"cpu": cpu, "memory": memory * mib, "ephemeral-storage": storage,
+                                          "pods": pods}), **fields)  # type: ignore[arg-type]
+
+    relabelled = [ClusterUpdateNode(sized("n1", 4000, 4096, labels=FrozenMap({"round": str(i)}))) for i in range(3)]
+    cordoned = sized("n2", 4000, 4096, unschedulable=True)
+    unrelated = (Toleration("dedicated", "Equal", "gpu"),)
+    selective = Pod("sel", "pod-sel", containers=(Container("c"),), node_selector=FrozenMap({"disk": "ssd"}))
+    shapes = [_asks(f"k{i}", {"cpu": 10 + i, "memory": (10 + i) * mib}) for i in range(34)]
+    return [
+        cy._cy("fast_path.refreshed_log_lost", "UpdateSnapshot refreshes a node's entry in place each cycle; when "
+               "the cycles between two searches refreshed more entries than the snapshot holds, the search still "
+               "sees every change: a node cordoned three cycles ago rejects the pod (the cycles in between asked "
+               "for a node that is not in the snapshot, so no search ran)",
+               [ClusterAddNode(sized("n1", 4000, 4096)), ClusterAddNode(sized("n2", 4000, 4096)),
+                CreatePod(_asks("a", {"cpu": 100})), CreatePod(_asks("b", {"cpu": 100})), SchedulePod("a", "n1"),
+                ClusterUpdateNode(cordoned), SchedulePod("b", "nowhere"),
+                *(op for update in relabelled for op in (update, SchedulePod("b", "nowhere"))),
+                SchedulePod("b", "n2"), SchedulePod("b", "n1")],
+               "filter"),
+        cy._cy("fast_path.flags_beside_used_ports", "A node that is cordoned, or tainted, and has a host port in "
+               "use: NodeUnschedulable and TaintToleration still reject a pod that does not tolerate it",
+               [ClusterAddNode(sized("u", 4000, 4096)), ClusterAddNode(sized("t", 4000, 4096)),
+                CreatePod(_ports("hu", ContainerPort(80, 80))), CreatePod(_ports("ht", ContainerPort(80, 80))),
+                *cy.placed("hu", "u"), *cy.placed("ht", "t"),
+                ClusterUpdateNode(sized("u", 4000, 4096, unschedulable=True)),
+                ClusterUpdateNode(sized("t", 4000, 4096, taints=(Taint("k", "v"),))),
+                CreatePod(_asks("p", {"cpu": 100})), SchedulePod("p", "u"), SchedulePod("p", "t")],
+               "filter", "ports", "taints"),
+        cy._cy("kubelet.admission_per_resource", "The kubelet's generalFilter for pods that were placed while the "
+               "node was larger: a pod asking only 1m of cpu, or only one byte of memory, is OutOfcpu or "
+               "OutOfmemory beside a pod holding all of it; a pod asking nothing is admitted while a pod slot is "
+               "free and is OutOfpods once none is; a pod whose node selector the node's labels match is admitted",
+               [ClusterAddNode(sized("k", 4000, 4096, labels=FrozenMap({"disk": "ssd"}))),
+                CreatePod(_asks("fill", {"cpu": 1000, "memory": 1024 * mib})), CreatePod(_asks("c1", {"cpu": 1})),
+                CreatePod(_asks("m1", {"memory": 1})), CreatePod(_asks("e0", {})), CreatePod(_asks("e1", {})),
+                CreatePod(selective),
+                *(op for uid in ("fill", "c1", "m1", "e0", "e1", "sel") for op in cy.placed(uid, "k")),
+                ClusterUpdateNode(sized("k", 1000, 1024, pods=3, labels=FrozenMap({"disk": "ssd"}))),
+                AdmitPod("fill"), AdmitPod("c1"), AdmitPod("m1"), AdmitPod("sel"), AdmitPod("e0"), AdmitPod("e1")],
+               "kubelet", "resources"),
+        cy._cy("fast_path.fit_resource_not_asked_on_overcommitted_node", "fitsRequest checks only the resources a "
+               "pod asks for: on a node whose allocatable cpu shrank below what its pods hold, a pod asking only "
+               "memory fits, and so it does on a roomy node beside it",
+               [ClusterAddNode(sized("ov", 1000, 4096)), ClusterAddNode(sized("roomy", 4000, 4096)),
+                CreatePod(_asks("hold", {"cpu": 800})), *cy.placed("hold", "ov"),
+                ClusterUpdateNode(sized("ov", 500, 4096)),
+                CreatePod(_asks("m1", {"memory": 100 * mib})), CreatePod(_asks("m2", {"memory": 100 * mib})),
+                SchedulePod("m1", "roomy"), SchedulePod("m2", "ov")],
+               "filter", "resources"),
+        cy._cy("fast_path.fit_last_pod_slot_many_shapes", "fitsRequest's pod count for pods of many shapes: after "
+               "more shapes than the reference implementation keeps verdicts for were rejected by a full node, a "
+               "pod of a new shape still fits a node with one pod slot left",
+               [ClusterAddNode(sized("full", 4000, 4096, pods=1)), ClusterAddNode(sized("one", 4000, 4096, pods=2)),
+                CreatePod(_asks("h1", {"cpu": 100})), CreatePod(_asks("h2", {"cpu": 100})),
+                *cy.placed("h1", "full"), *cy.placed("h2", "one"), *(CreatePod(p) for p in shapes),
+                *(SchedulePod(p.uid, "full") for p in shapes[:-1]), SchedulePod(shapes[-1].uid, "one")],
+               "filter", "resources", "pods"),
+        cy._cy("fast_path.fit_storage_pods_node_by_node", "fitsRequest for pods asking ephemeral storage, which "
+               "the reference implementation judges node by node: a node whose pod slots are all taken rejects one "
+               "although every resource fits; a node whose pods hold some cpu, or memory, rejects a pod asking more "
+               "than is free of it, though less than the allocatable",
+               [ClusterAddNode(sized("full", 4000, 4096, pods=1)), ClusterAddNode(sized("cpu", 1000, 4096)),
+                ClusterAddNode(sized("mem", 4000, 1024)),
+                CreatePod(_asks("h1", {"cpu": 100})), CreatePod(_asks("h2", {"cpu": 600})),
+                CreatePod(_asks("h3", {"memory": 600 * mib})),
+                *cy.placed("h1", "full"), *cy.placed("h2", "cpu"), *cy.placed("h3", "mem"),
+                CreatePod(_asks("s1", {"ephemeral-storage": mib})),
+                CreatePod(_asks("s2", {"cpu": 500, "ephemeral-storage": mib})),
+                CreatePod(_asks("s3", {"memory": 500 * mib, "ephemeral-storage": mib})),
+                SchedulePod("s1", "full"), SchedulePod("s2", "cpu"), SchedulePod("s3", "mem")],
+               "filter", "resources", "pods"),
+        cy._cy("fast_path.unschedulable_other_toleration", "NodeUnschedulable: a pod whose only toleration is for "
+               "another taint does not tolerate node.kubernetes.io/unschedulable, so a cordoned node rejects it",
+               [ClusterAddNode(cordoned), CreatePod(Pod("t", "pod-t", containers=(Container("c", resource_list(
+                   cpu=100)),), tolerations=unrelated)), SchedulePod("t", "n2")],
+               "filter", "taints"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
     return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
-            *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios()]
+            *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios(), *fourth_round_scenarios()]
