@@ -482,7 +482,7 @@ def fourth_round_scenarios() -> list[Scenario]:
                 ClusterUpdateNode(sized("ov", 500, 4096)),
                 CreatePod(_asks("m1", {"memory": 100 * mib})), CreatePod(_asks("m2", {"memory": 100 * mib})),
                 SchedulePod("m1", "roomy"), SchedulePod("m2", "ov")],
-               "filter", "resources"),
+               "resources"),
         cy._cy("fast_path.fit_last_pod_slot_many_shapes", "fitsRequest's pod count for pods of many shapes: after "
                "more shapes than the reference implementation keeps verdicts for were rejected by a full node, a "
                "pod of a new shape still fits a node with one pod slot left",
@@ -505,11 +505,19 @@ def fourth_round_scenarios() -> list[Scenario]:
                 CreatePod(_asks("s3", {"memory": 500 * mib, "ephemeral-storage": mib})),
                 SchedulePod("s1", "full"), SchedulePod("s2", "cpu"), SchedulePod("s3", "mem")],
                "filter", "resources", "pods"),
+        cy._cy("fast_path.fit_storage_after_kept_verdicts", "fitsRequest for a pod asking ephemeral storage after a "
+               "pod of the same cpu and memory without it was judged: the node lacking the storage rejects it "
+               "(UnschedulableAndUnresolvable: more than its allocatable)",
+               [ClusterAddNode(sized("n1", 1000, 1024)), ClusterAddNode(sized("full", 1000, 1024, pods=1)),
+                CreatePod(_asks("h", {"cpu": 100})), *cy.placed("h", "full"), CreatePod(_asks("a", {"cpu": 100})),
+                CreatePod(_asks("b", {"cpu": 100, "ephemeral-storage": 2**31})), SchedulePod("a", "n1"),
+                SchedulePod("b", "n1")],
+               "filter", "resources"),
         cy._cy("fast_path.unschedulable_other_toleration", "NodeUnschedulable: a pod whose only toleration is for "
                "another taint does not tolerate node.kubernetes.io/unschedulable, so a cordoned node rejects it",
                [ClusterAddNode(cordoned), CreatePod(Pod("t", "pod-t", containers=(Container("c", resource_list(
                    cpu=100)),), tolerations=unrelated)), SchedulePod("t", "n2")],
-               "filter", "taints"),
+               "filter"),
     ]
 
 
