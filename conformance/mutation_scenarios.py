@@ -474,6 +474,33 @@ def fourth_round_scenarios() -> list[Scenario]:
                 ClusterUpdateNode(sized("k", 1000, 1024, pods=3, labels=FrozenMap({"disk": "ssd"}))),
                 AdmitPod("fill"), AdmitPod("c1"), AdmitPod("m1"), AdmitPod("sel"), AdmitPod("e0"), AdmitPod("e1")],
                "kubelet", "resources"),
+        cy._cy("kubelet.admission_affinity_and_taints", "The kubelet's generalFilter after the node changed under "
+               "pods placed on it: a pod whose node selector the node's labels no longer match fails NodeAffinity; "
+               "a NoExecute taint the pod does not tolerate fails TaintToleration, one it tolerates does not, and "
+               "a NoSchedule taint is not the kubelet's to check",
+               [ClusterAddNode(sized("n", 4000, 4096, labels=FrozenMap({"disk": "ssd"}))),
+                CreatePod(selective), CreatePod(_asks("plain", {"cpu": 100})),
+                CreatePod(Pod("tol", "pod-tol", containers=(Container("c", resource_list(cpu=100)),),
+                              tolerations=(Toleration("k", "Equal", "v", "NoExecute"),))),
+                *(op for uid in ("sel", "plain", "tol") for op in cy.placed(uid, "n")),
+                ClusterUpdateNode(sized("n", 4000, 4096, taints=(Taint("k", "v", "NoExecute"), Taint("s", "t")))),
+                AdmitPod("tol"), AdmitPod("plain"), AdmitPod("sel")],
+               "kubelet"),
+        cy._cy("kubelet.admission_extended_resources", "The kubelet's removeMissingExtendedResources: a request, in "
+               "a container or an init container, of an extended resource the node no longer has at all is "
+               "dropped before generalFilter, so the pod is admitted; a request of one the node still has counts "
+               "(OutOf<resource> once the others hold it)",
+               [ClusterAddNode(Node("g", resources_from({"cpu": 4000, "memory": 2**32, "pods": 10, GPU: 4}))),
+                ClusterAddNode(Node("h", resources_from({"cpu": 4000, "memory": 2**32, "pods": 10, GPU: 4}))),
+                CreatePod(_asks("x", {GPU: 2})),
+                CreatePod(Pod("y", "pod-y", containers=(Container("c", resource_list(cpu=100)),),
+                              init_containers=(Container("i", resources_from({GPU: 1})),))),
+                CreatePod(_asks("z", {GPU: 2})), CreatePod(_asks("w", {GPU: 1})),
+                *cy.placed("x", "g"), *cy.placed("y", "g"), *cy.placed("z", "h"), *cy.placed("w", "h"),
+                ClusterUpdateNode(Node("g", resources_from({"cpu": 4000, "memory": 2**32, "pods": 10}))),
+                ClusterUpdateNode(Node("h", resources_from({"cpu": 4000, "memory": 2**32, "pods": 10, GPU: 2}))),
+                AdmitPod("x"), AdmitPod("y"), AdmitPod("z"), AdmitPod("w")],
+               "kubelet", "resources"),
         cy._cy("fast_path.fit_resource_not_asked_on_overcommitted_node", "fitsRequest checks only the resources a "
                "pod asks for: on a node whose allocatable cpu shrank below what its pods hold, a pod asking only "
                "memory fits, and so it does on a roomy node beside it",

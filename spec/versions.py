@@ -82,6 +82,11 @@ class VersionProfile:
     the events seen during its attempt. GA and locked on since v1.34, so every profile has it; the scheduling queue
     (:func:`spec.queue_state.new_scheduling_queue`) still takes it off, as Kubernetes' own tests do by emulating
     v1.33, because the ``moveRequestCycle`` path it falls back to is still in the v1.35 and v1.36 code."""
+    taint_reason_names_the_taint: bool = False
+    """TaintToleration's Filter rejects a node with the reason "node(s) had untolerated taint {key: value}", naming
+    the first untolerated taint (v1.34.0); v1.35.0 says "node(s) had untolerated taint(s)" and only logs the taint
+    (plugins/tainttoleration/taint_toleration.go, ``Filter``, read in both releases). The status code,
+    UnschedulableAndUnresolvable, is the same."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -102,6 +107,7 @@ V1_34: Final = VersionProfile(
     select_host_reservoir_sampling=True,
     opportunistic_batching=False,
     nominated_node_name_for_expectation=False,
+    taint_reason_names_the_taint=True,
 )
 
 V1_35: Final = VersionProfile(

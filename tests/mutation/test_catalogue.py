@@ -68,7 +68,10 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                     "refimpl.scheduler.framework.node_slice:NodeColumns.refresh",
                     "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.filter_nodes",
                     "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.filter",
-                    "refimpl.scheduler.plugins.taint_toleration:TaintToleration.filter"]:
+                    "refimpl.scheduler.plugins.taint_toleration:TaintToleration.filter",
+                    "refimpl.scheduler.schedule_one:pass_filters",
+                    "refimpl.scheduler.schedule_one:_pass_filters_in_slices",
+                    "refimpl.kubelet.admission:general_filter", "refimpl.kubelet.admission:can_admit_pod"]:
         assert scope_rule_of(counted, rules) is None, counted
     for left_out in ["refimpl.dispatcher.fake_api_server:FakeAPIServer.bind",
                      "refimpl.dispatcher.dispatcher:APIDispatcher._run_loop",
@@ -76,7 +79,9 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                      "refimpl.scheduler.framework.runtime:Framework.run_filter_plugins",
                      "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
                      "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
-                     "refimpl.cache.snapshot:Snapshot.get", "refimpl.cache.resources:_named"]:
+                     "refimpl.cache.snapshot:Snapshot.get", "refimpl.cache.resources:_named",
+                     "refimpl.scheduler.schedule_one:Scheduler.schedule_pod",
+                     "refimpl.scheduler.framework.runtime:_wrapped"]:
         assert scope_rule_of(left_out, rules) is not None, left_out
     assert all(rule.reason and "\n" not in rule.reason for rule in rules)
 

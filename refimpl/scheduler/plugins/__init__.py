@@ -30,12 +30,13 @@ from spec.versions import DEFAULT_PROFILE, VersionProfile
 DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "ImageLocality": 1}
 
 
-def default_plugins(handle: Handle, *, pod_level_resources: bool = True) -> list[Plugin]:
-    """The default plugins, in the default profile's order."""
+def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
+                    taint_reason_names_the_taint: bool = False) -> list[Plugin]:
+    """The default plugins, in the default profile's order (the flags: the release's, :mod:`spec.versions`)."""
     return [
         NodeUnschedulable(),
         NodeName(),
-        TaintToleration(),
+        TaintToleration(taint_reason_names_the_taint),
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(pod_level_resources),
@@ -65,7 +66,8 @@ def new_default_framework(
     with ``extra_plugins`` (for example a ``FaultInjector``) before the default plugins at every extension point.
     The scheduler points its handle at the snapshot, clock and API access."""
     handle = handle if handle is not None else Handle(clock=clock)
-    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources)]
+    plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources,
+                                                taint_reason_names_the_taint=profile.taint_reason_names_the_taint)]
     return Framework(
         plugins,
         score_weights=DEFAULT_SCORE_WEIGHTS,

@@ -60,6 +60,10 @@ def sign_tolerations(pod: Pod) -> SignFragment:
     return SIGNATURE_KEY, value
 
 
+ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
+"""Filter's reason from v1.35 (v1.34 named the taint)."""
+
+
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
     """``TaintToleration``."""
 
@@ -67,9 +71,14 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
     filters_any_node = True
     has_normalize = True
 
+    def __init__(self, reason_names_the_taint: bool = False) -> None:
+        self.reason_names_the_taint = reason_names_the_taint
+        """The reason v1.34 gives (:attr:`spec.versions.VersionProfile.taint_reason_names_the_taint`)."""
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter``: the first NoSchedule or NoExecute taint the pod does not tolerate rejects the node
-        (UnschedulableAndUnresolvable: "node(s) had untolerated taint {key: value}")."""
+        (UnschedulableAndUnresolvable: "node(s) had untolerated taint(s)"; v1.34: "node(s) had untolerated taint
+        {key: value}")."""
         node = node_info.node
         if node is None:
             return Status(Code.ERROR, "invalid nodeInfo")
@@ -77,8 +86,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
             return None
         for taint in node.taints:
             if taint.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerations_tolerate_taint(pod.tolerations, taint):
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                              f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
+                reason = (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+                          if self.reason_names_the_taint else ERR_REASON_UNTOLERATED)
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
         return None
 
     def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:

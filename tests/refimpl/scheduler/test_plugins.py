@@ -27,6 +27,7 @@ from refimpl.scheduler.plugins import (
     TaintToleration,
     default_filter_plugins,
     first_failing_filter,
+    new_default_framework,
 )
 from refimpl.scheduler.plugins.image_locality import calculate_priority, normalized_image_name
 from refimpl.scheduler.plugins.node_resources_fit import least_requested_score
@@ -45,6 +46,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration, with_node_name
 from spec.quantities import resource_list
 from spec.resources import compute_pod_resource
+from spec.versions import V1_34, V1_35
 from tests.support.universe import IMAGES, pods_with_uid
 
 MB = 1024 * 1024
@@ -220,11 +222,23 @@ def test_taint_toleration_filter_rejects_the_first_untolerated_hard_taint() -> N
     n = node(taints=(Taint("dedicated", "user1", "PreferNoSchedule"), Taint("dedicated", "user2", "NoSchedule")))
     status = TaintToleration().filter(CycleState(), pod("p"), node_info(n))
     assert status is not None and status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-    assert status.reasons == ("node(s) had untolerated taint {dedicated: user2}",)
+    assert status.reasons == ("node(s) had untolerated taint(s)",)  # v1.35: the taint is only logged
+    named = TaintToleration(reason_names_the_taint=True).filter(CycleState(), pod("p"), node_info(n))
+    assert named is not None and named.reasons == ("node(s) had untolerated taint {dedicated: user2}",)  # v1.34
     tolerant = pod("p", tolerations=(Toleration("dedicated", "Equal", "user2", "NoSchedule"),))
     assert TaintToleration().filter(CycleState(), tolerant, node_info(n)) is None
     exists_all = pod("p", tolerations=(Toleration(operator="Exists"),))
     assert TaintToleration().filter(CycleState(), exists_all, node_info(n)) is None
+
+
+def test_each_release_gives_its_own_taint_reason() -> None:
+    """The v1.34 profile's framework names the taint; the v1.35 one does not (spec.versions)."""
+    n = node(taints=(Taint("dedicated", "user2", "NoSchedule"),))
+    for profile, reason in ((V1_34, "node(s) had untolerated taint {dedicated: user2}"),
+                            (V1_35, "node(s) had untolerated taint(s)")):
+        fwk = new_default_framework(profile=profile)
+        status = fwk.run_filter_plugins(CycleState(), pod("p"), node_info(n))
+        assert status is not None and status.reasons == (reason,), profile.name
 
 
 def test_taint_toleration_score_prefers_fewer_untolerated_soft_taints() -> None:
