@@ -463,16 +463,19 @@ def fourth_round_scenarios() -> list[Scenario]:
                 CreatePod(_asks("p", {"cpu": 100})), SchedulePod("p", "u"), SchedulePod("p", "t")],
                "filter", "ports", "taints"),
         cy._cy("kubelet.admission_per_resource", "The kubelet's generalFilter for pods that were placed while the "
-               "node was larger: a pod asking only 1m of cpu, or only one byte of memory, is OutOfcpu or "
-               "OutOfmemory beside a pod holding all of it; a pod asking nothing is admitted while a pod slot is "
-               "free and is OutOfpods once none is; a pod whose node selector the node's labels match is admitted",
-               [ClusterAddNode(sized("k", 4000, 4096, labels=FrozenMap({"disk": "ssd"}))),
-                CreatePod(_asks("fill", {"cpu": 1000, "memory": 1024 * mib})), CreatePod(_asks("c1", {"cpu": 1})),
-                CreatePod(_asks("m1", {"memory": 1})), CreatePod(_asks("e0", {})), CreatePod(_asks("e1", {})),
-                CreatePod(selective),
-                *(op for uid in ("fill", "c1", "m1", "e0", "e1", "sel") for op in cy.placed(uid, "k")),
+               "node was larger: a pod asking only 1m of cpu, or one byte of memory or of ephemeral storage, is "
+               "OutOfcpu, OutOfmemory or OutOfephemeral-storage beside a pod holding all of it; a pod asking "
+               "nothing is admitted while a pod slot is free and is OutOfpods once none is; a pod whose node "
+               "selector the node's labels match is admitted",
+               [ClusterAddNode(sized("k", 4000, 4096, storage=2**31, labels=FrozenMap({"disk": "ssd"}))),
+                CreatePod(_asks("fill", {"cpu": 1000, "memory": 1024 * mib, "ephemeral-storage": 2**30})),
+                CreatePod(_asks("c1", {"cpu": 1})), CreatePod(_asks("m1", {"memory": 1})),
+                CreatePod(_asks("s1", {"ephemeral-storage": 1})), CreatePod(_asks("e0", {})),
+                CreatePod(_asks("e1", {})), CreatePod(selective),
+                *(op for uid in ("fill", "c1", "m1", "s1", "e0", "e1", "sel") for op in cy.placed(uid, "k")),
                 ClusterUpdateNode(sized("k", 1000, 1024, pods=3, labels=FrozenMap({"disk": "ssd"}))),
-                AdmitPod("fill"), AdmitPod("c1"), AdmitPod("m1"), AdmitPod("sel"), AdmitPod("e0"), AdmitPod("e1")],
+                AdmitPod("fill"), AdmitPod("c1"), AdmitPod("m1"), AdmitPod("s1"), AdmitPod("sel"), AdmitPod("e0"),
+                AdmitPod("e1")],
                "kubelet", "resources"),
         cy._cy("kubelet.admission_affinity_and_taints", "The kubelet's generalFilter after the node changed under "
                "pods placed on it: a pod whose node selector the node's labels no longer match fails NodeAffinity; "
@@ -539,6 +542,19 @@ def fourth_round_scenarios() -> list[Scenario]:
                 CreatePod(_asks("h", {"cpu": 100})), *cy.placed("h", "full"), CreatePod(_asks("a", {"cpu": 100})),
                 CreatePod(_asks("b", {"cpu": 100, "ephemeral-storage": 2**31})), SchedulePod("a", "n1"),
                 SchedulePod("b", "n1")],
+               "filter", "resources"),
+        cy._cy("fast_path.fit_exact_allocatable_with_storage", "fitsRequest's code for pods asking ephemeral "
+               "storage (judged node by node): asking exactly a node's allocatable cpu, memory or ephemeral storage "
+               "while its pods hold some is Unschedulable, not UnschedulableAndUnresolvable",
+               [ClusterAddNode(sized("c", 1000, 4096)), ClusterAddNode(sized("m", 4000, 1024)),
+                ClusterAddNode(sized("s", 4000, 4096, storage=2**30)),
+                CreatePod(_asks("hc", {"cpu": 100})), CreatePod(_asks("hm", {"memory": 100 * mib})),
+                CreatePod(_asks("hs", {"ephemeral-storage": 100 * mib})),
+                *cy.placed("hc", "c"), *cy.placed("hm", "m"), *cy.placed("hs", "s"),
+                CreatePod(_asks("ec", {"cpu": 1000, "ephemeral-storage": mib})),
+                CreatePod(_asks("em", {"memory": 1024 * mib, "ephemeral-storage": mib})),
+                CreatePod(_asks("es", {"ephemeral-storage": 2**30})),
+                SchedulePod("ec", "c"), SchedulePod("em", "m"), SchedulePod("es", "s")],
                "filter", "resources"),
         cy._cy("fast_path.unschedulable_other_toleration", "NodeUnschedulable: a pod whose only toleration is for "
                "another taint does not tolerate node.kubernetes.io/unschedulable, so a cordoned node rejects it",
