@@ -308,6 +308,12 @@ def gap_scenarios() -> list[Scenario]:
     ]
 
 
+def _sized(name: str, cpu: int, memory: int, pods: int = 10, storage: int = 2**30, **fields: object) -> Node:
+    """A node with ``cpu`` millicores, ``memory`` MiB, ``storage`` bytes of ephemeral storage and room for ``pods``."""
+    return Node(name, resources_from({"cpu": cpu, "memory": memory * 2**20, "ephemeral-storage": storage,
+                                      "pods": pods}), **fields)  # type: ignore[arg-type]
+
+
 def fast_path_scenarios() -> list[Scenario]:
     """The third round: the scheduler's own Filter search (``findNodesThatPassFilters``, schedule_one.go), which the
     cycle adapter now runs with the reference implementation's fast paths. Several nodes, each rejected for another
@@ -317,22 +323,18 @@ def fast_path_scenarios() -> list[Scenario]:
     cycles (``UpdateSnapshot`` refreshes their entries)."""
     mib = 2**20
 
-    def sized(name: str, cpu: int, memory: int, pods: int = 10, **fields: object) -> Node:
-        return Node(name, resources_from({"cpu": cpu, "memory": memory * mib, "ephemeral-storage": 2**30,
-                                          "pods": pods}), **fields)  # type: ignore[arg-type]
-
     shape = {"cpu": 600, "memory": 600 * mib}
-    nodes = [sized("a", 4000, 4096, pods=1), sized("b", 1000, 4096), sized("c", 500, 4096), sized("d", 4000, 1024),
-             sized("e", 4000, 512), sized("f", 500, 512, pods=1), sized("g", 1000, 1024)]
+    nodes = [_sized("a", 4000, 4096, pods=1), _sized("b", 1000, 4096), _sized("c", 500, 4096), _sized("d", 4000, 1024),
+             _sized("e", 4000, 512), _sized("f", 500, 512, pods=1), _sized("g", 1000, 1024)]
     fillers = {"x": ("a", {"cpu": 100}), "y": ("b", {"cpu": 600}), "z": ("d", {"memory": 700 * mib}),
                "w": ("f", {"cpu": 10}), "v": ("g", {"cpu": 500, "memory": 500 * mib})}
     labelled = {"zone": "z1"}
-    others = [sized("m", 4000, 4096),
-              sized("t1", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
-              sized("t2", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
-              sized("t3", 4000, 4096, taints=(Taint("k", "w", "NoExecute"),), labels=FrozenMap(labelled)),
-              sized("u", 4000, 4096, unschedulable=True, labels=FrozenMap(labelled)),
-              sized("p", 4000, 4096, labels=FrozenMap(labelled)), sized("q", 4000, 4096, labels=FrozenMap(labelled))]
+    others = [_sized("m", 4000, 4096),
+              _sized("t1", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
+              _sized("t2", 4000, 4096, taints=(Taint("k", "v"),), labels=FrozenMap(labelled)),
+              _sized("t3", 4000, 4096, taints=(Taint("k", "w", "NoExecute"),), labels=FrozenMap(labelled)),
+              _sized("u", 4000, 4096, unschedulable=True, labels=FrozenMap(labelled)),
+              _sized("p", 4000, 4096, labels=FrozenMap(labelled)), _sized("q", 4000, 4096, labels=FrozenMap(labelled))]
     selective = Pod("s", "pod-s", containers=(Container("c", resource_list(cpu=100), (ContainerPort(80, 80),)),),
                     node_selector=FrozenMap(labelled))
     return [
@@ -343,8 +345,8 @@ def fast_path_scenarios() -> list[Scenario]:
                [*(ClusterAddNode(n) for n in nodes), *(CreatePod(_asks(uid, r)) for uid, (_, r) in fillers.items()),
                 *(op for uid, (n, _) in fillers.items() for op in cy.placed(uid, n)),
                 *(CreatePod(_asks(uid, shape)) for uid in ("p1", "p2", "p3", "p4")),
-                FailScheduling("p1"), FailScheduling("p2"), ClusterUpdateNode(sized("c", 1000, 1024)),
-                SchedulePod("p2", "c"), FailScheduling("p3"), ClusterUpdateNode(sized("e", 4000, 1024)),
+                FailScheduling("p1"), FailScheduling("p2"), ClusterUpdateNode(_sized("c", 1000, 1024)),
+                SchedulePod("p2", "c"), FailScheduling("p3"), ClusterUpdateNode(_sized("e", 4000, 1024)),
                 SchedulePod("p3", "e"), FailScheduling("p4"), DeletePod("y"), SchedulePod("p4", "a"),
                 SchedulePod("p4", "b"), FailScheduling("p1")],
                "filter", "resources"),
@@ -362,7 +364,7 @@ def fast_path_scenarios() -> list[Scenario]:
                "the same two nodes (one roomy, one half full): each is rejected by the half-full node, with "
                "Unschedulable while it asks no more than the node's allocatable and UnschedulableAndUnresolvable "
                "beyond; the reference implementation keeps verdicts for 32 shapes, and judges the others afresh",
-               [ClusterAddNode(sized("n", 1000, 1024)), ClusterAddNode(sized("r", 4000, 4096)),
+               [ClusterAddNode(_sized("n", 1000, 1024)), ClusterAddNode(_sized("r", 4000, 4096)),
                 CreatePod(_asks("half", {"cpu": 500, "memory": 512 * mib})), *cy.placed("half", "n"),
                 *(CreatePod(_asks(f"k{i}", {"cpu": 510 + 25 * i, "memory": (100 + 20 * i) * mib})) for i in range(40)),
                 *(SchedulePod(f"k{i}", "n") for i in range(40)), SchedulePod("k39", "r")],
@@ -371,8 +373,8 @@ def fast_path_scenarios() -> list[Scenario]:
                "exactly the free cpu and memory fits, one more millicore or byte does not; asking exactly the "
                "allocatable is Unschedulable on a node whose pods hold some of it, one more is "
                "UnschedulableAndUnresolvable; the last free pod slot fits",
-               [ClusterAddNode(sized("e", 1000, 1024, pods=2)), ClusterAddNode(sized("o", 600, 600)),
-                ClusterAddNode(sized("h", 1000, 1024)), ClusterAddNode(sized("s", 100, 100)),
+               [ClusterAddNode(_sized("e", 1000, 1024, pods=2)), ClusterAddNode(_sized("o", 600, 600)),
+                ClusterAddNode(_sized("h", 1000, 1024)), ClusterAddNode(_sized("s", 100, 100)),
                 CreatePod(_asks("hold", {"cpu": 400, "memory": 424 * mib})), *cy.placed("hold", "e"),
                 CreatePod(_asks("hold2", {"cpu": 1, "memory": 1 * mib})), *cy.placed("hold2", "o"),
                 CreatePod(_asks("exact", {"cpu": 600, "memory": 600 * mib})),
@@ -385,11 +387,11 @@ def fast_path_scenarios() -> list[Scenario]:
                "(Unschedulable: the pod count and a resource in use, none beyond the allocatable), and on a node "
                "whose allocatable shrank below what its pods hold: a pod asking only cpu still fits there "
                "(fitsRequest skips memory it does not ask for), a pod asking memory does not",
-               [ClusterAddNode(sized("fc", 1000, 4096, pods=1)), ClusterAddNode(sized("fm", 4000, 1024, pods=1)),
-                ClusterAddNode(sized("ov", 4000, 1024)),
+               [ClusterAddNode(_sized("fc", 1000, 4096, pods=1)), ClusterAddNode(_sized("fm", 4000, 1024, pods=1)),
+                ClusterAddNode(_sized("ov", 4000, 1024)),
                 CreatePod(_asks("hc", {"cpu": 600})), CreatePod(_asks("hm", {"memory": 600 * mib})),
                 CreatePod(_asks("ho", {"cpu": 100, "memory": 800 * mib})), *cy.placed("hc", "fc"),
-                *cy.placed("hm", "fm"), *cy.placed("ho", "ov"), ClusterUpdateNode(sized("ov", 4000, 512)),
+                *cy.placed("hm", "fm"), *cy.placed("ho", "ov"), ClusterUpdateNode(_sized("ov", 4000, 512)),
                 CreatePod(_asks("both", {"cpu": 600, "memory": 600 * mib})),
                 CreatePod(_asks("cpu_only", {"cpu": 100})), CreatePod(_asks("mem_only", {"memory": 100 * mib})),
                 FailScheduling("both"), SchedulePod("mem_only", "ov"), SchedulePod("mem_only", "fm"),
@@ -402,7 +404,7 @@ def fast_path_scenarios() -> list[Scenario]:
                 CreatePod(_ports("hold2", ContainerPort(80, 80))), *cy.placed("hold", "p"),
                 *cy.placed("hold2", "q"), CreatePod(selective), CreatePod(replace(selective, uid="s2", name="pod-s2")),
                 FailScheduling("s"), DeletePod("hold"), SchedulePod("s", "p"), FailScheduling("s2"),
-                ClusterUpdateNode(sized("m", 4000, 4096, labels=FrozenMap(labelled))), SchedulePod("s2", "m")],
+                ClusterUpdateNode(_sized("m", 4000, 4096, labels=FrozenMap(labelled))), SchedulePod("s2", "m")],
                "filter", "ports", "taints"),
     ]
 
@@ -433,12 +435,8 @@ def fourth_round_scenarios() -> list[Scenario]:
     (``NodeUnschedulable.Filter``, nodeunschedulable/node_unschedulable.go)."""
     mib = 2**20
 
-    def sized(name: str, cpu: int, memory: int, pods: int = 10, storage: int = 2**30, **fields: object) -> Node:
-        return Node(name, resources_from({"cpu": cpu, "memory": memory * mib, "ephemeral-storage": storage,
-                                          "pods": pods}), **fields)  # type: ignore[arg-type]
-
-    relabelled = [ClusterUpdateNode(sized("n1", 4000, 4096, labels=FrozenMap({"round": str(i)}))) for i in range(3)]
-    cordoned = sized("n2", 4000, 4096, unschedulable=True)
+    relabelled = [ClusterUpdateNode(_sized("n1", 4000, 4096, labels=FrozenMap({"round": str(i)}))) for i in range(3)]
+    cordoned = _sized("n2", 4000, 4096, unschedulable=True)
     unrelated = (Toleration("dedicated", "Equal", "gpu"),)
     selective = Pod("sel", "pod-sel", containers=(Container("c"),), node_selector=FrozenMap({"disk": "ssd"}))
     shapes = [_asks(f"k{i}", {"cpu": 10 + i, "memory": (10 + i) * mib}) for i in range(34)]
@@ -447,7 +445,7 @@ def fourth_round_scenarios() -> list[Scenario]:
                "the cycles between two searches refreshed more entries than the snapshot holds, the search still "
                "sees every change: a node cordoned three cycles ago rejects the pod (the cycles in between asked "
                "for a node that is not in the snapshot, so no search ran)",
-               [ClusterAddNode(sized("n1", 4000, 4096)), ClusterAddNode(sized("n2", 4000, 4096)),
+               [ClusterAddNode(_sized("n1", 4000, 4096)), ClusterAddNode(_sized("n2", 4000, 4096)),
                 CreatePod(_asks("a", {"cpu": 100})), CreatePod(_asks("b", {"cpu": 100})), SchedulePod("a", "n1"),
                 ClusterUpdateNode(cordoned), SchedulePod("b", "nowhere"),
                 *(op for update in relabelled for op in (update, SchedulePod("b", "nowhere"))),
@@ -455,11 +453,11 @@ def fourth_round_scenarios() -> list[Scenario]:
                "filter"),
         cy._cy("fast_path.flags_beside_used_ports", "A node that is cordoned, or tainted, and has a host port in "
                "use: NodeUnschedulable and TaintToleration still reject a pod that does not tolerate it",
-               [ClusterAddNode(sized("u", 4000, 4096)), ClusterAddNode(sized("t", 4000, 4096)),
+               [ClusterAddNode(_sized("u", 4000, 4096)), ClusterAddNode(_sized("t", 4000, 4096)),
                 CreatePod(_ports("hu", ContainerPort(80, 80))), CreatePod(_ports("ht", ContainerPort(80, 80))),
                 *cy.placed("hu", "u"), *cy.placed("ht", "t"),
-                ClusterUpdateNode(sized("u", 4000, 4096, unschedulable=True)),
-                ClusterUpdateNode(sized("t", 4000, 4096, taints=(Taint("k", "v"),))),
+                ClusterUpdateNode(_sized("u", 4000, 4096, unschedulable=True)),
+                ClusterUpdateNode(_sized("t", 4000, 4096, taints=(Taint("k", "v"),))),
                 CreatePod(_asks("p", {"cpu": 100})), SchedulePod("p", "u"), SchedulePod("p", "t")],
                "filter", "ports", "taints"),
         cy._cy("kubelet.admission_per_resource", "The kubelet's generalFilter for pods that were placed while the "
@@ -467,13 +465,13 @@ def fourth_round_scenarios() -> list[Scenario]:
                "OutOfcpu, OutOfmemory or OutOfephemeral-storage beside a pod holding all of it; a pod asking "
                "nothing is admitted while a pod slot is free and is OutOfpods once none is; a pod whose node "
                "selector the node's labels match is admitted",
-               [ClusterAddNode(sized("k", 4000, 4096, storage=2**31, labels=FrozenMap({"disk": "ssd"}))),
+               [ClusterAddNode(_sized("k", 4000, 4096, storage=2**31, labels=FrozenMap({"disk": "ssd"}))),
                 CreatePod(_asks("fill", {"cpu": 1000, "memory": 1024 * mib, "ephemeral-storage": 2**30})),
                 CreatePod(_asks("c1", {"cpu": 1})), CreatePod(_asks("m1", {"memory": 1})),
                 CreatePod(_asks("s1", {"ephemeral-storage": 1})), CreatePod(_asks("e0", {})),
                 CreatePod(_asks("e1", {})), CreatePod(selective),
                 *(op for uid in ("fill", "c1", "m1", "s1", "e0", "e1", "sel") for op in cy.placed(uid, "k")),
-                ClusterUpdateNode(sized("k", 1000, 1024, pods=3, labels=FrozenMap({"disk": "ssd"}))),
+                ClusterUpdateNode(_sized("k", 1000, 1024, pods=3, labels=FrozenMap({"disk": "ssd"}))),
                 AdmitPod("fill"), AdmitPod("c1"), AdmitPod("m1"), AdmitPod("s1"), AdmitPod("sel"), AdmitPod("e0"),
                 AdmitPod("e1")],
                "kubelet", "resources"),
@@ -481,12 +479,12 @@ def fourth_round_scenarios() -> list[Scenario]:
                "pods placed on it: a pod whose node selector the node's labels no longer match fails NodeAffinity; "
                "a NoExecute taint the pod does not tolerate fails TaintToleration, one it tolerates does not, and "
                "a NoSchedule taint is not the kubelet's to check",
-               [ClusterAddNode(sized("n", 4000, 4096, labels=FrozenMap({"disk": "ssd"}))),
+               [ClusterAddNode(_sized("n", 4000, 4096, labels=FrozenMap({"disk": "ssd"}))),
                 CreatePod(selective), CreatePod(_asks("plain", {"cpu": 100})),
                 CreatePod(Pod("tol", "pod-tol", containers=(Container("c", resource_list(cpu=100)),),
                               tolerations=(Toleration("k", "Equal", "v", "NoExecute"),))),
                 *(op for uid in ("sel", "plain", "tol") for op in cy.placed(uid, "n")),
-                ClusterUpdateNode(sized("n", 4000, 4096, taints=(Taint("k", "v", "NoExecute"), Taint("s", "t")))),
+                ClusterUpdateNode(_sized("n", 4000, 4096, taints=(Taint("k", "v", "NoExecute"), Taint("s", "t")))),
                 AdmitPod("tol"), AdmitPod("plain"), AdmitPod("sel")],
                "kubelet"),
         cy._cy("kubelet.admission_extended_resources", "The kubelet's removeMissingExtendedResources: a request, in "
@@ -507,16 +505,16 @@ def fourth_round_scenarios() -> list[Scenario]:
         cy._cy("fast_path.fit_resource_not_asked_on_overcommitted_node", "fitsRequest checks only the resources a "
                "pod asks for: on a node whose allocatable cpu shrank below what its pods hold, a pod asking only "
                "memory fits, and so it does on a roomy node beside it",
-               [ClusterAddNode(sized("ov", 1000, 4096)), ClusterAddNode(sized("roomy", 4000, 4096)),
+               [ClusterAddNode(_sized("ov", 1000, 4096)), ClusterAddNode(_sized("roomy", 4000, 4096)),
                 CreatePod(_asks("hold", {"cpu": 800})), *cy.placed("hold", "ov"),
-                ClusterUpdateNode(sized("ov", 500, 4096)),
+                ClusterUpdateNode(_sized("ov", 500, 4096)),
                 CreatePod(_asks("m1", {"memory": 100 * mib})), CreatePod(_asks("m2", {"memory": 100 * mib})),
                 SchedulePod("m1", "roomy"), SchedulePod("m2", "ov")],
                "resources"),
         cy._cy("fast_path.fit_last_pod_slot_many_shapes", "fitsRequest's pod count for pods of many shapes: after "
                "more shapes than the reference implementation keeps verdicts for were rejected by a full node, a "
                "pod of a new shape still fits a node with one pod slot left",
-               [ClusterAddNode(sized("full", 4000, 4096, pods=1)), ClusterAddNode(sized("one", 4000, 4096, pods=2)),
+               [ClusterAddNode(_sized("full", 4000, 4096, pods=1)), ClusterAddNode(_sized("one", 4000, 4096, pods=2)),
                 CreatePod(_asks("h1", {"cpu": 100})), CreatePod(_asks("h2", {"cpu": 100})),
                 *cy.placed("h1", "full"), *cy.placed("h2", "one"), *(CreatePod(p) for p in shapes),
                 *(SchedulePod(p.uid, "full") for p in shapes[:-1]), SchedulePod(shapes[-1].uid, "one")],
@@ -525,8 +523,8 @@ def fourth_round_scenarios() -> list[Scenario]:
                "the reference implementation judges node by node: a node whose pod slots are all taken rejects one "
                "although every resource fits; a node whose pods hold some cpu, or memory, rejects a pod asking more "
                "than is free of it, though less than the allocatable",
-               [ClusterAddNode(sized("full", 4000, 4096, pods=1)), ClusterAddNode(sized("cpu", 1000, 4096)),
-                ClusterAddNode(sized("mem", 4000, 1024)),
+               [ClusterAddNode(_sized("full", 4000, 4096, pods=1)), ClusterAddNode(_sized("cpu", 1000, 4096)),
+                ClusterAddNode(_sized("mem", 4000, 1024)),
                 CreatePod(_asks("h1", {"cpu": 100})), CreatePod(_asks("h2", {"cpu": 600})),
                 CreatePod(_asks("h3", {"memory": 600 * mib})),
                 *cy.placed("h1", "full"), *cy.placed("h2", "cpu"), *cy.placed("h3", "mem"),
@@ -538,7 +536,7 @@ def fourth_round_scenarios() -> list[Scenario]:
         cy._cy("fast_path.fit_storage_after_kept_verdicts", "fitsRequest for a pod asking ephemeral storage after a "
                "pod of the same cpu and memory without it was judged: the node lacking the storage rejects it "
                "(UnschedulableAndUnresolvable: more than its allocatable)",
-               [ClusterAddNode(sized("n1", 1000, 1024)), ClusterAddNode(sized("full", 1000, 1024, pods=1)),
+               [ClusterAddNode(_sized("n1", 1000, 1024)), ClusterAddNode(_sized("full", 1000, 1024, pods=1)),
                 CreatePod(_asks("h", {"cpu": 100})), *cy.placed("h", "full"), CreatePod(_asks("a", {"cpu": 100})),
                 CreatePod(_asks("b", {"cpu": 100, "ephemeral-storage": 2**31})), SchedulePod("a", "n1"),
                 SchedulePod("b", "n1")],
@@ -546,8 +544,8 @@ def fourth_round_scenarios() -> list[Scenario]:
         cy._cy("fast_path.fit_exact_allocatable_with_storage", "fitsRequest's code for pods asking ephemeral "
                "storage (judged node by node): asking exactly a node's allocatable cpu, memory or ephemeral storage "
                "while its pods hold some is Unschedulable, not UnschedulableAndUnresolvable",
-               [ClusterAddNode(sized("c", 1000, 4096)), ClusterAddNode(sized("m", 4000, 1024)),
-                ClusterAddNode(sized("s", 4000, 4096, storage=2**30)),
+               [ClusterAddNode(_sized("c", 1000, 4096)), ClusterAddNode(_sized("m", 4000, 1024)),
+                ClusterAddNode(_sized("s", 4000, 4096, storage=2**30)),
                 CreatePod(_asks("hc", {"cpu": 100})), CreatePod(_asks("hm", {"memory": 100 * mib})),
                 CreatePod(_asks("hs", {"ephemeral-storage": 100 * mib})),
                 *cy.placed("hc", "c"), *cy.placed("hm", "m"), *cy.placed("hs", "s"),
