@@ -16,7 +16,7 @@ import json
 import time
 from typing import Any, Final
 
-from conformance import proof_commands
+from conformance.cli import check as check_command
 from spec.verify.checker import explore
 from spec.verify.exploration import Report
 
@@ -41,9 +41,9 @@ PROFILE: Final = "docs/proofs.md, Measured figures"
 def check(argv: tuple[str, ...], **options: Any) -> Report:
     """Explore as ``ksspec check`` with ``argv`` does, with ``options`` for :func:`explore`."""
     parser = argparse.ArgumentParser(prog="ksspec check", add_help=False)
-    proof_commands.add_check_arguments(parser)
+    check_command.add_check_arguments(parser)
     args = parser.parse_args(list(argv))
-    system, name, _ = proof_commands.build_system(args)
+    system, name, _ = check_command.build_system(args)
     options.setdefault("depth_limit", None if args.depth <= 0 else args.depth)
     return explore(system, name=name, stop_at_first=not args.keep_going, **options)
 

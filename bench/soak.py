@@ -33,9 +33,9 @@ if __name__ == "__main__":
     # bench/conformance.py shares its name with the package: keep bench/ off the path so `conformance` is the package.
     sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != BENCH)]
 
-from conformance.cli import build_parser  # noqa: E402
-from conformance.simulate_command import auto_check_every, config_from  # noqa: E402
-from conformance.simulation_checks import InvariantChecker  # noqa: E402
+from conformance.cli.main import build_parser  # noqa: E402
+from conformance.cli.simulate import auto_check_every, config_from  # noqa: E402
+from conformance.simulation.checks import InvariantChecker  # noqa: E402
 from refimpl.simulator import Simulation  # noqa: E402
 
 SAMPLE_EVERY = 5_000

@@ -19,10 +19,7 @@ from enum import Enum
 from typing import Any, Final, Union
 
 from conformance.operations import CYCLE_OPERATIONS, UpdateMetrics
-from spec.api_calls import APICall, PodBindingCall, PodStatusPatchCall
-from spec.call_queue_operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
-from spec.frozenmap import FrozenMap
-from spec.operations import (
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -36,7 +33,10 @@ from spec.operations import (
     UpdatePod,
     UpdateSnapshot,
 )
-from spec.queue_operations import QUEUE_OPERATIONS
+from spec.dispatcher.api_calls import APICall, PodBindingCall, PodStatusPatchCall
+from spec.dispatcher.operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.frozenmap import FrozenMap
+from spec.queue.operations import QUEUE_OPERATIONS
 
 JSON = Any
 """A value ``json.loads`` can return."""

@@ -38,22 +38,22 @@ FORMAT_VERSION: Final = "3.2.0"
 
 3.2.0 (from 3.1.0) is a minor bump: new curated cycle vectors over the existing operations and observations, those
 the fourth round of mutation testing, of the scheduler's framework and plugins, showed missing
-(:func:`conformance.mutation_scenarios.fourth_round_scenarios`).
+(:func:`conformance.scenarios.mutation.fourth_round_scenarios`).
 
 3.1.0 (from 3.0.0) is a minor bump: new curated vectors over the existing operations and observations, those the
 third round of mutation testing of the cache and the dispatcher showed missing
-(:func:`conformance.mutation_scenarios.third_round_scenarios`).
+(:func:`conformance.scenarios.mutation.third_round_scenarios`).
 
 3.0.0 (from 2.6.0) is a major bump: a cycle-area observation's ``filters`` maps each rejected node to an object,
 ``{"plugin", "code"}``, the first rejecting filter and its status code (Unschedulable or
 UnschedulableAndUnresolvable, as ``Diagnosis.NodeToStatus`` records it), where 2.x mapped it to the plugin's name.
 Every adapter must report the code, so an adapter that conformed to 2.x fails every cycle vector with a rejection;
 the other areas' vectors are unchanged but for their ``format_version``. It also adds curated cycle vectors
-(:func:`conformance.mutation_scenarios.fast_path_scenarios`: the third round of mutation testing, against the
+(:func:`conformance.scenarios.mutation.fast_path_scenarios`: the third round of mutation testing, against the
 scheduler's own Filter search) and one exploration vector (NodeResourcesFit's rejections split by code).
 
 2.6.0 (from 2.5.0) is a minor bump: new curated vectors over the existing operations and observations, those the
-second round of mutation testing showed missing (:func:`conformance.mutation_scenarios.gap_scenarios`, and
+second round of mutation testing showed missing (:func:`conformance.scenarios.mutation.gap_scenarios`, and
 ``dispatcher.sync.nomination_applied``).
 
 2.5.0 (from 2.4.0) is a minor bump: a new area, ``queue`` (the scheduling queue: activeQ, backoffQ,
@@ -73,7 +73,7 @@ expectations fixed from v1.35 on, where a call of another type waits behind an i
 overwriting it (PR #135180, found by running the suite on Kubernetes' own call queue).
 
 2.2.0 (from 2.1.0) is a minor bump: new curated vectors over the existing operations and observations, those
-mutation testing showed missing (:mod:`conformance.mutation_scenarios`).
+mutation testing showed missing (:mod:`conformance.scenarios.mutation`).
 
 2.1.0 (from 2.0.0) is a minor bump: new vectors over the existing operations and observations, and
 ``tags.behaviours`` now also holds the behaviours of the inventory (:mod:`conformance.behaviours`) each vector was

@@ -2,17 +2,18 @@
 
 Three sources, all deterministic:
 
-- curated scenarios (:mod:`conformance.scenarios`), one per Kubernetes behaviour the spec models, and those
-  mutation testing showed missing (:mod:`conformance.mutation_scenarios`);
-- curated scenarios (:mod:`conformance.scenarios`, :mod:`conformance.cycle_scenarios`), one per Kubernetes behaviour
-  the spec models; the accounting shapes of :mod:`conformance.accounting_scenarios`; Kubernetes' own table tests,
+- curated scenarios (:mod:`conformance.scenarios.cache`), one per Kubernetes behaviour the spec models, and those
+  mutation testing showed missing (:mod:`conformance.scenarios.mutation`);
+- curated scenarios (:mod:`conformance.scenarios.cache`, :mod:`conformance.scenarios.cycle`), one per Kubernetes
+  behaviour
+  the spec models; the accounting shapes of :mod:`conformance.scenarios.accounting`; Kubernetes' own table tests,
   ported case by case (:mod:`conformance.ported`);
 - bounded exhaustive exploration: a breadth-first search over a small universe (:mod:`conformance.universe`)
   that emits, for every distinct transition class reached, the shortest trace ending in it. A cache transition
   class is (operation, outcome kind, state of the target before: pod absent / assumed / binding finished /
   added; node absent / placeholder / live / ghost); a dispatcher one is (operation, outcome kind, the UID's
   call before: none / pending / in flight / in flight with a newer call waiting);
-- seeded random long traces, following the informer contract (:mod:`spec.contract`) or adversarial.
+- seeded random long traces, following the informer contract (:mod:`spec.cache.contract`) or adversarial.
 
 Every trace is run under each version profile it applies to and split where the expectations differ
 (:func:`conformance.traces.expand`).
@@ -27,22 +28,20 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance import universe
-from conformance.accounting_scenarios import accounting_scenarios
 from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
-from conformance.cycle_scenarios import curated_cluster, curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Vector, render_files
-from conformance.mutation_scenarios import curated as mutation_curated
 from conformance.operations import UpdateMetrics
 from conformance.ported import ported
-from conformance.queue_scenarios import curated_queue, generated_queue
-from conformance.scenarios import curated
+from conformance.scenarios.accounting import accounting_scenarios
+from conformance.scenarios.cache import curated
+from conformance.scenarios.cycle import curated_cluster, curated_cycle, generated_cycle
+from conformance.scenarios.mutation import curated as mutation_curated
+from conformance.scenarios.queue import curated_queue, generated_queue
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
-from spec.cache import CacheState, new_cache
-from spec.call_queue import CallQueue, new_call_queue
-from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, SyncObject, apply_call_queue, is_enabled
-from spec.contract import follows_informer_contract
-from spec.operations import (
+from spec.cache.cache import CacheState, new_cache
+from spec.cache.contract import follows_informer_contract
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -57,6 +56,8 @@ from spec.operations import (
     UpdateSnapshot,
     World,
 )
+from spec.dispatcher.call_queue import CallQueue, new_call_queue
+from spec.dispatcher.operations import AddCall, CallQueueOperation, FinishCall, SyncObject, apply_call_queue, is_enabled
 from spec.resources import EMPTY_RESOURCE
 from spec.versions import PROFILES
 

@@ -49,7 +49,7 @@ Dispatcher area, after every step::
      "calls": {uid: {"caller": n, "call": CALL}},   # the one call tracked per object
      "told": [[caller, outcome kind], ...]}         # values sent to callers during this step, in order
 
-Queue area (:mod:`spec.queue`), after every step::
+Queue area (:mod:`spec.queue.queue`), after every step::
 
     {"now": ns,                                   # the queue's clock
      "active": [uid, ...],                        # activeQ in QueueSort order: priority, then timestamp
@@ -83,17 +83,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from conformance.codec import encode
-from spec.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
-from spec.cache import CacheSizeMetrics, CacheState, clone_node_info
-from spec.call_queue import CallQueue
-from spec.cluster_events import ClusterEvent
-from spec.cycle import Cluster
-from spec.filters import Rejection
-from spec.nodeinfo import NodeInfo
-from spec.operations import World
-from spec.queue_state import PodPopped, QueuedPod, SchedulingQueue, backoff_time
+from spec.cache.cache import CacheSizeMetrics, CacheState, clone_node_info
+from spec.cache.nodeinfo import NodeInfo
+from spec.cache.operations import World
+from spec.cache.snapshot import Snapshot
+from spec.cycle.cycle import Cluster
+from spec.cycle.filters import Rejection
+from spec.dispatcher.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
+from spec.dispatcher.call_queue import CallQueue
+from spec.queue.events import ClusterEvent
+from spec.queue.state import PodPopped, QueuedPod, SchedulingQueue, backoff_time
 from spec.resources import Resource
-from spec.snapshot import Snapshot
 
 JSON = Any
 

@@ -1,23 +1,25 @@
 """Operations the suite names that the spec defines as functions rather than as data.
 
-:mod:`spec.operations` makes every cache transition a value; the scheduling pipeline (:mod:`spec.cycle`) and the
-metrics publication (:func:`spec.cache.update_metrics`) are plain functions. This module gives them the same form,
+:mod:`spec.cache.operations` makes every cache transition a value; the scheduling pipeline (:mod:`spec.cycle.cycle`)
+and the
+metrics publication (:func:`spec.cache.cache.update_metrics`) are plain functions. This module gives them the same form,
 so vectors can name them, and applies them to the spec (the oracle) with outcomes as values.
 
-Cycle-area operations act on a :class:`spec.cycle.Cluster`. Their outcomes:
+Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes:
 
 - ``schedule_pod`` names the node the scheduling cycle chooses (the spec allows any feasible node). It is ``ok``
   when every filter passes there (the pod is assumed on it and its binding cycle starts), else an ``error``:
   ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node, and the
-  status code it rejected with: :func:`spec.filters.first_rejection`) or
+  status code it rejected with: :func:`spec.cycle.filters.first_rejection`) or
   ``NodeNotInSnapshot`` (the node is not in the cycle's snapshot: absent, a placeholder or a ghost). A rejected
   step changes nothing.
 - ``fail_scheduling`` without a node: a cycle that finds no feasible node (``filters`` names, for every node of the
   snapshot, the first filter that rejected it and its code); with a node and a failure point (``Reserve`` or
   ``Permit``): the pod is assumed there, rejected, and forgotten. The pod stays pending either way.
-- Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle` defines it). An
+- Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
-- The scheduler in its cluster (:mod:`spec.restart`, :mod:`spec.kubelet`): ``crash_scheduler`` (memory lost, binding
+- The scheduler in its cluster (:mod:`spec.cluster.restart`, :mod:`spec.cluster.kubelet`): ``crash_scheduler``
+  (memory lost, binding
   cycles left as orphaned bind requests), ``restart_scheduler`` (a new process, synced: the informers' lists
   delivered), ``land_orphaned_bind`` / ``drop_orphaned_bind`` (a crashed process's request answered or lost), and
   ``admit_pod`` (the kubelet's verdict: the pod runs, or is ``Failed`` with the reason). The observation then also
@@ -30,13 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from spec import cycle, kubelet, restart
-from spec.cache import CacheState, update_metrics
-from spec.cycle import Cluster, CycleNotEnabled, FailurePoint
-from spec.filters import Rejection, first_rejection
+from spec.cache.cache import CacheState, update_metrics
+from spec.cache.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
+from spec.cluster import kubelet, restart
+from spec.cycle import cycle
+from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint
+from spec.cycle.filters import Rejection, first_rejection
 from spec.objects import Node, Pod
 from spec.quantities import Duration
-from spec.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
 
 UNSCHEDULABLE: Final = "Unschedulable"
 """A filter rejected the node the step names (Kubernetes' ``framework.Unschedulable`` status)."""
@@ -53,7 +56,7 @@ NOT_ENABLED: Final = "NotEnabled"
 
 @dataclass(frozen=True)
 class UpdateMetrics:
-    """:func:`spec.cache.update_metrics`: publish the ``scheduler_cache_size`` gauge. From v1.36 the cache's
+    """:func:`spec.cache.cache.update_metrics`: publish the ``scheduler_cache_size`` gauge. From v1.36 the cache's
     periodic loop does only this; before, ``cleanupAssumedPods`` does it at its end."""
 
 
@@ -63,27 +66,27 @@ def apply_update_metrics(state: CacheState) -> CacheState:
 
 
 # --------------------------------------------------------------------------------------------
-# Cycle area (spec/cycle.py)
+# Cycle area (spec/cycle/cycle.py)
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CreatePod:
-    """:func:`spec.cycle.create_pod`: a user creates an unscheduled pod; it enters the scheduling queue."""
+    """:func:`spec.cycle.cycle.create_pod`: a user creates an unscheduled pod; it enters the scheduling queue."""
 
     pod: Pod
 
 
 @dataclass(frozen=True)
 class DeletePod:
-    """:func:`spec.cycle.delete_pod`: a user deletes a pod; the informer's delete event is handled."""
+    """:func:`spec.cycle.cycle.delete_pod`: a user deletes a pod; the informer's delete event is handled."""
 
     uid: str
 
 
 @dataclass(frozen=True)
 class SchedulePod:
-    """:func:`spec.cycle.schedule_pod`: a scheduling cycle for pending pod ``uid`` that chooses ``node``."""
+    """:func:`spec.cycle.cycle.schedule_pod`: a scheduling cycle for pending pod ``uid`` that chooses ``node``."""
 
     uid: str
     node: str
@@ -91,7 +94,7 @@ class SchedulePod:
 
 @dataclass(frozen=True)
 class FailScheduling:
-    """:func:`spec.cycle.fail_scheduling`: a scheduling cycle that fails (no feasible node, or Reserve/Permit)."""
+    """:func:`spec.cycle.cycle.fail_scheduling`: a scheduling cycle that fails (no feasible node, or Reserve/Permit)."""
 
     uid: str
     node: str | None = None
@@ -100,14 +103,14 @@ class FailScheduling:
 
 @dataclass(frozen=True)
 class BindPod:
-    """:func:`spec.cycle.bind_pod`: the binding cycle binds the pod at the API server, then ``FinishBinding``."""
+    """:func:`spec.cycle.cycle.bind_pod`: the binding cycle binds the pod at the API server, then ``FinishBinding``."""
 
     uid: str
 
 
 @dataclass(frozen=True)
 class FailBinding:
-    """:func:`spec.cycle.fail_binding`: the binding cycle fails at PreBind or at the bind call."""
+    """:func:`spec.cycle.cycle.fail_binding`: the binding cycle fails at PreBind or at the bind call."""
 
     uid: str
     point: FailurePoint
@@ -115,69 +118,69 @@ class FailBinding:
 
 @dataclass(frozen=True)
 class ConfirmBinding:
-    """:func:`spec.cycle.confirm_binding`: the informer delivers the bound pod (``AddPod``)."""
+    """:func:`spec.cycle.cycle.confirm_binding`: the informer delivers the bound pod (``AddPod``)."""
 
     uid: str
 
 
 @dataclass(frozen=True)
 class ClusterAddNode:
-    """:func:`spec.cycle.add_node`: the informer delivers a node the cache does not have live."""
+    """:func:`spec.cycle.cycle.add_node`: the informer delivers a node the cache does not have live."""
 
     node: Node
 
 
 @dataclass(frozen=True)
 class ClusterUpdateNode:
-    """:func:`spec.cycle.update_node`: the informer delivers a changed node (old: the cached node)."""
+    """:func:`spec.cycle.cycle.update_node`: the informer delivers a changed node (old: the cached node)."""
 
     node: Node
 
 
 @dataclass(frozen=True)
 class ClusterRemoveNode:
-    """:func:`spec.cycle.remove_node`: the informer delivers a node deletion."""
+    """:func:`spec.cycle.cycle.remove_node`: the informer delivers a node deletion."""
 
     name: str
 
 
 @dataclass(frozen=True)
 class Tick:
-    """:func:`spec.cycle.tick`: time passes and the cache's periodic cleanup runs."""
+    """:func:`spec.cycle.cycle.tick`: time passes and the cache's periodic cleanup runs."""
 
     elapsed: Duration
 
 
 @dataclass(frozen=True)
 class CrashScheduler:
-    """:func:`spec.restart.crash_scheduler`: the scheduler process dies; its binding cycles leave orphaned bind
+    """:func:`spec.cluster.restart.crash_scheduler`: the scheduler process dies; its binding cycles leave orphaned bind
     requests."""
 
 
 @dataclass(frozen=True)
 class RestartScheduler:
-    """:func:`spec.restart.restart_scheduler`, then every :func:`spec.restart.list_node` and
-    :func:`spec.restart.list_pod`: a new process starts and its handlers receive the informers' initial lists
+    """:func:`spec.cluster.restart.restart_scheduler`, then every :func:`spec.cluster.restart.list_node` and
+    :func:`spec.cluster.restart.list_pod`: a new process starts and its handlers receive the informers' initial lists
     before its first scheduling cycle (``WaitForCacheSync``)."""
 
 
 @dataclass(frozen=True)
 class LandOrphanedBind:
-    """:func:`spec.restart.land_orphaned_bind`: the API server answers a crashed process's bind request."""
+    """:func:`spec.cluster.restart.land_orphaned_bind`: the API server answers a crashed process's bind request."""
 
     uid: str
 
 
 @dataclass(frozen=True)
 class DropOrphanedBind:
-    """:func:`spec.restart.drop_orphaned_bind`: a crashed process's bind request never arrives."""
+    """:func:`spec.cluster.restart.drop_orphaned_bind`: a crashed process's bind request never arrives."""
 
     uid: str
 
 
 @dataclass(frozen=True)
 class AdmitPod:
-    """:func:`spec.kubelet.admit_pod`: the kubelet of the pod's node admits it, or rejects it (phase ``Failed``,
+    """:func:`spec.cluster.kubelet.admit_pod`: the kubelet of the pod's node admits it, or rejects it (phase ``Failed``,
     the reason in the observation's ``kubelet.failed``)."""
 
     uid: str
@@ -227,7 +230,7 @@ def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, Rejection], ..
 def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOutcome]:
     """Apply ``op`` to ``cluster``: the next cluster and the outcome.
 
-    Fails with :class:`spec.cycle.CycleNotEnabled` when the step's guard is false, except for a ``schedule_pod``
+    Fails with :class:`spec.cycle.cycle.CycleNotEnabled` when the step's guard is false, except for a ``schedule_pod``
     onto a node that is not feasible, which is an error outcome with the cluster unchanged.
     """
     match op:

@@ -32,13 +32,13 @@ from conformance.observe import (
     observe_world,
 )
 from conformance.operations import CycleOperation, UpdateMetrics, apply_cycle, apply_update_metrics
-from spec.cache import clone_node_info, new_cache
-from spec.call_queue import can_pop, new_call_queue
-from spec.call_queue_operations import CallQueueOperation, apply_call_queue, is_enabled
-from spec.cycle import CycleNotEnabled, new_cluster
-from spec.operations import OK, AddNode, Operation, Outcome, Status, UpdateNode, World, apply
-from spec.queue_operations import QueueOperation, apply_queue_operation, new_queue_world
-from spec.queue_state import QueueNotEnabled
+from spec.cache.cache import clone_node_info, new_cache
+from spec.cache.operations import OK, AddNode, Operation, Outcome, Status, UpdateNode, World, apply
+from spec.cycle.cycle import CycleNotEnabled, new_cluster
+from spec.dispatcher.call_queue import can_pop, new_call_queue
+from spec.dispatcher.operations import CallQueueOperation, apply_call_queue, is_enabled
+from spec.queue.operations import QueueOperation, apply_queue_operation, new_queue_world
+from spec.queue.state import QueueNotEnabled
 from spec.versions import PROFILES, VersionProfile
 
 ALL_PROFILES = tuple(PROFILES)
@@ -49,7 +49,7 @@ EXPIRY_PROFILES = tuple(name for name, p in PROFILES.items() if p.assumed_pod_ex
 class Scenario:
     """A named sequence of operations: call-queue operations in the dispatcher area, cycle operations
     (:mod:`conformance.operations`) in the cycle area, scheduling-queue operations
-    (:mod:`spec.queue_operations`) in the queue area, cache operations in the others."""
+    (:mod:`spec.queue.operations`) in the queue area, cache operations in the others."""
 
     id: str
     description: str
@@ -72,7 +72,7 @@ INITIAL_DISPATCHER = {**INITIAL_DISPATCHER_OBSERVATION, "can_pop": False}
 def apply_cache_step(
     world: World, op: Operation | UpdateMetrics, observe_returned: bool = True
 ) -> tuple[World, Outcome, Any]:
-    """:func:`spec.operations.apply`, also for :class:`UpdateMetrics`, with what the call returned (JSON; not
+    """:func:`spec.cache.operations.apply`, also for :class:`UpdateMetrics`, with what the call returned (JSON; not
     computed without ``observe_returned``)."""
     if isinstance(op, UpdateMetrics):
         return World(apply_update_metrics(world.cache), world.snapshot), OK, NOTHING_RETURNED

@@ -20,28 +20,8 @@ from dataclasses import replace
 from typing import Final
 
 from conformance.operations import UpdateMetrics
-from conformance.shapes import container, host_port, node, zone_labels
-from spec.api_calls import (
-    NominatingInfo,
-    NominatingMode,
-    PodBindingCall,
-    PodCondition,
-    PodStatus,
-    PodStatusPatchCall,
-)
-from spec.call_queue_operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
-from spec.frozenmap import FrozenMap
-from spec.objects import (
-    PROTOCOL_SCTP,
-    PROTOCOL_UDP,
-    AffinityTerms,
-    Container,
-    ContainerImage,
-    ContainerPort,
-    Node,
-    Pod,
-)
-from spec.operations import (
+from conformance.scenarios.shapes import container, host_port, node, zone_labels
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -54,6 +34,26 @@ from spec.operations import (
     UpdateNode,
     UpdatePod,
     UpdateSnapshot,
+)
+from spec.dispatcher.api_calls import (
+    NominatingInfo,
+    NominatingMode,
+    PodBindingCall,
+    PodCondition,
+    PodStatus,
+    PodStatusPatchCall,
+)
+from spec.dispatcher.operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.frozenmap import FrozenMap
+from spec.objects import (
+    PROTOCOL_SCTP,
+    PROTOCOL_UDP,
+    AffinityTerms,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    Node,
+    Pod,
 )
 from spec.quantities import SECOND, resource_list, resources_from
 

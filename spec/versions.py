@@ -80,7 +80,7 @@ class VersionProfile:
     queueing_hints: bool = True
     """The ``SchedulerQueueingHints`` gate: a failed pod is requeued by the hints of the plugins that rejected it and
     the events seen during its attempt. GA and locked on since v1.34, so every profile has it; the scheduling queue
-    (:func:`spec.queue_state.new_scheduling_queue`) still takes it off, as Kubernetes' own tests do by emulating
+    (:func:`spec.queue.state.new_scheduling_queue`) still takes it off, as Kubernetes' own tests do by emulating
     v1.33, because the ``moveRequestCycle`` path it falls back to is still in the v1.35 and v1.36 code."""
     taint_reason_names_the_taint: bool = False
     """TaintToleration's Filter rejects a node with the reason "node(s) had untolerated taint {key: value}", naming

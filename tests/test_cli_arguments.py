@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from conformance.cli.main import main
 from conformance.format import VECTORS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +124,7 @@ def test_a_bad_flag_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], a
 
 
 def test_the_hypothesis_profiles_verify_offers_are_the_registered_ones() -> None:
-    from conformance.cli import HYPOTHESIS_PROFILES
+    from conformance.cli.verify import HYPOTHESIS_PROFILES
 
     text = (ROOT / "tests" / "conftest.py").read_text()
     assert all(f'register_profile(\n    "{name}"' in text or f'register_profile("{name}"' in text

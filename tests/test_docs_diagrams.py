@@ -18,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "docs" / "_ext"))
 import spec_diagrams
 from statediagram import render
 
-from spec.callstates import CALL_TRANSITIONS
-from spec.cyclestates import CYCLE_POD_TRANSITIONS
-from spec.podstates import POD_TRANSITIONS
-from spec.queuestates import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS
+from spec.cache.lifecycle import POD_TRANSITIONS
+from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS
+from spec.dispatcher.lifecycle import CALL_TRANSITIONS
+from spec.queue.lifecycle import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS
 from spec.versions import PROFILES
 
 SVG = "{http://www.w3.org/2000/svg}"

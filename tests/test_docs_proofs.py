@@ -17,9 +17,11 @@ import checker_coverage
 import proofs
 import traceability
 
-from conformance import crosshair_runner
-from conformance.cli import build_parser
-from spec import call_queue_invariants, cycle_invariants, invariants
+from conformance.cli import crosshair as crosshair_runner
+from conformance.cli.main import build_parser
+from spec.cache import invariants
+from spec.cycle import invariants as cycle_invariants
+from spec.dispatcher import invariants as call_queue_invariants
 from spec.verify.proof_groups import all_obligations
 
 PAGE = Path(__file__).parent.parent / "docs" / "proofs.md"
@@ -117,10 +119,10 @@ def _known_violation_run(argv: str) -> tuple[str, Any]:
 @pytest.mark.parametrize(
     ("argv", "prop", "steps"),
     [
-        # spec/cycle_invariants.py's docstring: the host-port entry is lost in 10 steps, the overcommit in 9
+        # spec/cycle/invariants.py's docstring: the host-port entry is lost in 10 steps, the overcommit in 9
         ("--system cycle --pod-variants 2 --known-violations --keep-going", "inv_used_ports_are_union_of_pods", 10),
         ("--system cycle --pod-variants 2 --known-violations --keep-going", "inv_no_node_overcommitted", 9),
-        # spec/call_queue_invariants.py's inv_no_caller_told_twice: Add, Close, Sync under PR #141745
+        # spec/dispatcher/invariants.py's inv_no_caller_told_twice: Add, Close, Sync under PR #141745
         ("--system dispatcher --profile pr141745 --known-violations --keep-going", "inv_no_caller_told_twice", 3),
     ],
 )

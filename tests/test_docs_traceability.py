@@ -15,9 +15,11 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "docs" / "_ext"))
 import checker_coverage
 import traceability
 
-from conformance.cli import CHECKS
-from spec import call_queue_invariants, cycle_invariants, invariants
-from spec.invariants import ALWAYS, STATE_INVARIANTS
+from conformance.cli.verify import CHECKS
+from spec.cache import invariants
+from spec.cache.invariants import ALWAYS, STATE_INVARIANTS
+from spec.cycle import invariants as cycle_invariants
+from spec.dispatcher import invariants as call_queue_invariants
 from spec.verify.transition_system import TransitionSystem
 
 
@@ -44,14 +46,17 @@ def test_every_invariant_that_always_holds_is_checked_by_a_hypothesis_test() -> 
 
 def test_a_machine_that_checks_only_the_always_invariants_is_not_listed_for_the_others() -> None:
     references = traceability.test_references()
-    adversarial = "tests/spec/test_cache_stateful.py::AdversarialCacheMachine"
+    adversarial = "tests/spec/cache/test_stateful.py::AdversarialCacheMachine"
     for inv in STATE_INVARIANTS:
-        labels = {ref.label for ref in references.get(("spec.invariants", inv.name), ())}
+        labels = {ref.label for ref in references.get(("spec.cache.invariants", inv.name), ())}
         assert (adversarial in labels) == (inv.holds == ALWAYS), inv.name
 
 
 def test_z3_obligations_are_found_for_the_abstracted_invariants_only() -> None:
-    from spec.verify import cluster_symbolic, cycle_symbolic, dispatcher_symbolic, symbolic
+    from spec.verify.cache import symbolic
+    from spec.verify.cluster import symbolic as cluster_symbolic
+    from spec.verify.cycle import symbolic as cycle_symbolic
+    from spec.verify.dispatcher import symbolic as dispatcher_symbolic
 
     abstracted: set[Callable[..., bool]] = {
         inv.spec_predicate for inv in symbolic.INVARIANTS if inv.spec_predicate is not None
@@ -76,7 +81,7 @@ def test_z3_obligations_are_found_for_the_abstracted_invariants_only() -> None:
 def test_z3_obligations_are_attributed_to_the_predicate_they_are_about() -> None:
     """Every obligation is counted once, under the predicate its invariant abstracts, or under none
     (the abstractions' own well-formedness, the dispatcher's totality, the pipeline's books)."""
-    from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
+    from spec.verify.dispatcher.transitions import QUEUE_TRANSITIONS
     from spec.verify.proof_groups import all_obligations
 
     counted = sum(len(traceability.z3_obligations().get(inv.name, [])) for inv in traceability.invariants())
@@ -164,7 +169,7 @@ def test_known_violations_are_attributed_only_to_known_violation_runs() -> None:
 
 
 def test_the_cycle_checks_contract_only_cache_invariants_with_a_ttl_only_for_known_violations() -> None:
-    """As :mod:`spec.verify.cycle_system` says: every cache invariant with TTL 0, the ALWAYS ones with
+    """As :mod:`spec.verify.cycle.system` says: every cache invariant with TTL 0, the ALWAYS ones with
     any TTL, the others (and the overcommit headline) with a non-zero TTL under --known-violations."""
     holds = {inv.name: inv.holds for inv in STATE_INVARIANTS}
     ttl = next(t for t in checker_coverage._ttls("cycle") if t)
@@ -184,14 +189,14 @@ def test_the_cycle_checks_contract_only_cache_invariants_with_a_ttl_only_for_kno
 
 def test_adversarial_cache_runs_check_the_always_invariants_only() -> None:
     for inv in STATE_INVARIANTS:
-        entry = traceability.Invariant("spec.invariants", inv.predicate, inv.holds)
+        entry = traceability.Invariant("spec.cache.invariants", inv.predicate, inv.holds)
         commands = {a.command for a in traceability.model_checker(entry)}
         assert ("ksspec check --mode adversarial" in commands) == (inv.holds == ALWAYS), inv.name
 
 
 def test_the_simulator_is_attributed_what_it_checks_at_each_ttl() -> None:
     """``ksspec simulate`` checks every predicate it tallies, except with a TTL the two it exempts."""
-    from conformance.simulation_checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker
+    from conformance.simulation.checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker
 
     tallied = set(InvariantChecker().tallies)
     checks = checker_coverage.simulator_checks()

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from conformance import cli
-from conformance.cli import (
+from conformance.cli import main as cli
+from conformance.cli import verify as verify_command
+from conformance.cli.main import main
+from conformance.cli.verify import (
     CHECKS,
     FAST,
     HYPOTHESIS_PROFILES,
@@ -23,7 +25,6 @@ from conformance.cli import (
     Status,
     exit_code,
     is_checkout,
-    main,
     packages_root,
     run_check,
     run_checks,
@@ -206,7 +207,7 @@ def test_verify_reports_each_failing_check_among_passing_ones(
                                                         "--known-violations")),
         suite(tmp_path, "last", "def test_ok():\n    pass\n"),
     )
-    monkeypatch.setattr(cli, "FAST", replace(FAST, checks=checks))
+    monkeypatch.setattr(verify_command, "FAST", replace(FAST, checks=checks))
     assert main(["verify", "--root", str(tmp_path), "--jobs", "2"]) == 1
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("ksspec verify, fast profile: 4 checks, 2 at a time")
@@ -228,7 +229,7 @@ def test_thorough_runs_the_thorough_checks(monkeypatch: pytest.MonkeyPatch, tmp_
         seen.append((tuple(checks), profile, jobs))
         return [CheckResult(c, Status.PASS, 0.1, "ok") for c in checks]
 
-    monkeypatch.setattr(cli, "run_checks", fake)
+    monkeypatch.setattr(verify_command, "run_checks", fake)
     assert main(["verify", "--thorough", "--root", str(tmp_path)]) == 0
     assert main(["verify", "--root", str(tmp_path), "--hypothesis-profile", "thorough", "--jobs", "3"]) == 0
     assert main(["verify", "--thorough", "--root", str(tmp_path), "--jobs", "2"]) == 0
@@ -263,7 +264,7 @@ def test_outside_a_checkout_the_test_suite_rows_need_one(tmp_path: Path) -> None
 def test_verify_outside_a_checkout_says_so_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(cli, "run_checks", lambda checks, *_: [run_check(c, tmp_path, "fast") for c in checks])
+    monkeypatch.setattr(verify_command, "run_checks", lambda checks, *_: [run_check(c, tmp_path, "fast") for c in checks])
     assert main(["verify", "--root", str(tmp_path)]) == 1  # nothing ran at all
     out = capsys.readouterr().out
     assert f"not a checkout: {tmp_path} has no tests/" in out

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from conformance import simulate_command
-from conformance.cli import main
-from conformance.simulation_checks import InvariantChecker
+from conformance.cli import simulate as simulate_command
+from conformance.cli.main import main
+from conformance.simulation.checks import InvariantChecker
 from refimpl.simulator import Simulation, SimulationConfig
 from spec.objects import Pod
 
@@ -135,7 +135,7 @@ def test_per_queue_counts_are_printed(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_queue_counter_keeps_the_peak_of_what_the_queue_reports() -> None:
-    from conformance.queue_counts import PARTS, QueueCounter
+    from conformance.simulation.queue_counts import PARTS, QueueCounter
     from refimpl.scheduler.queue import QueueName
 
     counter = QueueCounter()

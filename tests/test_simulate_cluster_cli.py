@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conformance.cli import main
+from conformance.cli.main import main
 from refimpl.kubelet.admission import PodAdmitResult
 from refimpl.simulator import kubelets as kubelets_module
 from refimpl.simulator.cluster import ClusterConfig, ClusterSimulation

@@ -34,10 +34,7 @@ from conformance.operations import UpdateMetrics
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.dispatcher import api_calls as ref
 from refimpl.dispatcher.call_queue import CallQueue, DispatcherClosed, MergeFailed, QueuedCall
-from spec import api_calls as spec_calls
-from spec.call_queue_operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
-from spec.errors import CacheError, SchedulerExit
-from spec.operations import (
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -50,6 +47,9 @@ from spec.operations import (
     UpdatePod,
     UpdateSnapshot,
 )
+from spec.dispatcher import api_calls as spec_calls
+from spec.dispatcher.operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.errors import CacheError, SchedulerExit
 from spec.versions import PROFILES, VersionProfile
 
 JSON = Any
@@ -90,7 +90,8 @@ def ref_call_json(call: ref.APICall) -> JSON:
 
 
 def outcome_kind(error: BaseException | None) -> str:
-    """The normalised outcome kind of a value sent to a caller (``OutcomeKind`` in :mod:`spec.call_queue`)."""
+    """The normalised outcome kind of a value sent to a caller (``OutcomeKind`` in
+    :mod:`spec.dispatcher.call_queue`)."""
     if error is None:
         return "Success"
     if isinstance(error, ref.CallSkipped):

@@ -1,7 +1,7 @@
 """The cycle area on the reference implementation: a small cluster around :class:`refimpl.cache.Cache`.
 
 The harness plays the API server and the informer (pods created, bound, deleted; node events) as
-:mod:`spec.cycle` does, and drives the scheduler's side with the reference implementation: the cache, the
+:mod:`spec.cycle.cycle` does, and drives the scheduler's side with the reference implementation: the cache, the
 cycle's :class:`refimpl.cache.Snapshot`, and the default profile's PreFilter and Filter plugins of
 :mod:`refimpl.scheduler` as ``findNodesThatFitPod`` runs them (``RunPreFilterPlugins``, then the scheduler's own
 search over the nodes with its fast paths, :func:`refimpl.scheduler.schedule_one.pass_filters`). Reserve, Permit,
@@ -48,7 +48,7 @@ from refimpl.scheduler.framework.node_slice import NodeColumns
 from refimpl.scheduler.framework.status import CODE_NAMES, Code
 from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.schedule_one import pass_filters, snapshot_columns
-from spec.cycle import FailurePoint
+from spec.cycle.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
 from spec.versions import VersionProfile

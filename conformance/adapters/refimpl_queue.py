@@ -1,10 +1,10 @@
 """The queue area on the reference implementation: :class:`refimpl.scheduler.queue.SchedulingQueue` driven as the
 scheduler drives it.
 
-The harness plays the scheduler's side of :mod:`spec.queue_operations`: it keeps the ``QueuedPodInfo`` each pop
+The harness plays the scheduler's side of :mod:`spec.queue.operations`: it keeps the ``QueuedPodInfo`` each pop
 returned and hands it back on failure with the plugins the step names, passes the current ``SchedulingCycle()``
 unless the step names a cycle, steps a fake clock, and plays ``Run``'s two loops for ``queue_run_for`` (the backoff
-flush at every whole second, the leftover flush every flush period from time 0, as :func:`spec.queue.run_for`).
+flush at every whole second, the leftover flush every flush period from time 0, as :func:`spec.queue.queue.run_for`).
 Observations are built from refimpl's own pod infos and backoff expiries (:func:`conformance.observe.queue_json`).
 
 Subclasses override one method each to introduce a bug (``tests/conformance/gallery``).
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from conformance.adapters.refimpl_queue_abstraction import ref_event, ref_hint_map, spec_event
 from conformance.observe import NO_TIME, NOTHING, QueuedPodView, event_json, queue_json
-from conformance.queue_abstraction import ref_event, ref_hint_map, spec_event
 from refimpl.cache import FakeClock
 from refimpl.scheduler.queue import QueueError, SchedulingQueue
 from refimpl.scheduler.queued_pod_info import QueuedPodInfo
-from spec.backoff import BACKOFF_Q_ORDERING_WINDOW
 from spec.objects import Pod
-from spec.queue_operations import (
+from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
+from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
@@ -37,7 +37,7 @@ from spec.queue_operations import (
     QueueStepClock,
     QueueUpdate,
 )
-from spec.queue_state import QueueConfig, new_scheduling_queue
+from spec.queue.state import QueueConfig, new_scheduling_queue
 from spec.versions import VersionProfile
 
 JSON = Any

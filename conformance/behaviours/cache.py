@@ -1,7 +1,7 @@
 """Observed behaviours of a cache-area step: the transition the spec took, and what it did to NodeInfos.
 
 :func:`cache_step_behaviours` looks at the operation, its outcome, and the spec's world before and after it. The
-transition tags follow the preconditions of :mod:`spec.cache` in the order Kubernetes checks them; the accounting,
+transition tags follow the preconditions of :mod:`spec.cache.cache` in the order Kubernetes checks them; the accounting,
 node-tree, image and snapshot tags come from :mod:`conformance.behaviours.pods`, ``nodes`` and ``snapshot``.
 """
 
@@ -14,10 +14,9 @@ from conformance.behaviours.pods import accounting_behaviours
 from conformance.behaviours.snapshot import snapshot_behaviours
 from conformance.observe import NOTHING_RETURNED
 from conformance.operations import UpdateMetrics
-from spec.cache import CacheState, PodState
-from spec.errors import ErrorKind, FatalKind
-from spec.nodetree import get_zone_key
-from spec.operations import (
+from spec.cache.cache import CacheState, PodState
+from spec.cache.nodetree import get_zone_key
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -34,6 +33,7 @@ from spec.operations import (
     UpdateSnapshot,
     World,
 )
+from spec.errors import ErrorKind, FatalKind
 from spec.resources import EMPTY_RESOURCE
 
 

@@ -1,7 +1,7 @@
 """Observed behaviours of a cycle-area step: the pipeline path the spec took and which filter rules decided.
 
-:func:`cycle_step_behaviours` reads the cluster before and after the step (:mod:`spec.cycle`) and, for the nodes a
-scheduling cycle examined, evaluates the spec's filters (:mod:`spec.filters`) on the cycle's snapshot.
+:func:`cycle_step_behaviours` reads the cluster before and after the step (:mod:`spec.cycle.cycle`) and, for the nodes a
+scheduling cycle examined, evaluates the spec's filters (:mod:`spec.cycle.filters`) on the cycle's snapshot.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from conformance.operations import (
     Tick,
     refreshed_snapshot,
 )
-from spec.cycle import Cluster, FailurePoint
-from spec.filters import (
+from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
+from spec.cycle.cycle import Cluster, FailurePoint
+from spec.cycle.filters import (
     NO_EXECUTE,
     NO_SCHEDULE,
     Code,
@@ -39,7 +40,6 @@ from spec.filters import (
     ports_conflict,
     rejection_code,
 )
-from spec.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
 from spec.objects import Pod
 from spec.resources import compute_pod_resource, get_host_ports
 

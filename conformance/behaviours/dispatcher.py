@@ -1,12 +1,13 @@
 """Observed behaviours of a dispatcher-area step: how the call queue resolved it and whom it told.
 
 :func:`dispatcher_step_behaviours` reads the call queue before and after the step and the values sent to callers
-during it (:mod:`spec.call_queue`); the merge rules are read off :func:`spec.api_calls.merge_calls`.
+during it (:mod:`spec.dispatcher.call_queue`); the merge rules are read off
+:func:`spec.dispatcher.api_calls.merge_calls`.
 """
 
 from __future__ import annotations
 
-from spec.api_calls import (
+from spec.dispatcher.api_calls import (
     NominatingMode,
     PodBindingCall,
     PodStatusPatchCall,
@@ -14,8 +15,8 @@ from spec.api_calls import (
     is_no_op,
     nominating_mode,
 )
-from spec.call_queue import AddError, CallQueue, OutcomeKind, can_pop
-from spec.call_queue_operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.dispatcher.call_queue import AddError, CallQueue, OutcomeKind, can_pop
+from spec.dispatcher.operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
 
 UNBOUNDED_FROM = 16
 """v1.34.0's goroutine limit: a pop enabled with this many calls executing shows that a profile has none."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from conformance.behaviours.queue import EVENT_RECORDED, HAND_BACK_REFUSED, SHORT, place_behaviour
-from spec.queuestates import FLUSH_BACKOFF, FLUSH_LEFTOVER, HAND_BACK, MOVE, QUEUE_POD_TRANSITIONS
+from spec.queue.lifecycle import FLUSH_BACKOFF, FLUSH_LEFTOVER, HAND_BACK, MOVE, QUEUE_POD_TRANSITIONS
 
 
 @dataclass(frozen=True)
@@ -464,7 +464,7 @@ _QUEUE_FUNCTIONS: Final = {
 
 
 def _queue_rows() -> tuple[tuple[str, str, str], ...]:
-    """One behaviour per (call, from, to) of the scheduling queue's pod-place table (:mod:`spec.queuestates`), its
+    """One behaviour per (call, from, to) of the scheduling queue's pod-place table (:mod:`spec.queue.lifecycle`), its
     rows' conditions joined; then the refused hand-back and the recorded in-flight event."""
     rows: dict[str, tuple[list[str], str]] = {}
     for row in QUEUE_POD_TRANSITIONS:

@@ -1,13 +1,13 @@
 """Observed behaviours of node objects: the node tree's zones and the cache-global image states.
 
 They are read off the node objects a step names and the spec's node tree and image states before and after it
-(:mod:`spec.nodetree`, :mod:`spec.imagestates`).
+(:mod:`spec.cache.nodetree`, :mod:`spec.cache.imagestates`).
 """
 
 from __future__ import annotations
 
-from spec.cache import CacheState
-from spec.nodetree import get_zone_key
+from spec.cache.cache import CacheState
+from spec.cache.nodetree import get_zone_key
 from spec.objects import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
@@ -18,7 +18,7 @@ from spec.objects import (
 
 
 def label_behaviours(node: Node) -> set[str]:
-    """How ``node``'s labels make its zone key (:func:`spec.nodetree.get_zone_key`)."""
+    """How ``node``'s labels make its zone key (:func:`spec.cache.nodetree.get_zone_key`)."""
     labels = node.labels
     tags: set[str] = set()
     if LABEL_TOPOLOGY_ZONE in labels and LABEL_FAILURE_DOMAIN_BETA_ZONE not in labels:

@@ -2,7 +2,7 @@
 
 A step exercises these rules for every pod it charges to a NodeInfo or releases from one: the pods whose objects
 appear in, or leave, a NodeInfo's pod list between the cache state before the step and the one after. The rules
-are read off the spec's own functions (:mod:`spec.resources`, :mod:`spec.nodeinfo`), applied to those pods.
+are read off the spec's own functions (:mod:`spec.resources`, :mod:`spec.cache.nodeinfo`), applied to those pods.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from spec.cache import CacheState
-from spec.nodeinfo import HostPort, NodeInfo, host_port, pod_with_affinity, pod_with_required_anti_affinity
+from spec.cache.cache import CacheState
+from spec.cache.nodeinfo import HostPort, NodeInfo, host_port, pod_with_affinity, pod_with_required_anti_affinity
 from spec.objects import PROTOCOL_SCTP, PROTOCOL_UDP, Container, Pod
 from spec.quantities import (
     CPU,

@@ -1,7 +1,8 @@
 """Observed behaviours of a queue-area step: which row of the scheduling queue's pod-place table it took.
 
-:func:`queue_step_behaviours` compares where every pod is before and after the step (:func:`spec.queuestates.pod_place`)
-and names each change of place by its row of :data:`spec.queuestates.QUEUE_POD_TRANSITIONS`
+:func:`queue_step_behaviours` compares where every pod is before and after the step
+(:func:`spec.queue.lifecycle.pod_place`)
+and names each change of place by its row of :data:`spec.queue.lifecycle.QUEUE_POD_TRANSITIONS`
 (``queue.<operation>.<from>_to_<to>``; a change of place no row names, as calls outside the scheduler's contract
 make, is no behaviour); a hand-back the queue refuses, and an event recorded for the pods in flight,
 are behaviours of their own.
@@ -11,7 +12,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from spec.queue_operations import (
+from spec.queue.lifecycle import (
+    FLUSH_BACKOFF,
+    FLUSH_LEFTOVER,
+    HAND_BACK,
+    MOVE,
+    QUEUE_POD_TRANSITIONS,
+    PodPlace,
+    pod_place,
+)
+from spec.queue.operations import (
     QueueActivate,
     QueueAdd,
     QueueAddUnschedulable,
@@ -29,8 +39,7 @@ from spec.queue_operations import (
     QueueUpdate,
     QueueWorld,
 )
-from spec.queue_state import RecordedEvent
-from spec.queuestates import FLUSH_BACKOFF, FLUSH_LEFTOVER, HAND_BACK, MOVE, QUEUE_POD_TRANSITIONS, PodPlace, pod_place
+from spec.queue.state import RecordedEvent
 
 SHORT: Final = {
     "add": "add", "pop": "pop", "done": "done", "close": "close", HAND_BACK: "hand_back", MOVE: "move",

@@ -1,16 +1,16 @@
 """Observed behaviours of ``update_snapshot``: which rebuild conditions held and what the update did.
 
-The conditions are those of :func:`spec.snapshot.update_snapshot`, evaluated on the cache and on the snapshots
-before and after the step; the list order is compared with :func:`spec.nodetree.list_nodes`.
+The conditions are those of :func:`spec.cache.snapshot.update_snapshot`, evaluated on the cache and on the snapshots
+before and after the step; the list order is compared with :func:`spec.cache.nodetree.list_nodes`.
 """
 
 from __future__ import annotations
 
-from spec.cache import CacheState, clone_node_info
+from spec.cache.cache import CacheState, clone_node_info
+from spec.cache.nodetree import list_nodes
+from spec.cache.operations import Outcome
+from spec.cache.snapshot import Snapshot
 from spec.errors import ErrorKind
-from spec.nodetree import list_nodes
-from spec.operations import Outcome
-from spec.snapshot import Snapshot
 
 
 def snapshot_behaviours(cache: CacheState, before: Snapshot, after: Snapshot, outcome: Outcome) -> set[str]:

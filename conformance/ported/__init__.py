@@ -1,7 +1,8 @@
 """Kubernetes' own table tests, ported case by case as curated vectors (each description names the Go test and case).
 
 One module per Go test file: :mod:`.framework_types` (framework/types_test.go), :mod:`.node_tree`
-(node_tree_test.go and snapshot_test.go), :mod:`.cache` (cache_test.go), :mod:`.call_queue` (call_queue_test.go).
+(node_tree_test.go and snapshot_test.go), :mod:`.cache` (cache_test.go), :mod:`.call_queue` (call_queue_test.go),
+:mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it).
 The expected outcomes are the spec's; ``tests/conformance/test_ported.py`` checks that the spec agrees with the
 expectations the Go tests state.
 """

@@ -4,7 +4,7 @@
 a TTL it never lets expire is ported without one (so the vector holds for every profile); a test that calls
 ``finishBinding`` or ``cleanupAssumedPods`` keeps its TTL and holds for the profiles with expiry. Go's times are
 offsets from ``now`` = 0. Memory quantities such as ``"100m"`` are ``Value()``'s rounding up: 1 byte. The cases
-that :mod:`conformance.scenarios` already ports as one vector each (TestAddPodWillConfirm,
+that :mod:`conformance.scenarios.cache` already ports as one vector each (TestAddPodWillConfirm,
 TestAddPodAlwaysUpdatesPodInfoInNodeInfo, TestAddPodWillReplaceAssumed, TestAddPodAfterExpiration, TestUpdatePod,
 TestExpireAddUpdatePod, TestRemovePod, TestForgetPod, TestSchedulerCache_updateNodeInfoSnapshotList's first
 case) are not repeated.
@@ -16,11 +16,9 @@ from collections.abc import Callable
 from typing import Final
 
 from conformance.ported.common import go_case
-from conformance.shapes import KI, MI, container, host_port, zone_labels
+from conformance.scenarios.shapes import KI, MI, container, host_port, zone_labels
 from conformance.traces import Scenario
-from spec.frozenmap import FrozenMap
-from spec.objects import PROTOCOL_TCP, AffinityTerms, ContainerImage, ContainerPort, Node, Pod, Taint
-from spec.operations import (
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -33,6 +31,8 @@ from spec.operations import (
     UpdatePod,
     UpdateSnapshot,
 )
+from spec.frozenmap import FrozenMap
+from spec.objects import PROTOCOL_TCP, AffinityTerms, ContainerImage, ContainerPort, Node, Pod, Taint
 from spec.quantities import SECOND, resources_from
 
 FILE: Final = "backend/cache/cache_test.go"

@@ -5,7 +5,7 @@ The port uses the in-tree types of the same relevances: a status patch is ``low`
 ``high`` (relevance 2); a mock no-op is a status patch whose condition is already on the pod; a merge that makes
 the call a no-op is a status patch without a condition merged into one whose condition the pod already has; a sync
 that makes the call a no-op delivers a status that already has the condition. Not ported: the cases about ``pop``
-blocking (the spec's pop is enabled only when it would not block, :func:`spec.call_queue.can_pop`).
+blocking (the spec's pop is enabled only when it would not block, :func:`spec.dispatcher.call_queue.can_pop`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Final
 
 from conformance.ported.common import go_case
 from conformance.traces import Scenario
-from spec.api_calls import PodBindingCall, PodCondition, PodStatus, PodStatusPatchCall
-from spec.call_queue_operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.dispatcher.api_calls import PodBindingCall, PodCondition, PodStatus, PodStatusPatchCall
+from spec.dispatcher.operations import AddCall, CloseDispatcher, FinishCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
 
 FILE: Final = "backend/api_dispatcher/call_queue_test.go"

@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from conformance.ported.common import go_case
-from conformance.shapes import KI, MI, container, host_port
+from conformance.scenarios.shapes import KI, MI, container, host_port
 from conformance.traces import Scenario
+from spec.cache.operations import AddNode, AddPod, AssumePod, RemovePod, UpdateSnapshot
 from spec.objects import PROTOCOL_TCP, Container, Node, Pod
-from spec.operations import AddNode, AddPod, AssumePod, RemovePod, UpdateSnapshot
 from spec.quantities import resources_from
 
 FILE: Final = "framework/types_test.go"

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Final
 
 from conformance.ported.common import go_case
-from conformance.shapes import MI, container, host_port, zone_labels
+from conformance.scenarios.shapes import MI, container, host_port, zone_labels
 from conformance.traces import Scenario
+from spec.cache.operations import AddNode, AddPod, RemoveNode, UpdateNode, UpdateSnapshot
 from spec.frozenmap import FrozenMap
 from spec.objects import AffinityTerms, ContainerImage, Node, Pod
-from spec.operations import AddNode, AddPod, RemoveNode, UpdateNode, UpdateSnapshot
 
 TREE: Final = "backend/cache/node_tree_test.go"
 SNAP: Final = "backend/cache/snapshot_test.go"

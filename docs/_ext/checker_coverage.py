@@ -3,7 +3,7 @@
 A *run* is one ``ksspec check`` command line (:data:`RUNS`): a system (cache, dispatcher, cycle),
 its mode (the cache's contract or adversarial streams), one TTL of its default universe, and
 whether ``--known-violations`` is given. The system is built exactly as the command builds it
-(:func:`conformance.proof_commands.build_system`, over the system's default universe) and explored
+(:func:`conformance.cli.check.build_system`, over the system's default universe) and explored
 breadth first to a small depth with a profiler hook that records every invariant predicate of
 the catalogue the system calls itself (not one predicate calling another). The depth grows until
 a further level records nothing new (:func:`probe`), so a property evaluated only on some steps
@@ -15,7 +15,7 @@ by one that always fails, the properties each run *reports* on the same states a
 ones recorded here.
 
 ``ksspec simulate`` checks the same predicates on the reference implementation while it runs
-(:mod:`conformance.simulation_checks`). :func:`simulator_checks` runs a small seeded simulation
+(:mod:`conformance.simulation.checks`). :func:`simulator_checks` runs a small seeded simulation
 per TTL, built as the command builds it, and keeps the predicates it checked at least once.
 """
 
@@ -29,13 +29,13 @@ from functools import cache
 from types import CodeType, FrameType
 from typing import Any, Final
 
-from conformance import proof_commands
-from conformance.cli import CHECKS
+from conformance.cli import check as check_command
+from conformance.cli.verify import CHECKS
 from spec.quantities import SECOND
+from spec.verify.cache.universe import DEFAULT_UNIVERSE, Mode
 from spec.verify.checker import explore
-from spec.verify.cycle_system import DEFAULT_CYCLE_UNIVERSE
+from spec.verify.cycle.system import DEFAULT_CYCLE_UNIVERSE
 from spec.verify.transition_system import TransitionSystem
-from spec.verify.universe import DEFAULT_UNIVERSE, Mode
 
 MIN_DEPTH: Final = 2
 MAX_DEPTH: Final = 6
@@ -74,14 +74,14 @@ class Run:
 
     def build(self) -> TransitionSystem[Any]:
         """The system ``ksspec check`` builds from :attr:`argv`."""
-        system, _, _ = proof_commands.build_system(parse_check_arguments(self.argv))
+        system, _, _ = check_command.build_system(parse_check_arguments(self.argv))
         return system
 
 
 def parse_check_arguments(argv: tuple[str, ...]) -> argparse.Namespace:
     """``ksspec check``'s arguments, parsed by its own parser."""
     parser = argparse.ArgumentParser(prog="ksspec check", add_help=False)
-    proof_commands.add_check_arguments(parser)
+    check_command.add_check_arguments(parser)
     return parser.parse_args(list(argv))
 
 
@@ -95,7 +95,7 @@ def _ttls(system: str) -> tuple[float | None, ...]:
 
 
 def _runs() -> Iterator[Run]:
-    for system in proof_commands.SYSTEMS:
+    for system in check_command.SYSTEMS:
         modes: tuple[str | None, ...] = tuple(m.value for m in Mode) if system == "cache" else (None,)
         for mode in modes:
             for ttl in _ttls(system):
@@ -204,7 +204,7 @@ class Attribution:
 
 
 def verify_runs() -> list[argparse.Namespace]:
-    """The ``ksspec check`` commands of ``ksspec verify`` (:data:`conformance.cli.CHECKS`), parsed."""
+    """The ``ksspec check`` commands of ``ksspec verify`` (:data:`conformance.cli.verify.CHECKS`), parsed."""
     return [parse_check_arguments(check.command[1:]) for check in CHECKS if check.command[:1] == ("check",)]
 
 
@@ -228,9 +228,9 @@ cycles and runs the cache's cleanup, so every predicate the simulator checks is 
 def simulator_checks() -> dict[float, frozenset[str]]:
     """TTL (seconds, each of the cycle's default universe) -> the predicates that ``ksspec simulate``
     (:data:`SIMULATION_ARGV` with that ``--ttl-seconds``) checks at least once."""
-    from conformance import simulate_command
-    from conformance.cli import build_parser
-    from conformance.simulation_checks import InvariantChecker
+    from conformance.cli import simulate as simulate_command
+    from conformance.cli.main import build_parser
+    from conformance.simulation.checks import InvariantChecker
     from refimpl.simulator import Simulation
 
     found = {}

@@ -31,12 +31,12 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 MODULES: Final = (
-    "spec.cache",
-    "spec.snapshot",
-    "spec.nodetree",
-    "spec.nodeinfo",
-    "spec.call_queue",
-    "spec.cycle",
+    "spec.cache.cache",
+    "spec.cache.snapshot",
+    "spec.cache.nodetree",
+    "spec.cache.nodeinfo",
+    "spec.dispatcher.call_queue",
+    "spec.cycle.cycle",
 )
 """The modules whose every public function must name its Kubernetes counterpart."""
 
@@ -152,10 +152,12 @@ def where_it_lives() -> list[tuple[str, list[str], list[str]]]:
     the file's directory (its package's ``__init__`` excepted, which names the whole package).
     """
     spec: dict[str, set[str]] = defaultdict(set)
-    for path in sorted((ROOT / "spec").glob("*.py")):
+    for path in sorted((ROOT / "spec").rglob("*.py")):
+        if path.name == "__init__.py" or "verify" in path.relative_to(ROOT).parts:
+            continue
         for go in go_paths_mentioned(path):
             if go.endswith(".go") and not go.endswith("_test.go"):
-                spec[go].add(f"spec.{path.stem}")
+                spec[go].add(".".join(path.relative_to(ROOT).with_suffix("").parts))
     refimpl: dict[str, set[str]] = defaultdict(set)
     for path in sorted((ROOT / "refimpl").rglob("*.py")):
         if path.name == "__init__.py":

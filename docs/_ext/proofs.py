@@ -34,14 +34,16 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from traceability import ROOT, _rich, abstracted_predicates, invariants, z3_obligations
 
-from conformance import crosshair_runner, proof_commands
-from conformance.cli import CHECKS
+from conformance.cli import check as check_command
+from conformance.cli import crosshair as crosshair_runner
+from conformance.cli import prove as proof_commands
+from conformance.cli.verify import CHECKS
+from spec.verify.cache.symbolic import Bounds
 from spec.verify.checker import explore
-from spec.verify.cycle_symbolic import CycleBounds
-from spec.verify.dispatcher_symbolic import DispatcherBounds
+from spec.verify.cycle.symbolic import CycleBounds
+from spec.verify.dispatcher.symbolic import DispatcherBounds
 from spec.verify.obligations import Obligation
 from spec.verify.proof_groups import all_obligations
-from spec.verify.symbolic import Bounds
 
 PROOF_TESTS: Final = ROOT / "tests" / "verify" / "test_proofs.py"
 BOUND_CLASSES: Final = {
@@ -239,14 +241,14 @@ class Z3Obligations(SphinxDirective):
 
 
 def _universe(argv: Sequence[str]) -> str:
-    _, _, universe = proof_commands.build_system(parse_check_arguments(tuple(argv)))
+    _, _, universe = check_command.build_system(parse_check_arguments(tuple(argv)))
     return universe
 
 
 class CheckerSystems(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         rows = []
-        for system in proof_commands.SYSTEMS:
+        for system in check_command.SYSTEMS:
             argv = () if system == "cache" else ("--system", system)
             command = " ".join(("ksspec check", *argv))
             rows.append((system, nodes.literal(text=command), _universe(argv)))
@@ -298,7 +300,7 @@ class ModelCheckedOnly(SphinxDirective):
 def known_violation_runs(argv: Sequence[str]) -> tuple[str, Any]:
     """Run ``ksspec check`` with ``argv`` (no time limit); its universe text and the report."""
     args = parse_check_arguments(tuple(argv))
-    system, name, universe = proof_commands.build_system(args)
+    system, name, universe = check_command.build_system(args)
     depth = None if args.depth <= 0 else args.depth
     return universe, explore(system, name=name, depth_limit=depth, stop_at_first=not args.keep_going)
 
@@ -357,7 +359,7 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.As
 
 def contracts(root: Path = ROOT, roots: tuple[str, ...] = crosshair_runner.DEFAULT_ROOTS) -> list[Contract]:
     """Every function or method under ``ksspec prove``'s CrossHair roots whose docstring states
-    ``pre:``/``post:`` lines, in the files :func:`conformance.crosshair_runner.modules_with_contracts` finds."""
+    ``pre:``/``post:`` lines, in the files :func:`conformance.cli.crosshair.modules_with_contracts` finds."""
     found = []
     for path in crosshair_runner.modules_with_contracts(root, roots):
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from conformance.cli import main
+from conformance.cli.main import main
 
 WIDTH = 118
 """The console width of the runs shown (rich wraps its tables to it)."""

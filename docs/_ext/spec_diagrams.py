@@ -1,12 +1,12 @@
 """State diagrams built from the spec's own transition tables, and the directive that draws them.
 
-- ``pod-states``: :data:`spec.podstates.POD_TRANSITIONS`, one diagram per group of version profiles
+- ``pod-states``: :data:`spec.cache.lifecycle.POD_TRANSITIONS`, one diagram per group of version profiles
   whose rows draw the same picture. Rows that fail with an error leave the pod where it was and
   are not drawn (the pod-state table lists them); rows where the process exits go to "process
   exits".
-- ``call-lifecycle``: :data:`spec.callstates.CALL_TRANSITIONS`, one diagram per group of profiles.
-- ``pod-pipeline``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
-- ``queue-pod``: :data:`spec.queuestates.QUEUE_POD_TRANSITIONS`, one diagram per QueueingHints setting (the
+- ``call-lifecycle``: :data:`spec.dispatcher.lifecycle.CALL_TRANSITIONS`, one diagram per group of profiles.
+- ``pod-pipeline``: :data:`spec.cycle.lifecycle.CYCLE_POD_TRANSITIONS`.
+- ``queue-pod``: :data:`spec.queue.lifecycle.QUEUE_POD_TRANSITIONS`, one diagram per QueueingHints setting (the
   same in every profile).
 
 ``tests/test_docs_diagrams.py`` checks that the SVG's arrows are exactly the tables' rows.
@@ -24,10 +24,10 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from statediagram import Diagram, State, Transition, render
 
-from spec.callstates import CALL_TRANSITIONS, CallStage
-from spec.cyclestates import CYCLE_POD_TRANSITIONS, PodStage
-from spec.podstates import POD_TRANSITIONS, Guard, PodPhase
-from spec.queuestates import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS, PodPlace
+from spec.cache.lifecycle import POD_TRANSITIONS, Guard, PodPhase
+from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS, PodStage
+from spec.dispatcher.lifecycle import CALL_TRANSITIONS, CallStage
+from spec.queue.lifecycle import HINTS_OFF, HINTS_ON, QUEUE_POD_TRANSITIONS, PodPlace
 from spec.versions import PROFILES
 
 EXIT = "process exits"

@@ -1,10 +1,10 @@
 """Sphinx directives that render tables from the spec's own data, so the pages cannot drift from it.
 
-- ``pod-state-table``: :data:`spec.podstates.POD_TRANSITIONS`.
+- ``pod-state-table``: :data:`spec.cache.lifecycle.POD_TRANSITIONS`.
 - ``version-profiles``: :data:`spec.versions.PROFILES`.
-- ``call-transition-table``: :data:`spec.callstates.CALL_TRANSITIONS`.
-- ``pipeline-transition-table``: :data:`spec.cyclestates.CYCLE_POD_TRANSITIONS`.
-- ``queue-transition-table``: :data:`spec.queuestates.QUEUE_POD_TRANSITIONS`.
+- ``call-transition-table``: :data:`spec.dispatcher.lifecycle.CALL_TRANSITIONS`.
+- ``pipeline-transition-table``: :data:`spec.cycle.lifecycle.CYCLE_POD_TRANSITIONS`.
+- ``queue-transition-table``: :data:`spec.queue.lifecycle.QUEUE_POD_TRANSITIONS`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from spec.callstates import CALL_TRANSITIONS
-from spec.cyclestates import CYCLE_POD_TRANSITIONS
-from spec.podstates import POD_TRANSITIONS
-from spec.queuestates import QUEUE_POD_TRANSITIONS
+from spec.cache.lifecycle import POD_TRANSITIONS
+from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS
+from spec.dispatcher.lifecycle import CALL_TRANSITIONS
+from spec.queue.lifecycle import QUEUE_POD_TRANSITIONS
 from spec.versions import PROFILES, VersionProfile
 
 Cell = str | nodes.Node
@@ -84,7 +84,7 @@ class CallTransitionTable(_TableDirective):
     def table(self) -> nodes.table:
         rows = [
             (
-                _func_ref("spec.call_queue", row.operation),
+                _func_ref("spec.dispatcher.call_queue", row.operation),
                 row.source.value,
                 row.when,
                 row.target.value,
@@ -100,7 +100,7 @@ class PipelineTransitionTable(_TableDirective):
 
     def table(self) -> nodes.table:
         rows = [
-            (_func_ref("spec.cycle", row.operation), row.source.value, row.when, row.target.value)
+            (_func_ref("spec.cycle.cycle", row.operation), row.source.value, row.when, row.target.value)
             for row in CYCLE_POD_TRANSITIONS
         ]
         return _table(("Transition", "From", "When", "To"), rows)
@@ -112,7 +112,7 @@ class QueueTransitionTable(_TableDirective):
     def table(self) -> nodes.table:
         rows = []
         for row in QUEUE_POD_TRANSITIONS:
-            name: Cell = row.operation if row.operation == "bound" else _func_ref("spec.queue", row.operation)
+            name: Cell = row.operation if row.operation == "bound" else _func_ref("spec.queue.queue", row.operation)
             rows.append((name, row.source.value, row.when, row.target.value, row.gate or "either"))
         return _table(("Transition", "From", "When", "To", "QueueingHints"), rows)
 

@@ -11,8 +11,8 @@ the matrix gives what checks it, found mechanically:
   only for its ``always`` entries. A unit is a Hypothesis test if it is a ``RuleBasedStateMachine``
   (also through a base class in ``tests/``) or uses ``@given``; others are listed as examples.
 - **Z3 obligations**: :func:`spec.verify.proof_groups.all_obligations`, by the spec predicate each
-  abstract invariant stands for (:data:`spec.verify.symbolic.INVARIANTS`,
-  :data:`spec.verify.dispatcher_symbolic.QUEUE_INVARIANTS`) or, for a transition property, by the
+  abstract invariant stands for (:data:`spec.verify.cache.symbolic.INVARIANTS`,
+  :data:`spec.verify.dispatcher.symbolic.QUEUE_INVARIANTS`) or, for a transition property, by the
   predicate it names.
 - **Model checker**: the ``ksspec check`` runs (every system, mode, TTL and
   ``--known-violations``) that evaluate the predicate, found by running each
@@ -48,18 +48,18 @@ TESTS: Final = ROOT / "tests"
 MANIFEST: Final = ROOT / "conformance" / "vectors" / "manifest.json"
 
 INVARIANT_MODULES: Final = (
-    "spec.invariants", "spec.call_queue_invariants", "spec.cycle_invariants", "spec.cluster_invariants",
-    "spec.queue_invariants"
+    "spec.cache.invariants", "spec.dispatcher.invariants", "spec.cycle.invariants", "spec.cluster.invariants",
+    "spec.queue.invariants"
 )
 PREFIXES: Final = ("inv_", "trans_", "liveness_")
 AREAS: Final = {
-    "spec.invariants": ("cache", "snapshot", "node_tree"),
-    "spec.call_queue_invariants": ("dispatcher",),
-    "spec.cycle_invariants": ("cycle",),
-    "spec.cluster_invariants": ("cycle",),
-    "spec.queue_invariants": ("queue",),
+    "spec.cache.invariants": ("cache", "snapshot", "node_tree"),
+    "spec.dispatcher.invariants": ("dispatcher",),
+    "spec.cycle.invariants": ("cycle",),
+    "spec.cluster.invariants": ("cycle",),
+    "spec.queue.invariants": ("queue",),
 }
-ALWAYS_NAME: Final = ("spec.invariants", "ALWAYS")
+ALWAYS_NAME: Final = ("spec.cache.invariants", "ALWAYS")
 
 QualName = tuple[str, str]
 """(module, name) of a predicate or registry."""
@@ -82,46 +82,50 @@ class Invariant:
 
 def _registries() -> dict[QualName, list[tuple[QualName, str]]]:
     """Every registry: its entries, each with where it holds."""
-    from spec import call_queue_invariants, cluster_invariants, cycle_invariants, invariants, queue_invariants
-    from spec.verify import symbolic
+    from spec.cache import invariants
+    from spec.cluster import invariants as cluster_invariants
+    from spec.cycle import invariants as cycle_invariants
+    from spec.dispatcher import invariants as call_queue_invariants
+    from spec.queue import invariants as queue_invariants
+    from spec.verify.cache import symbolic
 
-    state = [(("spec.invariants", inv.name), inv.holds) for inv in invariants.STATE_INVARIANTS]
+    state = [(("spec.cache.invariants", inv.name), inv.holds) for inv in invariants.STATE_INVARIANTS]
     return {
-        ("spec.invariants", "STATE_INVARIANTS"): state,
-        ("spec.invariants", "violated_state_invariants"): state,
-        ("spec.invariants", "KNOWN_VIOLATIONS"): [
-            (("spec.invariants", p.__name__), "known violation") for p in invariants.KNOWN_VIOLATIONS
+        ("spec.cache.invariants", "STATE_INVARIANTS"): state,
+        ("spec.cache.invariants", "violated_state_invariants"): state,
+        ("spec.cache.invariants", "KNOWN_VIOLATIONS"): [
+            (("spec.cache.invariants", p.__name__), "known violation") for p in invariants.KNOWN_VIOLATIONS
         ],
-        ("spec.call_queue_invariants", "CALL_QUEUE_INVARIANTS"): [
-            (("spec.call_queue_invariants", p.__name__), "always") for p in call_queue_invariants.CALL_QUEUE_INVARIANTS
+        ("spec.dispatcher.invariants", "CALL_QUEUE_INVARIANTS"): [
+            (("spec.dispatcher.invariants", p.__name__), "always") for p in call_queue_invariants.CALL_QUEUE_INVARIANTS
         ],
-        ("spec.call_queue_invariants", "CALL_QUEUE_KNOWN_VIOLATIONS"): [
-            (("spec.call_queue_invariants", p.__name__), "known violation")
+        ("spec.dispatcher.invariants", "CALL_QUEUE_KNOWN_VIOLATIONS"): [
+            (("spec.dispatcher.invariants", p.__name__), "known violation")
             for p in call_queue_invariants.CALL_QUEUE_KNOWN_VIOLATIONS
         ],
-        ("spec.cycle_invariants", "CYCLE_INVARIANTS"): [
-            (("spec.cycle_invariants", p.__name__), "always") for p in cycle_invariants.CYCLE_INVARIANTS
+        ("spec.cycle.invariants", "CYCLE_INVARIANTS"): [
+            (("spec.cycle.invariants", p.__name__), "always") for p in cycle_invariants.CYCLE_INVARIANTS
         ],
-        ("spec.cluster_invariants", "CLUSTER_INVARIANTS"): [
-            (("spec.cluster_invariants", p.__name__), "always") for p in cluster_invariants.CLUSTER_INVARIANTS
+        ("spec.cluster.invariants", "CLUSTER_INVARIANTS"): [
+            (("spec.cluster.invariants", p.__name__), "always") for p in cluster_invariants.CLUSTER_INVARIANTS
         ],
-        ("spec.cluster_invariants", "OVERCOMMIT_INVARIANTS"): [
-            (("spec.cluster_invariants", p.__name__), "one scheduler, TTL 0; known violation with several")
+        ("spec.cluster.invariants", "OVERCOMMIT_INVARIANTS"): [
+            (("spec.cluster.invariants", p.__name__), "one scheduler, TTL 0; known violation with several")
             for p in cluster_invariants.OVERCOMMIT_INVARIANTS
-            if p.__module__ == "spec.cluster_invariants"
+            if p.__module__ == "spec.cluster.invariants"
         ],
-        ("spec.queue_invariants", "KNOWN_VIOLATIONS"): [
-            (("spec.queue_invariants", name), f"known violation ({setting})")
+        ("spec.queue.invariants", "KNOWN_VIOLATIONS"): [
+            (("spec.queue.invariants", name), f"known violation ({setting})")
             for name, setting in queue_invariants.KNOWN_VIOLATIONS.items()
         ],
-        ("spec.queue_invariants", "QUEUE_INVARIANTS"): [
-            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.QUEUE_INVARIANTS
+        ("spec.queue.invariants", "QUEUE_INVARIANTS"): [
+            (("spec.queue.invariants", p.__name__), "always") for p in queue_invariants.QUEUE_INVARIANTS
         ],
-        ("spec.queue_invariants", "WORLD_INVARIANTS"): [
-            (("spec.queue_invariants", p.__name__), "always") for p in queue_invariants.WORLD_INVARIANTS
+        ("spec.queue.invariants", "WORLD_INVARIANTS"): [
+            (("spec.queue.invariants", p.__name__), "always") for p in queue_invariants.WORLD_INVARIANTS
         ],
-        ("spec.verify.symbolic", "INVARIANTS"): [
-            (("spec.invariants", inv.spec_predicate.__name__), inv.premise)
+        ("spec.verify.cache.symbolic", "INVARIANTS"): [
+            (("spec.cache.invariants", inv.spec_predicate.__name__), inv.premise)
             for inv in symbolic.INVARIANTS
             if inv.spec_predicate is not None
         ],
@@ -312,7 +316,10 @@ def test_references() -> dict[QualName, tuple[TestReference, ...]]:
 
 def abstracted_predicates() -> dict[str, str]:
     """Abstract invariant name -> the spec predicate it stands for, for every Z3 encoding."""
-    from spec.verify import cluster_symbolic, cycle_symbolic, dispatcher_symbolic, symbolic
+    from spec.verify.cache import symbolic
+    from spec.verify.cluster import symbolic as cluster_symbolic
+    from spec.verify.cycle import symbolic as cycle_symbolic
+    from spec.verify.dispatcher import symbolic as dispatcher_symbolic
 
     found = {inv.name: inv.spec_predicate.__name__ for inv in symbolic.INVARIANTS if inv.spec_predicate}
     cluster = cluster_symbolic.CLUSTER_PROOF_INVARIANTS

@@ -144,7 +144,7 @@ func (a *dispatcherArea) apply(op string, raw json.RawMessage) error {
 }
 
 // outcomeKind classifies a value sent to a caller, or an error Add returned, as errors.Is would
-// (spec/call_queue.py OutcomeKind).
+// (spec/dispatcher/call_queue.py OutcomeKind).
 func outcomeKind(err error) string {
 	switch {
 	case err == nil:

@@ -1,6 +1,6 @@
 package main
 
-// Decoding the spec's objects (conformance/codec.py, spec/objects.py, spec/api_calls.py) into the Kubernetes API
+// Decoding the spec's objects (conformance/codec.py, spec/objects.py, spec/dispatcher/api_calls.py) into the Kubernetes API
 // types the real code takes. Every JSON object is decoded strictly: a field this adapter does not know is an
 // error, so a spec field the adapter would silently ignore can never pass unnoticed. Fields equal to the spec's
 // default are absent from the vectors; the zero values below are those defaults, except where a pointer marks one
@@ -269,7 +269,7 @@ func (n nodeJSON) toNode() *v1.Node {
 }
 
 // ---------------------------------------------------------------------------------------------
-// API calls (spec/api_calls.py)
+// API calls (spec/dispatcher/api_calls.py)
 // ---------------------------------------------------------------------------------------------
 
 type conditionJSON struct {

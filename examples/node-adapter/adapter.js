@@ -5,7 +5,7 @@
 //   ksspec conform --adapter "node examples/node-adapter/adapter.js"
 //
 // It declares the "dispatcher" area only, so the runner skips every other vector. The call queue follows
-// pkg/scheduler/backend/api_dispatcher/call_queue.go (v1.35) and the spec (spec/call_queue.py, spec/api_calls.py):
+// pkg/scheduler/backend/api_dispatcher/call_queue.go (v1.35) and the spec (spec/dispatcher/call_queue.py, spec/dispatcher/api_calls.py):
 // one call per pod UID, merged, replaced or skipped, executed in FIFO order; each caller is told its outcome.
 // Version profiles: v1.34 caps executing calls at 16 and tells an in-flight call a call of another type replaced it;
 // from v1.35 (PR #135180) such a call waits behind the in-flight one instead; pr141745 also tells every call on

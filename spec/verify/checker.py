@@ -2,8 +2,8 @@
 
 The explorer knows nothing about the cache: :mod:`spec.verify.transition_system` says what a system supplies
 (initial states, the edges out of a state, its properties, a canonical representative and a fingerprint, and a way to
-turn a path back into a concrete trace). :mod:`spec.verify.cache_system` is the cache,
-:mod:`spec.verify.dispatcher_system` the dispatcher's call queue, :mod:`spec.verify.cycle_system` the scheduling
+turn a path back into a concrete trace). :mod:`spec.verify.cache.system` is the cache,
+:mod:`spec.verify.dispatcher.system` the dispatcher's call queue, :mod:`spec.verify.cycle.system` the scheduling
 pipeline. Every edge is the executable spec's own transition.
 
 Breadth-first order makes the first violation found a shortest one: every state at depth ``d``

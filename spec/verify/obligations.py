@@ -4,10 +4,10 @@ An :class:`Obligation` names a :class:`Query`: hypotheses and a goal over symbol
 discharged by asking Z3 for a model of the hypotheses and the negated goal: none (unsat) proves it;
 a model is a counterexample, printed as pre-state, operation and post-state.
 
-The groups of obligations live in their own modules: the cache's (:mod:`spec.verify.cache_obligations`),
-the dispatcher's (:mod:`spec.verify.dispatcher_obligations`), the scheduling pipeline's
-(:mod:`spec.verify.cycle_obligations`: no node is overcommitted, with TTL 0) and the cluster's
-(:mod:`spec.verify.cluster_obligations`: no pod bound twice, no kubelet over-commits). They build their
+The groups of obligations live in their own modules: the cache's (:mod:`spec.verify.cache.obligations`),
+the dispatcher's (:mod:`spec.verify.dispatcher.obligations`), the scheduling pipeline's
+(:mod:`spec.verify.cycle.obligations`: no node is overcommitted, with TTL 0) and the cluster's
+(:mod:`spec.verify.cluster.obligations`: no pod bound twice, no kubelet over-commits). They build their
 obligations from :class:`Obligation` and :class:`Query`, with their own state and its description;
 :func:`spec.verify.proof_groups.all_obligations` lists them all. A counterexample of a query without its
 own ``describe`` is described as a cache state.
@@ -23,8 +23,8 @@ from typing import Any, Final
 
 import z3
 
-from spec.verify.abstraction import describe, with_values
-from spec.verify.symbolic import map_state
+from spec.verify.cache.abstraction import describe, with_values
+from spec.verify.cache.symbolic import map_state
 from spec.verify.terms import Bool, not_
 
 DEFAULT_TIMEOUT_MS: Final = 60_000

@@ -115,8 +115,8 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _shared_types() -> tuple[type, ...]:
-    from spec.cache import CacheState
-    from spec.snapshot import Snapshot
+    from spec.cache.cache import CacheState
+    from spec.cache.snapshot import Snapshot
 
     return (CacheState, Snapshot)
 

@@ -1,20 +1,20 @@
 """Every group of Z3 proof obligations, in the order ``ksspec prove`` discharges them.
 
-A new group is a module like :mod:`spec.verify.cache_obligations` whose function returns its
+A new group is a module like :mod:`spec.verify.cache.obligations` whose function returns its
 :class:`~spec.verify.obligations.Obligation` list, added to :func:`all_obligations`.
 """
 
 from __future__ import annotations
 
-from spec.verify.cache_obligations import cache_obligations
-from spec.verify.cluster_obligations import cluster_obligations
-from spec.verify.cluster_symbolic import ClusterBounds
-from spec.verify.cycle_obligations import cycle_obligations
-from spec.verify.cycle_symbolic import CycleBounds
-from spec.verify.dispatcher_obligations import dispatcher_obligations
-from spec.verify.dispatcher_symbolic import DispatcherBounds
+from spec.verify.cache.obligations import cache_obligations
+from spec.verify.cache.symbolic import Bounds
+from spec.verify.cluster.obligations import cluster_obligations
+from spec.verify.cluster.symbolic import ClusterBounds
+from spec.verify.cycle.obligations import cycle_obligations
+from spec.verify.cycle.symbolic import CycleBounds
+from spec.verify.dispatcher.obligations import dispatcher_obligations
+from spec.verify.dispatcher.symbolic import DispatcherBounds
 from spec.verify.obligations import Obligation
-from spec.verify.symbolic import Bounds
 
 
 def all_obligations(
@@ -23,9 +23,9 @@ def all_obligations(
     cluster_bounds: ClusterBounds | None = None,
 ) -> list[Obligation]:
     """Every obligation ``ksspec prove`` discharges: the cache's, then the dispatcher's (at
-    ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher_symbolic.DispatcherBounds`), then
-    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle_symbolic.CycleBounds`),
-    then the cluster's (at ``cluster_bounds``, default :class:`~spec.verify.cluster_symbolic.ClusterBounds`)."""
+    ``dispatcher_bounds``, default :class:`~spec.verify.dispatcher.symbolic.DispatcherBounds`), then
+    the scheduling pipeline's (at ``cycle_bounds``, default :class:`~spec.verify.cycle.symbolic.CycleBounds`),
+    then the cluster's (at ``cluster_bounds``, default :class:`~spec.verify.cluster.symbolic.ClusterBounds`)."""
     return (
         cache_obligations(bounds)
         + dispatcher_obligations(dispatcher_bounds or DispatcherBounds())

@@ -1,8 +1,8 @@
 """Term helpers that build Z3 expressions from Z3 inputs and plain Python values from Python inputs.
 
-The cache transitions are encoded once (:mod:`spec.verify.transitions`). Given Z3 constants they
+The cache transitions are encoded once (:mod:`spec.verify.cache.transitions`). Given Z3 constants they
 build the formulas the proofs are about; given the ``bool`` and ``int`` values of a concrete state
-(:mod:`spec.verify.abstraction`) they compute the abstract post-state directly, which is how the
+(:mod:`spec.verify.cache.abstraction`) they compute the abstract post-state directly, which is how the
 encoding is checked against the executable spec quickly and without a solver. Python's own
 ``==``, ``+``, ``-`` and ``<`` already work on both kinds of value; this module supplies the rest.
 

@@ -2,8 +2,8 @@
 
 A :class:`TransitionSystem` supplies initial states, the edges out of a state (each already checked for step
 properties), the state properties, a canonical representative of each state (symmetry) and its fingerprint, and a way
-to turn a path of representatives back into a concrete trace. :mod:`spec.verify.cache_system` is the cache,
-:mod:`spec.verify.dispatcher_system` the dispatcher's call queue, :mod:`spec.verify.cycle_system` the scheduling
+to turn a path of representatives back into a concrete trace. :mod:`spec.verify.cache.system` is the cache,
+:mod:`spec.verify.dispatcher.system` the dispatcher's call queue, :mod:`spec.verify.cycle.system` the scheduling
 pipeline. The explorers (:mod:`spec.verify.checker`, :mod:`spec.verify.parallel`) know nothing else about them.
 
 This module also holds the exploration's deadline, which a system's own ``expand`` checks per edge it computes.

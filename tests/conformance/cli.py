@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.commands import register
+from conformance.cli.conform import register
 
 
 def ksspec(*argv: str) -> int:

@@ -15,14 +15,14 @@ from conformance.behaviours.coverage import manifest_entries, totals, unknown_ta
 from conformance.behaviours.dispatcher import dispatcher_step_behaviours
 from conformance.behaviours.inventory import confirms
 from conformance.format import VECTORS_DIR, Vector, load_manifest
-from conformance.shapes import container, host_port, node, zone_labels
+from conformance.scenarios.shapes import container, host_port, node, zone_labels
 from conformance.traces import apply_cache_step
-from spec.api_calls import PodBindingCall, PodCondition, PodStatus, PodStatusPatchCall
-from spec.cache import new_cache
-from spec.call_queue import add, new_call_queue, pop
-from spec.call_queue_operations import AddCall
+from spec.cache.cache import new_cache
+from spec.cache.operations import AddNode, AddPod, AssumePod, Operation, RemovePod, UpdateNode, UpdatePod, World
+from spec.dispatcher.api_calls import PodBindingCall, PodCondition, PodStatus, PodStatusPatchCall
+from spec.dispatcher.call_queue import add, new_call_queue, pop
+from spec.dispatcher.operations import AddCall
 from spec.objects import PROTOCOL_UDP, AffinityTerms, Pod
-from spec.operations import AddNode, AddPod, AssumePod, Operation, RemovePod, UpdateNode, UpdatePod, World
 from spec.quantities import resources_from
 from spec.versions import PROFILES
 from tests.conformance.cli import ksspec
@@ -211,9 +211,9 @@ def test_queue_steps_are_tagged_with_the_rows_of_the_pod_place_table() -> None:
     """Each change of place is its table row; a refused hand-back and an event recorded in flight are tagged; an Add
     of a pod in flight (outside the scheduler's contract: no row) is no behaviour."""
     from conformance.behaviours.queue import EVENT_RECORDED, HAND_BACK_REFUSED, TABLE_NAMES, queue_step_behaviours
-    from spec.cluster_events import EVENT_NODE_ADD
     from spec.objects import Pod
-    from spec.queue_operations import (
+    from spec.queue.events import EVENT_NODE_ADD
+    from spec.queue.operations import (
         QueueAdd,
         QueueAddUnschedulable,
         QueueMoveAll,

@@ -17,7 +17,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 
 from conformance.adapters.refimpl_adapter import RefimplAdapter
-from conformance.commands import register
+from conformance.cli.conform import register
 from conformance.format import Vector
 from conformance.observe import merge_patch
 from conformance.protocol import decode, handle, hello_request

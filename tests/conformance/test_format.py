@@ -11,11 +11,11 @@ from conformance.codec import CodecError, decode_operation, encode_operation
 from conformance.format import VectorFormatError, schema_errors, vector_from_json
 from conformance.observe import diff, merge_patch
 from conformance.operations import ClusterRemoveNode, FailBinding, FailScheduling, SchedulePod, Tick, UpdateMetrics
-from conformance.scenarios import curated
+from conformance.scenarios.cache import curated
 from conformance.traces import expand
-from spec.cycle import FailurePoint
+from spec.cache.operations import AddNode, AssumePod, UpdateNode, UpdatePod
+from spec.cycle.cycle import FailurePoint
 from spec.objects import AffinityTerms, Container, ContainerPort, Node, Pod
-from spec.operations import AddNode, AssumePod, UpdateNode, UpdatePod
 from spec.quantities import resource_list
 
 

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from conformance import generate
-from conformance.accounting_scenarios import accounting_scenarios
 from conformance.codec import OPERATIONS
-from conformance.cycle_scenarios import curated_cycle, generated_cycle
 from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
 from conformance.ported import ported
-from conformance.scenarios import curated
+from conformance.scenarios.accounting import accounting_scenarios
+from conformance.scenarios.cache import curated
+from conformance.scenarios.cycle import curated_cycle, generated_cycle
 from conformance.traces import Scenario, expand
 
 
@@ -108,7 +108,7 @@ def test_metrics_follow_the_spec_gauge(generated: list[Vector]) -> None:
 
 def test_schedule_pod_verdicts_name_the_first_failing_filter(generated: list[Vector]) -> None:
     vector = next(v for v in generated if v.id == "cycle.filter.first_failing_in_order")
-    unresolvable = "UnschedulableAndUnresolvable"  # each of these plugins' code (spec.filters.FILTER_CODES)
+    unresolvable = "UnschedulableAndUnresolvable"  # each of these plugins' code (spec.cycle.filters.FILTER_CODES)
     assert observed(vector)[-1][1]["filters"] == {
         "w": {"plugin": "NodeAffinity", "code": unresolvable},
         "x": {"plugin": "NodeUnschedulable", "code": unresolvable},

@@ -1,15 +1,15 @@
 """Drive refimpl with the spec's operation values, and compare the two after each step.
 
 Shared by the refinement state machines, the concurrency test and the scenario tests: an operation from
-:mod:`spec.operations` is applied to a refimpl cache with :func:`apply_refimpl`, to the spec with
-:func:`spec.operations.apply`, and :func:`differences` lists everything in which the two then disagree.
+:mod:`spec.cache.operations` is applied to a refimpl cache with :func:`apply_refimpl`, to the spec with
+:func:`spec.cache.operations.apply`, and :func:`differences` lists everything in which the two then disagree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from conformance.refimpl_abstraction import (
+from conformance.adapters.refimpl_abstraction import (
     abstract_cache_state,
     abstract_dump,
     abstract_node_info,
@@ -17,11 +17,9 @@ from conformance.refimpl_abstraction import (
     state_differences,
 )
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
-from spec import cache as spec_cache
-from spec.cache import CacheState, new_cache
-from spec.errors import CacheError, SchedulerExit
-from spec.objects import Pod
-from spec.operations import (
+from spec.cache import cache as spec_cache
+from spec.cache.cache import CacheState, new_cache
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -39,6 +37,8 @@ from spec.operations import (
     World,
     apply,
 )
+from spec.errors import CacheError, SchedulerExit
+from spec.objects import Pod
 from spec.versions import VersionProfile
 
 

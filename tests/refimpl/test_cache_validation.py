@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_cache_state, state_differences
+from conformance.adapters.refimpl_abstraction import abstract_cache_state, state_differences
 from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
 from refimpl.cache.validation import InvalidArgument
 from spec.errors import CacheError, ErrorKind

@@ -27,12 +27,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_cache_state
-from spec.cache import new_cache
-from spec.errors import CacheError
-from spec.invariants import STATE_INVARIANTS
-from spec.objects import AffinityTerms, Container, ContainerPort, Node, Pod
-from spec.operations import (
+from conformance.adapters.refimpl_abstraction import abstract_cache_state
+from spec.cache.cache import new_cache
+from spec.cache.invariants import STATE_INVARIANTS
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -49,6 +47,8 @@ from spec.operations import (
     World,
     apply,
 )
+from spec.errors import CacheError
+from spec.objects import AffinityTerms, Container, ContainerPort, Node, Pod
 from spec.quantities import SECOND, resource_list
 from spec.versions import PROFILES, VersionProfile
 from tests.refimpl.driver import Harness, RefOutcome, apply_refimpl, differences, new_harness

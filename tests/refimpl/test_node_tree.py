@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from refimpl.cache.node_tree import NodeTree, get_zone_key
-from spec import nodetree as spec_nodetree
+from spec.cache import nodetree as spec_nodetree
 from spec.errors import CacheError, ErrorKind, SchedulerExit
 from spec.frozenmap import FrozenMap
 from spec.objects import (

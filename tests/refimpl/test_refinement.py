@@ -1,6 +1,7 @@
 """Refinement: on every sequence of operations, refimpl behaves exactly as the spec says.
 
-Each state machine applies every generated operation, valid and invalid, to the spec (:func:`spec.operations.apply`)
+Each state machine applies every generated operation, valid and invalid, to the spec
+(:func:`spec.cache.operations.apply`)
 and to a refimpl :class:`~refimpl.cache.Cache`, then requires the same outcome (status, error kind and message) and
 the same observable state: ``dump`` (pods and every NodeInfo field, generations included), counts, pod states, the
 most-recently-updated order, the node tree, the global image states, the metrics, and the whole snapshot including
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 from hypothesis import event
 
-from conformance.refimpl_abstraction import abstract_cache_state
-from spec.contract import follows_informer_contract
-from spec.invariants import ALWAYS, STATE_INVARIANTS, StateInvariant
-from spec.operations import Operation, Outcome, Status, apply
+from conformance.adapters.refimpl_abstraction import abstract_cache_state
+from spec.cache.contract import follows_informer_contract
+from spec.cache.invariants import ALWAYS, STATE_INVARIANTS, StateInvariant
+from spec.cache.operations import Operation, Outcome, Status, apply
 from spec.quantities import SECOND
 from tests.refimpl.driver import apply_refimpl, differences, new_harness, returned_differences
 from tests.support.cache_rules import AdversarialCacheRules, CacheRules, ContractCacheRules

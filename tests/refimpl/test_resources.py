@@ -11,12 +11,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_resource
+from conformance.adapters.refimpl_abstraction import abstract_resource
 from refimpl.cache import HostPortInfo, Resource, compute_pod_resource
 from refimpl.cache.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, get_host_ports
 from spec import resources as spec_resources
-from spec.filters import ports_conflict
-from spec.nodeinfo import host_port
+from spec.cache.nodeinfo import host_port
+from spec.cycle.filters import ports_conflict
 from spec.objects import Container, ContainerPort, Pod
 from spec.quantities import resources_from
 

@@ -14,10 +14,7 @@ import pytest
 
 from refimpl.cache import NodeInfo
 from refimpl.cache.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-from spec.errors import CacheError, ErrorKind
-from spec.frozenmap import FrozenMap
-from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint
-from spec.operations import (
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -30,6 +27,9 @@ from spec.operations import (
     UpdatePod,
     UpdateSnapshot,
 )
+from spec.errors import CacheError, ErrorKind
+from spec.frozenmap import FrozenMap
+from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint
 from spec.quantities import SECOND, resource_list, resources_from
 from spec.versions import V1_34, V1_35, V1_36, V1_37, VersionProfile
 from tests.refimpl.driver import Twin

@@ -12,11 +12,21 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.refimpl_abstraction import abstract_snapshot
+from conformance.adapters.refimpl_abstraction import abstract_snapshot
 from refimpl.cache import NodeInfo, Snapshot
+from spec.cache.invariants import inv_snapshot_list_in_node_tree_order, inv_snapshot_matches_cache
+from spec.cache.operations import (
+    AddNode,
+    AddPod,
+    Operation,
+    RemoveNode,
+    RemovePod,
+    UpdateNode,
+    UpdatePod,
+    UpdateSnapshot,
+)
 from spec.errors import CacheError, ErrorKind
 from spec.frozenmap import FrozenMap
-from spec.invariants import inv_snapshot_list_in_node_tree_order, inv_snapshot_matches_cache
 from spec.objects import (
     LABEL_TOPOLOGY_REGION,
     LABEL_TOPOLOGY_ZONE,
@@ -26,7 +36,6 @@ from spec.objects import (
     Node,
     Pod,
 )
-from spec.operations import AddNode, AddPod, Operation, RemoveNode, RemovePod, UpdateNode, UpdatePod, UpdateSnapshot
 from spec.quantities import resource_list
 from spec.versions import V1_35
 from tests.refimpl.driver import Twin

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from spec.cache import new_cache
-from spec.nodeinfo import NodeInfo
+from spec.cache.cache import new_cache
+from spec.cache.nodeinfo import NodeInfo
+from spec.cache.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
 from spec.objects import Container, Node, Pod
-from spec.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
 from spec.quantities import resource_list
 from spec.valuetypes import replace
 from spec.verify.fingerprint import fingerprint

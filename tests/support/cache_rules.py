@@ -1,6 +1,6 @@
 """The operations the cache state machines draw, in one rule set for the spec's and the refinement's machines.
 
-The spec's machines (``tests/spec/test_cache_stateful.py``) check each operation's outcome and the invariants; the
+The spec's machines (``tests/spec/cache/test_stateful.py``) check each operation's outcome and the invariants; the
 refinement machines (``tests/refimpl/test_refinement.py``) apply it to refimpl as well and compare. Both draw their
 operations from the rules here, so both explore the same universe. A machine supplies :meth:`CacheRules.run`,
 what it does with one drawn operation.
@@ -16,9 +16,8 @@ from dataclasses import replace
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from spec.cache import new_cache
-from spec.objects import Node, Pod, with_node_name
-from spec.operations import (
+from spec.cache.cache import new_cache
+from spec.cache.operations import (
     AddNode,
     AddPod,
     AssumePod,
@@ -33,6 +32,7 @@ from spec.operations import (
     UpdateSnapshot,
     World,
 )
+from spec.objects import Node, Pod, with_node_name
 from spec.quantities import SECOND
 from spec.versions import PROFILES, VersionProfile
 from tests.support.strategies import any_pod, node_shapes, nodes, placed_pods, pods

@@ -1,6 +1,6 @@
 """The operations the call-queue state machines draw, in one rule set for the spec's and the refinement's machine.
 
-The spec's machine (``tests/spec/test_call_queue_stateful.py``) checks the invariants after each operation; the
+The spec's machine (``tests/spec/dispatcher/test_stateful.py``) checks the invariants after each operation; the
 refinement machine (``tests/refimpl/dispatcher/test_call_queue_refinement.py``) applies it to refimpl as well and
 compares. A machine supplies :meth:`CallQueueRules.step` and :meth:`CallQueueRules.current`.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from spec.api_calls import (
+from spec.dispatcher.api_calls import (
     APICall,
     NominatingInfo,
     NominatingMode,
@@ -19,8 +19,8 @@ from spec.api_calls import (
     PodStatus,
     PodStatusPatchCall,
 )
-from spec.call_queue import CallQueue, can_pop
-from spec.call_queue_operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
+from spec.dispatcher.call_queue import CallQueue, can_pop
+from spec.dispatcher.operations import AddCall, CallQueueOperation, CloseDispatcher, FinishCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
 from spec.versions import V1_35, VersionProfile
 

@@ -62,7 +62,7 @@ _TESTS = "tests.verify.test_checker"
 _SYSTEM_TESTS = "tests.verify.test_checker_systems"
 
 RUNS: Final = (
-    # ksspec verify (conformance/cli.py CHECKS), also docs/proofs.md's "Running everything"
+    # ksspec verify (conformance/cli/main.py CHECKS), also docs/proofs.md's "Running everything"
     Run(()),
     Run(("--mode", "adversarial", "--nodes", "2", "--pods", "1")),
     Run(("--system", "dispatcher")),
@@ -124,19 +124,19 @@ RUNS: Final = (
 
 def parse(argv: tuple[str, ...]) -> argparse.Namespace:
     """``ksspec check``'s arguments, parsed by its own parser."""
-    from conformance import proof_commands
+    from conformance.cli import check as check_command
 
     parser = argparse.ArgumentParser(prog="ksspec check", add_help=False)
-    proof_commands.add_check_arguments(parser)
+    check_command.add_check_arguments(parser)
     return parser.parse_args(list(argv))
 
 
 def build(run: Run) -> tuple[Any, str, argparse.Namespace]:
     """The system ``ksspec check`` builds for ``run`` (with its broken step, if any), its name and arguments."""
-    from conformance import proof_commands
+    from conformance.cli import check as check_command
 
     args = parse(run.argv)
-    system, name, _ = proof_commands.build_system(args)
+    system, name, _ = check_command.build_system(args)
     if run.step:
         module, function = run.step.split(":")
         step: Callable[..., Any] = getattr(importlib.import_module(module), function)

@@ -8,9 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from spec import cache
-from spec.frozenmap import FrozenMap
-from spec.operations import (
+from spec.cache import cache
+from spec.cache.operations import (
     AssumePod,
     CleanupAssumedPods,
     Operation,
@@ -20,15 +19,16 @@ from spec.operations import (
     World,
     apply,
 )
+from spec.cache.snapshot import update_snapshot
+from spec.frozenmap import FrozenMap
 from spec.quantities import SECOND
-from spec.snapshot import update_snapshot
 from spec.verify import transition_system
-from spec.verify.cache_system import CacheSystem
+from spec.verify.cache.symmetry import Canonicalizer, Renaming, canonical_world
+from spec.verify.cache.system import CacheSystem
+from spec.verify.cache.universe import Mode, Universe, node_variant
 from spec.verify.checker import explore
 from spec.verify.exploration import Report
-from spec.verify.symmetry import Canonicalizer, Renaming, canonical_world
 from spec.verify.transition_system import Edge, Violation
-from spec.verify.universe import Mode, Universe, node_variant
 
 SMALL = Universe(nodes=2, pods=1, pod_variants=2, node_variants=1)
 """Small enough to exhaust in a few seconds, big enough for confirms on another node and ghosts."""

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from conformance.cli import main
+from conformance.cli.main import main
 from spec.verify import transition_system
-from spec.verify.cache_system import CacheSystem
+from spec.verify.cache.system import CacheSystem
+from spec.verify.cache.universe import Universe
 from spec.verify.checker import explore
 from spec.verify.transition_system import Expansion
-from spec.verify.universe import Universe
 from tests.verify.checker_universes import RUNS, Run, build, explore_run, load
 
 RECORDED = load()

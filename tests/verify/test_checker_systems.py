@@ -8,23 +8,24 @@ from dataclasses import replace
 
 import pytest
 
-from spec import cache as spec_cache
-from spec import call_queue, cycle
-from spec.call_queue import AddError, CallQueue
-from spec.call_queue_operations import AddCall, CallQueueOperation, FinishCall, apply_call_queue
-from spec.cycle import Cluster
+from spec.cache import cache as spec_cache
+from spec.cycle import cycle
+from spec.cycle.cycle import Cluster
+from spec.dispatcher import call_queue
+from spec.dispatcher.call_queue import AddError, CallQueue
+from spec.dispatcher.operations import AddCall, CallQueueOperation, FinishCall, apply_call_queue
 from spec.frozenmap import FrozenMap
 from spec.objects import with_node_name
 from spec.quantities import SECOND
 from spec.verify.checker import explore
-from spec.verify.cycle_system import (
+from spec.verify.cycle.system import (
     DEFAULT_CYCLE_UNIVERSE,
     CycleStep,
     CycleSystem,
     CycleUniverse,
     apply_step,
 )
-from spec.verify.dispatcher_system import (
+from spec.verify.dispatcher.system import (
     DEFAULT_DISPATCHER_UNIVERSE,
     DispatcherSystem,
     DispatcherUniverse,

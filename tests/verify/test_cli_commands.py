@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import proof_commands
-from conformance.cli import CHECKS, THOROUGH_CHECKS, Status, main, pytest_command, run_check
-from spec.verify.cache_obligations import cache_obligations
-from spec.verify.dispatcher_obligations import dispatcher_obligations
-from spec.verify.dispatcher_symbolic import DispatcherBounds, QueueState
-from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
-from spec.verify.symbolic import AbstractState, Bounds
-from spec.verify.transitions import TRANSITIONS, Args, Step
+from conformance.cli import prove as proof_commands
+from conformance.cli.main import main
+from conformance.cli.verify import CHECKS, THOROUGH_CHECKS, Status, pytest_command, run_check
+from spec.verify.cache.obligations import cache_obligations
+from spec.verify.cache.symbolic import AbstractState, Bounds
+from spec.verify.cache.transitions import TRANSITIONS, Args, Step
+from spec.verify.dispatcher.obligations import dispatcher_obligations
+from spec.verify.dispatcher.symbolic import DispatcherBounds, QueueState
+from spec.verify.dispatcher.transitions import QUEUE_TRANSITIONS, QueueArgs, QueueStep
 
 
 @pytest.fixture(autouse=True)
@@ -154,7 +155,7 @@ def test_verify_runs_prove_and_check_as_commands() -> None:
     assert any(command[:3] == ("check", "--mode", "adversarial") for command in commands)
     assert ("prove",) in [check.command for check in THOROUGH_CHECKS]  # CrossHair too
     prove = next(check for check in CHECKS if check.command[:1] == ("prove",))
-    assert pytest_command(prove)[-3:] == ["conformance.cli", "prove", "--no-crosshair"]
+    assert pytest_command(prove)[-3:] == ["conformance.cli.main", "prove", "--no-crosshair"]
 
 
 def test_command_check_is_not_run_without_spec_verify(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.crosshair_runner import CrosshairVerdict, Target, check_target, contract_targets
+from conformance.cli.crosshair import CrosshairVerdict, Target, check_target, contract_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 PER_CONDITION_TIMEOUT = 90.0

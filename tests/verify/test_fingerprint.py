@@ -11,15 +11,15 @@ import sys
 
 import pytest
 
-from spec.cache import CacheState, PodState, new_cache
+from spec.cache.cache import CacheState, PodState, new_cache
+from spec.cache.nodeinfo import NodeInfo
+from spec.cache.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
 from spec.frozenmap import FrozenMap
-from spec.nodeinfo import NodeInfo
 from spec.objects import Container, Node, Pod
-from spec.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
 from spec.quantities import resource_list
 from spec.valuetypes import CACHED_ATTRIBUTES, VALUE_TYPES, cached_hash
+from spec.verify.cache.universe import DEFAULT_UNIVERSE, node_variant, pod_variant
 from spec.verify.fingerprint import collision_probability, fingerprint
-from spec.verify.universe import DEFAULT_UNIVERSE, node_variant, pod_variant
 
 
 def a_world() -> World:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from spec.verify.cache_obligations import cache_obligations
-from spec.verify.cycle_obligations import cycle_obligations
-from spec.verify.cycle_symbolic import PIPELINE_INVARIANTS, CycleBounds
-from spec.verify.cycle_transitions import PIPELINE_TRANSITIONS
-from spec.verify.dispatcher_obligations import dispatcher_obligations
-from spec.verify.dispatcher_symbolic import QUEUE_INVARIANTS, DispatcherBounds
-from spec.verify.dispatcher_transitions import QUEUE_TRANSITIONS
+from spec.verify.cache.obligations import cache_obligations
+from spec.verify.cache.symbolic import INVARIANTS, Bounds
+from spec.verify.cache.transitions import TRANSITIONS
+from spec.verify.cycle.obligations import cycle_obligations
+from spec.verify.cycle.symbolic import PIPELINE_INVARIANTS, CycleBounds
+from spec.verify.cycle.transitions import PIPELINE_TRANSITIONS
+from spec.verify.dispatcher.obligations import dispatcher_obligations
+from spec.verify.dispatcher.symbolic import QUEUE_INVARIANTS, DispatcherBounds
+from spec.verify.dispatcher.transitions import QUEUE_TRANSITIONS
 from spec.verify.obligations import PENDING, Obligation, Verdict, discharge
 from spec.verify.proof_groups import all_obligations
-from spec.verify.symbolic import INVARIANTS, Bounds
-from spec.verify.transitions import TRANSITIONS
 
 
 def test_obligations_cover_every_invariant_and_transition() -> None:

@@ -97,7 +97,7 @@ def conform(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         pids.mkdir(parents=True)
         report, junit = case / "report.json", case / "junit.xml"
         env = {**os.environ, "ADVERSARY_PIDS": str(pids), "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
-        command = [PY, "-m", "conformance.cli", "conform", *argv, "--no-progress",
+        command = [PY, "-m", "conformance.cli.main", "conform", *argv, "--no-progress",
                    *(("--json", str(report), "--junit", str(junit)) if reports else ())]
         started = time.monotonic()
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

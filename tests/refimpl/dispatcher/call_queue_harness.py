@@ -4,7 +4,7 @@ Spec values go to refimpl with ``to_refimpl_*``; refimpl values come back as spe
 two sides are compared as spec values. A :class:`RecordingChannel` is a caller's ``OnFinish`` channel of capacity 1
 that also records every value offered to it, dropped or not, so the spec's ``sends`` can be compared exactly.
 
-:class:`RefinementPair` applies one :mod:`spec.call_queue_operations` operation to both sides, refimpl's driven
+:class:`RefinementPair` applies one :mod:`spec.dispatcher.operations` operation to both sides, refimpl's driven
 synchronously (no threads): a pop is ``pop`` followed by the start of ``execute`` (as the worker thread would start
 at once), a finish is ``finalize`` and then the send to the caller, as the worker does. After every step the two must
 agree on ``add``'s error (kind and message), the synced status, the tracked calls (UID to call ID and contents), the
@@ -22,10 +22,10 @@ from refimpl.dispatcher.call_queue import CallQueue as ImplCallQueue
 from refimpl.dispatcher.call_queue import DispatcherClosed, MergeFailed, QueuedCall, ResultChannel
 from refimpl.dispatcher.context import Context
 from refimpl.dispatcher.dispatcher import GoroutinesLimiter
-from spec import api_calls as spec_calls
-from spec import call_queue as spec_call_queue
-from spec.call_queue import CallQueue, OutcomeKind, new_call_queue
-from spec.call_queue_operations import (
+from spec.dispatcher import api_calls as spec_calls
+from spec.dispatcher import call_queue as spec_call_queue
+from spec.dispatcher.call_queue import CallQueue, OutcomeKind, new_call_queue
+from spec.dispatcher.operations import (
     AddCall,
     CallQueueOperation,
     CloseDispatcher,

@@ -20,9 +20,9 @@ from unittest import TestCase
 import pytest
 from hypothesis import event
 
-from spec.api_calls import PodBindingCall, PodStatusPatchCall
-from spec.call_queue import CallQueue, new_call_queue
-from spec.call_queue_operations import (
+from spec.dispatcher.api_calls import PodBindingCall, PodStatusPatchCall
+from spec.dispatcher.call_queue import CallQueue, new_call_queue
+from spec.dispatcher.operations import (
     AddCall,
     CallQueueOperation,
     CloseDispatcher,

@@ -4,7 +4,7 @@ Every test checks that no caller waits forever (each wait has a timeout, and rea
 Kubernetes really leaves a caller waiting), that no request is executed twice (the server's log), that no call is
 lost silently except in the two documented cases, and that ``close`` leaves no thread behind.
 
-The two documented cases, both known violations of ``liveness_every_caller_told`` (spec.call_queue_invariants):
+The two documented cases, both known violations of ``liveness_every_caller_told`` (spec.dispatcher.invariants):
 
 - v1.34/v1.35: close tells pending calls nothing, and ``add`` after close keeps a call that never runs;
 - from v1.35 (PR #135180): a call waiting behind an in-flight call of its UID is replaced, untold, by a call of

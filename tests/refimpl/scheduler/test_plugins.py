@@ -2,7 +2,7 @@
 
 Expected values come from the Kubernetes plugin tests named in each test (least_allocated_test.go,
 image_locality_test.go, fit_test.go, node_ports_test.go, taint_toleration_test.go) or from the formulas of the
-plugin sources, worked out in the comments; the Hypothesis test compares with :func:`spec.filters.is_feasible`.
+plugin sources, worked out in the comments; the Hypothesis test compares with :func:`spec.cycle.filters.is_feasible`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_node_info
+from conformance.adapters.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, NodeInfo, Snapshot
 from refimpl.scheduler.framework import CycleState, Handle, NodeScore
 from refimpl.scheduler.framework.status import CODE_NAMES, Code
@@ -32,7 +32,7 @@ from refimpl.scheduler.plugins import (
 from refimpl.scheduler.plugins.image_locality import calculate_priority, normalized_image_name
 from refimpl.scheduler.plugins.node_resources_fit import least_requested_score
 from refimpl.scheduler.plugins.taint_toleration import default_normalize_score
-from spec.filters import (
+from spec.cycle.filters import (
     DEFAULT_FILTERS,
     FILTER_CODES,
     Rejection,
@@ -41,7 +41,7 @@ from spec.filters import (
     is_feasible,
     unresolvable_resources,
 )
-from spec.filters import Code as SpecCode
+from spec.cycle.filters import Code as SpecCode
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration, with_node_name
 from spec.quantities import resource_list
@@ -320,7 +320,7 @@ def test_image_locality_thresholds_and_names() -> None:
 
 
 # ============================================================================================
-# The filter verdict equals the spec's (spec/filters.py)
+# The filter verdict equals the spec's (spec/cycle/filters.py)
 # ============================================================================================
 
 _taints = st.lists(
@@ -372,7 +372,7 @@ def test_filter_verdict_equals_spec_is_feasible(candidate: Pod, n: Node, existin
     status = next((s for s in statuses if s is not None and not s.is_success()), None)
     rejection = first_rejection(candidate, spec_info)
     assert (status is None) == (rejection is None)
-    if status is not None and rejection is not None:  # the code too (spec.filters.rejection_code)
+    if status is not None and rejection is not None:  # the code too (spec.cycle.filters.rejection_code)
         assert (CODE_NAMES[status.code], refimpl_failing) == (rejection.code, rejection.plugin)
 
 

@@ -1,16 +1,17 @@
-"""Refinement: refimpl's scheduling queue does exactly what the spec's does (:mod:`spec.queue`).
+"""Refinement: refimpl's scheduling queue does exactly what the spec's does (:mod:`spec.queue.queue`).
 
-A Hypothesis state machine applies every drawn operation of :mod:`spec.queue_operations` to the spec's
-:class:`~spec.queue_operations.QueueWorld` and to :class:`conformance.adapters.refimpl_queue.RefimplQueue` (refimpl's
+A Hypothesis state machine applies every drawn operation of :mod:`spec.queue.operations` to the spec's
+:class:`~spec.queue.operations.QueueWorld` and to :class:`conformance.adapters.refimpl_queue.RefimplQueue` (refimpl's
 ``SchedulingQueue`` with the scheduler's side played as the spec plays it), then requires
 
 - the same outcome: the pod a pop returned (refimpl's heap chooses among pods the spec says compare equal, and the
   spec follows its choice), the queue a hand-back chose, the error kind of a refused hand-back;
-- the same state: the abstraction of refimpl's queue (:func:`conformance.queue_abstraction.abstract_scheduling_queue`:
+- the same state: the abstraction of refimpl's queue
+  (:func:`conformance.adapters.refimpl_queue_abstraction.abstract_scheduling_queue`:
   every sub-queue with every ``QueuedPodInfo`` field, the in-flight pods and the in-flight event list in order, the
   cycle counters, ``closed``, the clock) equals the spec's queue, and the pod infos the scheduler holds are equal;
 - the invariants: refimpl's own ``invariant_violations()`` and the spec's queue invariants that hold for the gates
-  of the configuration (:data:`spec.queue_invariants.KNOWN_VIOLATIONS`). Operations are drawn freely, also
+  of the configuration (:data:`spec.queue.invariants.KNOWN_VIOLATIONS`). Operations are drawn freely, also
   outside what a scheduler does (adding a pod twice, handing back a pod it never popped); the invariants about
   in-flight pods are asked only while the stream keeps to that, and the unschedulable-time bound only while time
   passes with ``Run``'s flushes.
@@ -28,10 +29,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from conformance.adapters.refimpl_queue import RefimplQueue, error_kind
-from conformance.queue_abstraction import abstract_pod_info, abstract_scheduling_queue
+from conformance.adapters.refimpl_queue_abstraction import abstract_pod_info, abstract_scheduling_queue
 from refimpl.scheduler.queue import QueueError
 from refimpl.scheduler.queued_pod_info import QueuedPodInfo
-from spec.cluster_events import (
+from spec.objects import DEFAULT_SCHEDULER_NAME, Container, Pod, Toleration
+from spec.quantities import MILLISECOND, SECOND, resource_list
+from spec.queue.events import (
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_NODE_ADD,
     EVENT_UNSCHEDULABLE_TIMEOUT,
@@ -42,17 +45,14 @@ from spec.cluster_events import (
     HintRegistration,
     QueueingHint,
 )
-from spec.objects import DEFAULT_SCHEDULER_NAME, Container, Pod, Toleration
-from spec.quantities import MILLISECOND, SECOND, resource_list
-from spec.queue import pop_head
-from spec.queue_invariants import (
+from spec.queue.invariants import (
     QUEUE_INVARIANTS,
     inv_in_flight_pods_not_queued,
     inv_pod_in_one_sub_queue,
     inv_popped_pod_in_flight_until_done,
     inv_unschedulable_pods_leave_in_time,
 )
-from spec.queue_operations import (
+from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
@@ -71,7 +71,8 @@ from spec.queue_operations import (
     apply_queue_operation,
     new_queue_world,
 )
-from spec.queue_state import pop_candidates
+from spec.queue.queue import pop_head
+from spec.queue.state import pop_candidates
 from spec.versions import V1_35
 from tests.support.machines import configured_test_case, machine_settings
 

@@ -1,5 +1,5 @@
-"""Every scheduling decision of the reference scheduler is one the spec allows (spec/cycle.py ``schedule_pod`` /
-``fail_scheduling``): a chosen node is feasible in the cycle's snapshot by :func:`spec.filters.is_feasible`, and a
+"""Every scheduling decision of the reference scheduler is one the spec allows (spec/cycle/cycle.py ``schedule_pod`` /
+``fail_scheduling``): a chosen node is feasible in the cycle's snapshot by :func:`spec.cycle.filters.is_feasible`, and a
 pod is found unschedulable only when no node of the snapshot is feasible for it."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_node_info
+from conformance.adapters.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, FakeClock
 from refimpl.dispatcher import FakeAPIServer
 from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.queue import SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, Scheduler
-from spec.filters import is_feasible
+from spec.cycle.filters import is_feasible
 from spec.objects import Node, Pod, Taint, Toleration
 from spec.versions import V1_34, V1_35, VersionProfile
 from tests.support.universe import NODE_NAMES, node_variants, pods_with_uid

@@ -10,13 +10,13 @@ the node's set while A still uses it (``HostPortInfo`` is a set, as in Kubernete
 
 from __future__ import annotations
 
-from conformance.refimpl_abstraction import abstract_cache_state
-from conformance.simulation_checks import InvariantChecker
+from conformance.adapters.refimpl_abstraction import abstract_cache_state
+from conformance.simulation.checks import InvariantChecker
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.schedule_one import Outcome
 from refimpl.simulator import Simulation, SimulationConfig
-from spec.invariants import inv_used_ports_are_union_of_pods
+from spec.cache.invariants import inv_used_ports_are_union_of_pods
 from spec.objects import Container, ContainerPort, Node, Pod
 from spec.quantities import SECOND, resource_list
 

@@ -4,7 +4,7 @@ The machine takes the simulator's steps in any order Hypothesis picks (schedulin
 dispatcher pops and call completions in any order, informer deliveries in any order that keeps each object's order,
 pod and node churn, cache cleanups, queue flushes, clock advances, injected Reserve/Permit/PreBind/Bind failures and
 Permit waits, and API-level bind failures and conflicts). A strict :class:`InvariantChecker` observes every step:
-the spec's cache invariants on the abstracted cache, the pipeline invariants of spec/cycle_invariants.py on the
+the spec's cache invariants on the abstracted cache, the pipeline invariants of spec/cycle/invariants.py on the
 abstracted cluster (no double-booking per node as the cache saw it, every pod in exactly one place, assumed pods
 have a binding) and, around each cleanup, that expiry happens only after ``finish_binding``.
 
@@ -21,7 +21,7 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from conformance.simulation_checks import InvariantChecker, check_final_state
+from conformance.simulation.checks import InvariantChecker, check_final_state
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.simulator import Faults, Simulation, SimulationConfig

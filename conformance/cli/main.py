@@ -1,0 +1,77 @@
+"""The ``ksspec`` command line, the project's front door: the parser, ``--version``, and one module per subcommand.
+
+``verify`` (:mod:`conformance.cli.verify`), ``prove`` (:mod:`conformance.cli.prove`), ``check``
+(:mod:`conformance.cli.check`), ``conformance generate`` (:mod:`conformance.cli.generate`), ``conformance coverage``
+(:mod:`conformance.cli.coverage`), ``conform`` (:mod:`conformance.cli.conform`) and ``simulate``
+(:mod:`conformance.cli.simulate`) each parse their arguments, call the code of their area and print.
+"""
+
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from conformance.arguments import ArgumentParser
+from conformance.cli import check, conform, prove, simulate, verify
+from conformance.format import VECTORS, VectorFormatError, load_manifest
+from conformance.usage import EXIT_USAGE
+
+DISTRIBUTION: Final = "kube-scheduler-spec"
+
+
+def version_text() -> tuple[str, int]:
+    """``ksspec --version``: the package version and the format version of the vectors it carries (their
+    manifest's), and where they are; exit code 2 if the vectors cannot be read."""
+    try:
+        package = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        package = "(not installed)"
+    try:
+        manifest = load_manifest()
+    except VectorFormatError as error:
+        return f"ksspec {package}; error: {error}", EXIT_USAGE
+    count = len(manifest["vectors"])
+    return f"ksspec {package}; vectors format_version {manifest.get('format_version')} ({count} vectors, {VECTORS})", 0
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit (computed only when asked for)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        text, code = version_text()
+        print(text)
+        parser.exit(code)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="ksspec",
+        description="Check the kube-scheduler cache specification, reference implementation and conformance.",
+    )
+    parser.add_argument("--version", action=VersionAction,
+                        help="print the package version and the vectors' format version, and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    verify.register(commands)
+    prove.register(commands)
+    check.register(commands)
+    conform.register(commands)
+    simulate.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,445 @@
+"""The scheduling and binding cycles as a transition system over the scheduler and its cluster.
+
+This is ``ScheduleOne``, ``schedulingCycle``, ``bindingCycle``, ``handleBindingCycleError`` and
+the pod event handlers (pkg/scheduler/schedule_one.go, eventhandlers.go, v1.35; digest §C-D), at
+the level a formal-methods reader needs. What it keeps:
+
+- A scheduling cycle takes a pending pod, brings the snapshot up to date, and either places the
+  pod on *any* node feasible in that snapshot (:mod:`spec.cycle.filters`; scoring only narrows the
+  choice, so the spec leaves it open) by assuming it in the cache, or fails and requeues it.
+  Reserve and Permit may still reject it; then the assumption is forgotten, so a failed
+  scheduling cycle leaves the cache's contents as they were.
+- A binding cycle, running concurrently, either binds the pod at the API server and calls
+  ``FinishBinding``, or fails: ``FinishBinding`` if the bind was reached, then ``ForgetPod`` and
+  a requeue if the pod still exists unbound.
+- The informer later confirms a binding (``AddPod``); events for one pod arrive in order, but
+  confirmations of different pods may be delayed and reordered.
+- Deleting a pod that is assumed forgets it at once (PR #134157, v1.35); its binding then fails.
+- The scheduler takes only pods whose ``schedulerName`` its profile serves (``responsibleForPod``);
+  every scheduler's cache gets every bound pod (``assignedPod``).
+
+The scheduler keeps all of this in memory. :mod:`spec.cluster.restart` crashes and restarts it (the API
+server's objects, the orphaned bind requests and the informers' initial list are fields here),
+:mod:`spec.cluster.kubelet` is the kubelet's admission on each node, and :mod:`spec.cluster.cluster` runs several
+schedulers over one API server. While the scheduler is down, users' changes reach only the API
+server; while it restarts, scheduling waits until the informers' initial list is delivered.
+
+What it abstracts: the scheduling queue's order (any pending pod may go next; the order is
+``refimpl``'s), scores, the dispatcher (a bind is one atomic step), Permit's waiting.
+Every transition is a function ``(Cluster, ...) -> Cluster`` that raises
+:class:`CycleNotEnabled` when its guard is false, so a model checker can enumerate them.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from spec.cache import cache as cache_ops
+from spec.cache.cache import CacheState, new_cache
+from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
+from spec.cycle.filters import is_feasible
+from spec.errors import CacheError
+from spec.frozenmap import FrozenMap
+from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod, with_node_name
+from spec.quantities import Duration, Timestamp
+from spec.valuetypes import cached_hash, replace
+from spec.versions import DEFAULT_PROFILE, VersionProfile
+
+
+class CycleNotEnabled(Exception):
+    """The transition's guard is false in this state (the step cannot happen now)."""
+
+
+class FailurePoint(StrEnum):
+    """Where a scheduling or binding cycle can fail after a node was chosen."""
+
+    RESERVE = "Reserve"
+    PERMIT = "Permit"
+    PRE_BIND = "PreBind"
+    """Before the bind call: ``FinishBinding`` is not called."""
+    BIND = "Bind"
+    """The bind call itself failed: ``FinishBinding`` runs (deferred), then ``ForgetPod``."""
+
+
+@cached_hash
+@dataclass(frozen=True)
+class Cluster:
+    """The scheduler (cache, snapshot, queue, binding cycles) and what it talks to (API server, informer)."""
+
+    cache: CacheState = field(default_factory=new_cache)
+    snapshot: Snapshot = EMPTY_SNAPSHOT
+    pending: FrozenMap[str, Pod] = field(default_factory=FrozenMap)
+    """The scheduling queue: unscheduled pods waiting for a cycle, by UID."""
+    binding: FrozenMap[str, Pod] = field(default_factory=FrozenMap)
+    """Binding cycles in flight: the assumed pod (with its node) by UID."""
+    api_pods: FrozenMap[str, Pod] = field(default_factory=FrozenMap)
+    """The API server's pods; a bound pod has its node name."""
+    unconfirmed: frozenset[str] = frozenset()
+    """Pods the API server bound whose informer event has not reached the cache yet."""
+    deleted: frozenset[str] = frozenset()
+    """UIDs of deleted pods: the API server never gives a UID to a second object."""
+    now: Timestamp = 0
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    """The scheduler name this scheduler's profile serves (``profiles.HandlesSchedulerName``)."""
+    nodes: FrozenMap[str, Node] = field(default_factory=FrozenMap)
+    """The API server's nodes, by name (the cache holds them only while the scheduler runs)."""
+    running: bool = True
+    """The scheduler process is up; False from a crash to its restart (:mod:`spec.cluster.restart`)."""
+    unlisted_nodes: tuple[str, ...] = ()
+    """After a restart: names of the nodes in the node informer's initial list not delivered yet, in list order."""
+    unlisted_pods: tuple[str, ...] = ()
+    """After a restart: UIDs of the pods in the pod informer's initial list not delivered yet, in list order."""
+    orphaned: FrozenMap[str, Pod] = field(default_factory=FrozenMap)
+    """Bind requests of a crashed scheduler the API server has not answered: the assumed pod by UID."""
+    bind_count: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    """How many binding requests for each pod the API server accepted (a history variable)."""
+    crashed_in_flight: frozenset[str] = frozenset()
+    """Pods whose binding cycle was in flight when the scheduler last crashed (a history variable)."""
+    admitted: frozenset[str] = frozenset()
+    """Pods the kubelet of the node they are bound to admitted (:mod:`spec.cluster.kubelet`)."""
+    failed: FrozenMap[str, str] = field(default_factory=FrozenMap)
+    """Pods a kubelet rejected, with the reason: phase ``Failed``, terminal; no scheduler's informer lists them."""
+
+
+def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> Cluster:
+    """An empty cluster whose scheduler runs ``profile`` with the assumed-pod ``ttl``.
+
+    Kubernetes: `New` (pkg/scheduler/scheduler.go)
+    """
+    return Cluster(cache=new_cache(profile, ttl))
+
+
+def feasible_nodes(snapshot: Snapshot, pod: Pod) -> tuple[str, ...]:
+    """The nodes of the snapshot, in list order, on which every filter passes for ``pod``.
+
+    Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
+    """
+    return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name]))
+
+
+def _require(condition: bool, why: str) -> None:
+    if not condition:
+        raise CycleNotEnabled(why)
+
+
+def responsible_for_pod(cluster: Cluster, pod: Pod) -> bool:
+    """Whether this scheduler takes ``pod`` when it is unassigned: its profile serves the pod's scheduler name.
+
+    Kubernetes: `responsibleForPod` (pkg/scheduler/eventhandlers.go)
+    """
+    return pod.scheduler_name == cluster.scheduler_name
+
+
+def watches_pod(cluster: Cluster, uid: str) -> bool:
+    """Whether the scheduler's pod informer delivers events of ``uid`` now: the process runs, and after a
+    restart the pod's entry of the initial list has been delivered (an entry not delivered yet is delivered
+    as the object then is, so the events before it are absorbed).
+
+    Kubernetes: `sharedIndexInformer.HandleDeltas` (staging/src/k8s.io/client-go/tools/cache/shared_informer.go)
+    """
+    return cluster.running and uid not in cluster.unlisted_pods
+
+
+def watches_node(cluster: Cluster, name: str) -> bool:
+    """Whether the scheduler's node informer delivers events of node ``name`` now (as :func:`watches_pod`).
+
+    Kubernetes: `sharedIndexInformer.HandleDeltas` (staging/src/k8s.io/client-go/tools/cache/shared_informer.go)
+    """
+    return cluster.running and name not in cluster.unlisted_nodes
+
+
+def is_synced(cluster: Cluster) -> bool:
+    """The scheduler runs and its handlers have received the informers' initial lists: scheduling may start.
+
+    Kubernetes: `Scheduler.WaitForHandlersSync` (pkg/scheduler/eventhandlers.go)
+    """
+    return cluster.running and not cluster.unlisted_nodes and not cluster.unlisted_pods
+
+
+def uid_in_use(cluster: Cluster, uid: str) -> bool:
+    """Whether the API server has or had an object with ``uid`` (it never reuses one).
+
+    Kubernetes: none (the API server generates UIDs, `uuid.NewUUID` in `FillObjectMetaSystemFields`, never reused)
+    """
+    return uid in cluster.api_pods or uid in cluster.deleted or uid in cluster.failed
+
+
+def refreshed_snapshot(cluster: Cluster) -> Snapshot:
+    """The snapshot a scheduling cycle reads: ``UpdateSnapshot`` of the cluster's snapshot from its cache, the
+    cycle's first step. Never fails: an inconsistency fails the cycle in Kubernetes, and the snapshot it leaves
+    (rebuilt for the next cycle) is returned.
+
+    Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
+    """
+    try:
+        return update_snapshot(cluster.cache, cluster.snapshot)
+    except SnapshotInconsistent as error:
+        return error.snapshot_after
+
+
+# ============================================================================================
+# Pods entering and leaving the cluster
+# ============================================================================================
+
+
+def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
+    """A user creates an unscheduled pod; the informer hands it to the scheduling queue.
+
+    The pod is queued only if the scheduler runs and is responsible for it (``responsibleForPod``);
+    a pod for another scheduler, or created while this one is down, exists at the API server only.
+    Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node.
+
+    Kubernetes: `Scheduler.addPod` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `Scheduler.addPodToSchedulingQueue` (pkg/scheduler/eventhandlers.go)
+    """
+    _require(pod.uid != "" and not uid_in_use(cluster, pod.uid), f"pod {pod.uid!r} has no UID or one already used")
+    _require(pod.node_name == "", "a created pod must be unscheduled")
+    pending = cluster.pending
+    if cluster.running and responsible_for_pod(cluster, pod):
+        pending = pending.set(pod.uid, pod)
+    return replace(cluster, api_pods=cluster.api_pods.set(pod.uid, pod), pending=pending)
+
+
+def delete_pod(cluster: Cluster, uid: str) -> Cluster:
+    """A user deletes a pod; the informer's delete event is handled (``deletePod``).
+
+    A pending pod leaves the queue. A confirmed pod is removed from the cache. A pod that is
+    assumed is forgotten at once (``handleAssumedPodDeletion``, PR #134157, from v1.35); in v1.34
+    it stays assumed until its binding fails. Events of one pod arrive in order, so a pod whose
+    binding is not yet confirmed cannot be deleted first (:class:`CycleNotEnabled`). A scheduler that
+    is down, or has not been delivered the pod yet, sees nothing; the pod's kubelet stops it.
+
+    Kubernetes: `Scheduler.deletePod` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `Scheduler.handleAssumedPodDeletion` (pkg/scheduler/eventhandlers.go)
+    """
+    _require(uid in cluster.api_pods and uid not in cluster.unconfirmed, f"pod {uid} cannot be deleted now")
+    after = forget_deleted_pod(cluster, uid)
+    return replace(after, deleted=cluster.deleted | {uid})
+
+
+def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
+    """The API server no longer lists pod ``uid`` (deleted, or terminal), and the scheduler's handlers react:
+    a bound pod leaves the cache, an assumed one is forgotten (v1.35+), a pending one leaves the queue. The
+    pod's UID is not recorded anywhere; the caller does that.
+
+    Kubernetes: `Scheduler.deletePod` (pkg/scheduler/eventhandlers.go)
+    """
+    pod = cluster.api_pods[uid]
+    state = cluster.cache
+    if watches_pod(cluster, uid):
+        if pod.node_name and not cache_ops.is_assumed_pod(state, pod):
+            state = cache_ops.remove_pod(state, pod)
+        elif uid in state.assumed_pods and state.profile.forget_assumed_pod_on_delete:
+            state = cache_ops.forget_pod(state, cache_ops.get_pod(state, pod))
+    return replace(
+        cluster,
+        cache=state,
+        api_pods=cluster.api_pods.remove(uid),
+        pending=cluster.pending.remove(uid),
+        unlisted_pods=tuple(u for u in cluster.unlisted_pods if u != uid),
+        admitted=cluster.admitted - {uid},
+    )
+
+
+# ============================================================================================
+# Scheduling cycle
+# ============================================================================================
+
+
+def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
+    """A scheduling cycle that places pending pod ``uid`` on ``node`` and starts its binding cycle.
+
+    Enabled when ``node`` is feasible for the pod in the refreshed snapshot. The pod is assumed
+    on ``node`` (``AssumePod``), Reserve and Permit pass, and the binding cycle begins.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    """
+    _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
+    snapshot = refreshed_snapshot(cluster)
+    pod = cluster.pending[uid]
+    _require(node in feasible_nodes(snapshot, pod), f"node {node} is not feasible for pod {uid}")
+    assumed = with_node_name(pod, node)
+    return replace(
+        cluster,
+        cache=cache_ops.assume_pod(cluster.cache, assumed),
+        snapshot=snapshot,
+        pending=cluster.pending.remove(uid),
+        binding=cluster.binding.set(uid, assumed),
+    )
+
+
+def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> Cluster:
+    """A scheduling cycle for pending pod ``uid`` that fails; the pod is requeued.
+
+    With ``node`` None, no node is feasible (enabled only then): the cache is not touched. With a
+    feasible ``node`` and ``point`` Reserve or Permit, the pod is assumed, rejected there, and
+    forgotten (``Unreserve``, ``ForgetPod``), which restores the cache's contents.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    """
+    _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
+    snapshot = refreshed_snapshot(cluster)
+    pod = cluster.pending[uid]
+    feasible = feasible_nodes(snapshot, pod)
+    if node is None:
+        _require(not feasible, f"pod {uid} fits somewhere")
+        return replace(cluster, snapshot=snapshot)
+    _require(node in feasible and point in (FailurePoint.RESERVE, FailurePoint.PERMIT), "not a scheduling failure")
+    assumed = with_node_name(pod, node)
+    state = cache_ops.forget_pod(cache_ops.assume_pod(cluster.cache, assumed), assumed)
+    return replace(cluster, cache=state, snapshot=snapshot)
+
+
+# ============================================================================================
+# Binding cycle
+# ============================================================================================
+
+
+def bind_pod(cluster: Cluster, uid: str) -> Cluster:
+    """The binding cycle of ``uid`` succeeds: the API server binds the pod, then ``FinishBinding``.
+
+    Enabled while the pod exists unbound at the API server (else the bind fails:
+    :func:`fail_binding`). The informer's confirmation follows later (:func:`confirm_binding`).
+
+    Kubernetes: `Scheduler.bindingCycle` (pkg/scheduler/schedule_one.go)
+    """
+    _require(uid in cluster.binding, f"pod {uid} has no binding cycle")
+    assumed = cluster.binding[uid]
+    bound = api_bind(cluster, assumed)
+    return replace(
+        bound,
+        cache=_finish_binding(cluster.cache, assumed, cluster.now),
+        binding=cluster.binding.remove(uid),
+        unconfirmed=cluster.unconfirmed | {uid},
+    )
+
+
+def api_bind(cluster: Cluster, assumed: Pod) -> Cluster:
+    """The API server accepts a binding of ``assumed``'s UID to its node: the pod exists and is unbound
+    (:class:`CycleNotEnabled` otherwise: a pod already bound gets a ``Conflict``, a deleted one ``NotFound``).
+    Only the API server's objects change.
+
+    Kubernetes: `BindingREST.setPodNodeAndMetadata` (pkg/registry/core/pod/storage/storage.go)
+    """
+    current = cluster.api_pods.get(assumed.uid)
+    if current is None or current.node_name != "":
+        raise CycleNotEnabled(f"pod {assumed.uid} is gone or bound")
+    return replace(
+        cluster,
+        api_pods=cluster.api_pods.set(assumed.uid, with_node_name(current, assumed.node_name)),
+        bind_count=cluster.bind_count.set(assumed.uid, cluster.bind_count.get(assumed.uid, 0) + 1),
+    )
+
+
+def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
+    """The binding cycle of ``uid`` fails at PreBind or at the bind call (``handleBindingCycleError``).
+
+    ``FinishBinding`` runs only if the bind was reached; then ``Unreserve`` and ``ForgetPod`` (its
+    error, e.g. for a pod already forgotten on deletion, is only logged); the pod is requeued if
+    the API server still has it unbound.
+
+    Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
+    """
+    _require(uid in cluster.binding and point in (FailurePoint.PRE_BIND, FailurePoint.BIND), "no such binding")
+    assumed = cluster.binding[uid]
+    state = cluster.cache
+    if point is FailurePoint.BIND:
+        state = _finish_binding(state, assumed, cluster.now)
+    with suppress(CacheError):  # Kubernetes logs it and sends no move event.
+        state = cache_ops.forget_pod(state, assumed)
+    current = cluster.api_pods.get(uid)
+    pending = cluster.pending
+    if current is not None and current.node_name == "":
+        pending = pending.set(uid, current)
+    return replace(cluster, cache=state, binding=cluster.binding.remove(uid), pending=pending)
+
+
+def _finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:
+    """``FinishBinding`` where the profile has it (removed after v1.35)."""
+    return cache_ops.finish_binding(state, pod, now) if state.profile.assumed_pod_expiry else state
+
+
+def confirm_binding(cluster: Cluster, uid: str) -> Cluster:
+    """The informer delivers the bound pod: ``AddPod`` confirms the assumption (or re-adds an expired pod,
+    or adds a pod someone else bound), and a pod still queued leaves the queue.
+
+    Kubernetes: `Scheduler.updatePod` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `Scheduler.addAssignedPodToCache` (pkg/scheduler/eventhandlers.go)
+    """
+    _require(uid in cluster.unconfirmed, f"no binding of {uid} awaits confirmation")
+    pod = cluster.api_pods[uid]
+    return replace(
+        cluster,
+        cache=cache_ops.add_pod(cluster.cache, pod),
+        unconfirmed=cluster.unconfirmed - {uid},
+        pending=cluster.pending.remove(uid),
+    )
+
+
+# ============================================================================================
+# Nodes and time
+# ============================================================================================
+
+
+def add_node(cluster: Cluster, node: Node) -> Cluster:
+    """A node joins the API server and the informer delivers it (``AddNode``); enabled for a node the API
+    server does not have.
+
+    Kubernetes: `Scheduler.addNodeToCache` (pkg/scheduler/eventhandlers.go)
+    """
+    _require(node.name not in cluster.nodes, f"node {node.name} exists")
+    state = cache_ops.add_node(cluster.cache, node) if cluster.running else cluster.cache
+    return replace(cluster, cache=state, nodes=cluster.nodes.set(node.name, node))
+
+
+def _api_node(cluster: Cluster, name: str) -> Node:
+    if name not in cluster.nodes:
+        raise CycleNotEnabled(f"node {name} does not exist")
+    return cluster.nodes[name]
+
+
+def update_node(cluster: Cluster, node: Node) -> Cluster:
+    """A node changes at the API server and the informer delivers it (``UpdateNode`` with the cached node
+    as old).
+
+    Kubernetes: `Scheduler.updateNodeInCache` (pkg/scheduler/eventhandlers.go)
+    """
+    old = _api_node(cluster, node.name)
+    state = cluster.cache
+    if watches_node(cluster, node.name):
+        state = cache_ops.update_node(state, old, node)
+    return replace(cluster, cache=state, nodes=cluster.nodes.set(node.name, node))
+
+
+def remove_node(cluster: Cluster, name: str) -> Cluster:
+    """A node leaves the API server and the informer delivers the deletion (``RemoveNode``); pods bound there
+    stay on a ghost.
+
+    Kubernetes: `Scheduler.deleteNodeFromCache` (pkg/scheduler/eventhandlers.go)
+    """
+    old = _api_node(cluster, name)
+    state = cluster.cache
+    if watches_node(cluster, name):
+        state = cache_ops.remove_node(state, old)
+    return replace(
+        cluster,
+        cache=state,
+        nodes=cluster.nodes.remove(name),
+        unlisted_nodes=tuple(n for n in cluster.unlisted_nodes if n != name),
+    )
+
+
+def tick(cluster: Cluster, elapsed: Duration) -> Cluster:
+    """Time passes and the cache's periodic cleanup runs (``cleanupAssumedPods`` in the TTL era).
+
+    Kubernetes: `cacheImpl.cleanupAssumedPods` (pkg/scheduler/backend/cache/cache.go)
+    """
+    _require(elapsed >= 0, "time does not go back")
+    now = cluster.now + elapsed
+    state = cluster.cache
+    if cluster.running and state.profile.assumed_pod_expiry:
+        state = cache_ops.cleanup_assumed_pods(state, now)
+    return replace(cluster, cache=state, now=now)

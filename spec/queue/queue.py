@@ -1,0 +1,510 @@
+"""The scheduling queue: activeQ, backoffQ, unschedulablePods, and the pods in flight.
+
+This is ``PriorityQueue`` (pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go,
+backoff_queue.go and unschedulable_pods.go, v1.35; digest ``k8s-dispatcher-cycle.md`` §F). Every
+pod waiting to be scheduled is in one of three places:
+
+- **activeQ**, ordered by the default QueueSort (``PrioritySort``: higher priority first, then
+  earlier timestamp); ``Pop`` takes its head;
+- **backoffQ**, two heaps ordered by backoff expiry: ``podBackoffQ`` for pods plugins rejected and
+  ``podErrorBackoffQ`` for pods whose attempt failed with an error; the backoff flush moves pods
+  whose backoff is over to activeQ, and with SchedulerPopFromBackoffQ an idle ``Pop`` may take
+  the head of podBackoffQ early;
+- **unschedulablePods**, pods waiting for a cluster event that their rejector plugins' queueing
+  hints say may make them schedulable, or for the leftover flush after 5 minutes.
+
+A popped pod is *in flight* until ``Done``. With QueueingHints on, the queue records the cluster
+events that happen meanwhile (``inFlightEvents``, a list of pod markers and events in arrival
+order), so that when the attempt fails :func:`add_unschedulable_if_not_present` can tell whether one
+of them may already have made the pod schedulable. With QueueingHints off it falls back to the
+``moveRequestCycle`` rule: a pod whose attempt started at or before the last move request goes to
+backoffQ.
+
+The queue reads a clock (``now``): :func:`step_clock` moves it as a test's fake clock does;
+:func:`run_for` lets time pass with ``Run``'s two loops flushing on their schedules.
+
+The state and its queries are in :mod:`spec.queue.state`; heap order among pods that compare equal
+is left open there (:func:`~spec.queue.state.pop_candidates`). Pods are identified by UID
+(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). Not modelled:
+PreEnqueue plugins and scheduling gates, the nominator, metrics, and the opaque hint functions of
+the default plugins (:mod:`spec.queue.events`). v1.36 moved the clearing of a popped pod's
+rejector plugins from ``Pop`` to the failure handler, which sets them afresh before handing the pod
+back; the queue sees the same pod either way, so no profile is needed for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from spec.objects import Pod, klog_kobj
+from spec.quantities import Duration
+from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
+from spec.queue.events import (
+    EVENT_FORCE_ACTIVATE,
+    EVENT_UNSCHEDULABLE_TIMEOUT,
+    ClusterEvent,
+    QueueingHint,
+    is_event_of_interest,
+    is_wildcard,
+    matching_hints,
+    pod_scheduling_properties_change,
+)
+from spec.queue.state import (
+    PodPopped,
+    QueueConfig,
+    QueuedPod,
+    QueueError,
+    QueueErrorKind,
+    QueueingStrategy,
+    QueueName,
+    QueueNotEnabled,
+    RecordedEvent,
+    SchedulingQueue,
+    events_for_pod,
+    is_pod_backing_off,
+    pop_candidates,
+)
+
+# ============================================================================================
+# Queueing hints: where an event sends a pod
+# ============================================================================================
+
+
+def is_pod_worth_requeuing(config: QueueConfig, pinfo: QueuedPod, recorded: RecordedEvent) -> QueueingStrategy:
+    """Ask the hints of the plugins that rejected ``pinfo`` about an event.
+
+    No rejector plugin: back off (the pod failed with an error). A wildcard event: back off, unless
+    it names another pod. A pod of a profile without a hint map: back off. Otherwise a ``Queue`` from
+    a Pending plugin requeues at once, one from an unschedulable plugin after backoff, and none skips.
+
+    Kubernetes: `PriorityQueue.isPodWorthRequeuing` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    rejectors = pinfo.rejector_plugins
+    if not rejectors:
+        return QueueingStrategy.QUEUE_AFTER_BACKOFF
+    if is_wildcard(recorded.event):
+        if recorded.target is not None and recorded.target != pinfo.uid:
+            return QueueingStrategy.QUEUE_SKIP
+        return QueueingStrategy.QUEUE_AFTER_BACKOFF
+    if pinfo.pod.scheduler_name not in config.scheduler_names:
+        return QueueingStrategy.QUEUE_AFTER_BACKOFF
+    strategy = QueueingStrategy.QUEUE_SKIP
+    for function in matching_hints(config.hints, recorded.event):
+        if function.plugin not in rejectors or function.hint is QueueingHint.QUEUE_SKIP:
+            continue
+        if function.plugin in pinfo.pending_plugins:
+            return QueueingStrategy.QUEUE_IMMEDIATELY
+        strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
+    return strategy
+
+
+def scheduling_hint_for_in_flight_pod(queue: SchedulingQueue, pinfo: QueuedPod) -> QueueingStrategy:
+    """The strongest strategy any event recorded during ``pinfo``'s attempt gives it (immediately
+    over after-backoff over skip). No rejector plugin, or a pod not in flight: back off.
+
+    Kubernetes: `PriorityQueue.determineSchedulingHintForInFlightPod` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    if not pinfo.rejector_plugins:
+        return QueueingStrategy.QUEUE_AFTER_BACKOFF
+    events = events_for_pod(queue, pinfo.uid)
+    if events is None:  # Kubernetes logs "in flight Pod isn't found in the scheduling queue"
+        return QueueingStrategy.QUEUE_AFTER_BACKOFF
+    strategies = {is_pod_worth_requeuing(queue.config, pinfo, e) for e in events}
+    for strongest in (QueueingStrategy.QUEUE_IMMEDIATELY, QueueingStrategy.QUEUE_AFTER_BACKOFF):
+        if strongest in strategies:
+            return strongest
+    return QueueingStrategy.QUEUE_SKIP
+
+
+# ============================================================================================
+# Moving pods between sub-queues
+# ============================================================================================
+
+
+def _without(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
+    """``queue`` with ``uid`` out of unschedulablePods and both backoff heaps."""
+    return replace(
+        queue,
+        unschedulable_pods=queue.unschedulable_pods.remove(uid),
+        backoff_q=queue.backoff_q.remove(uid),
+        error_backoff_q=queue.error_backoff_q.remove(uid),
+    )
+
+
+def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
+    """``moveToActiveQ`` (no PreEnqueue plugins, so every pod is admitted): stamp the first attempt,
+    take the pod out of unschedulablePods and backoffQ, add or update it in activeQ.
+
+    Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    if pinfo.initial_attempt_timestamp is None:
+        pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
+    queue = _without(queue, pinfo.uid)
+    return replace(queue, active_q=queue.active_q.set(pinfo.uid, pinfo))
+
+
+def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
+    """``moveToBackoffQ``: out of unschedulablePods, into podErrorBackoffQ when the pod has no
+    rejector plugin, else podBackoffQ (and out of the other heap).
+
+    Kubernetes: `PriorityQueue.moveToBackoffQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `backoffQueue.add` (pkg/scheduler/backend/queue/backoff_queue.go)
+    """
+    uid = pinfo.uid
+    queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
+    backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
+    if pinfo.rejector_plugins:
+        return replace(queue, backoff_q=backoff.set(uid, pinfo), error_backoff_q=errors)
+    return replace(queue, backoff_q=backoff, error_backoff_q=errors.set(uid, pinfo))
+
+
+def _requeue(queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrategy) -> tuple[SchedulingQueue, QueueName]:
+    """Skip: (stay) in unschedulablePods. After backoff while backing off: backoffQ. Else activeQ.
+
+    Kubernetes: `PriorityQueue.requeuePodWithQueueingStrategy` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    if strategy is QueueingStrategy.QUEUE_SKIP:
+        unschedulable = queue.unschedulable_pods.set(pinfo.uid, pinfo)
+        return replace(queue, unschedulable_pods=unschedulable), QueueName.UNSCHEDULABLE
+    if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and is_pod_backing_off(queue, pinfo):
+        return _move_to_backoff_q(queue, pinfo), QueueName.BACKOFF
+    return _move_to_active_q(queue, pinfo), QueueName.ACTIVE
+
+
+def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEvent) -> SchedulingQueue:
+    """``addEventIfAnyInFlight``."""
+    if not queue.in_flight_pods:
+        return queue
+    return replace(queue, in_flight_events=(*queue.in_flight_events, recorded))
+
+
+# ============================================================================================
+# Adding, popping, handing back
+# ============================================================================================
+
+
+def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
+    """A new unscheduled pod: a fresh pod info stamped now, into activeQ (replacing any entry of the UID).
+
+    Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    return _move_to_active_q(queue, QueuedPod(pod, queue.now))
+
+
+def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedPod | None]:
+    """One turn of ``Pop``'s loop: take the head ``uid`` (one of :func:`pop_candidates`) out of its
+    sub-queue. With QueueingHints on, a pod already in flight is discarded ("the same pod is tracked
+    in multiple places in the scheduler, and just discard it"): None. Otherwise the pod counts an
+    attempt and a scheduling cycle, has its rejector plugins cleared for the new attempt, and (QueueingHints
+    on) is in flight from now on. Fails with :class:`QueueNotEnabled` if ``uid`` is not a candidate.
+
+    Kubernetes: `activeQueue.unlockedPop` (pkg/scheduler/backend/queue/active_queue.go)
+    """
+    candidates = pop_candidates(queue)
+    if uid not in candidates:
+        heads = ", ".join(candidates) or "none"
+        raise QueueNotEnabled(f"pod {uid} is not at the head of the queue; candidates: {heads}")
+    if uid in queue.active_q:
+        pinfo, queue = queue.active_q[uid], replace(queue, active_q=queue.active_q.remove(uid))
+    else:
+        pinfo, queue = queue.backoff_q[uid], replace(queue, backoff_q=queue.backoff_q.remove(uid))
+    if queue.config.queueing_hints:
+        if uid in queue.in_flight_pods:
+            return queue, None
+        queue = replace(
+            queue,
+            in_flight_pods=queue.in_flight_pods.set(uid, pinfo.pod),
+            in_flight_events=(*queue.in_flight_events, PodPopped(uid)),
+        )
+    popped = replace(pinfo, attempts=pinfo.attempts + 1, unschedulable_plugins=frozenset(), pending_plugins=frozenset())
+    return replace(queue, scheduling_cycle=queue.scheduling_cycle + 1), popped
+
+
+def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue, QueuedPod | None]:
+    """``Pop``: take heads (:func:`pop_head`) until one is not discarded, and return it; the first head
+    taken is ``uid`` (None: the only candidate), every later one must be the only candidate. Returns
+    None when nothing is left to take and the queue is closed, or once a discard emptied the queue
+    (Kubernetes' ``Pop`` would then block). Fails with :class:`QueueNotEnabled` when ``Pop`` would
+    block from the start, or when a choice among pods that compare equal is not named.
+
+    Kubernetes: `PriorityQueue.Pop` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    discarded = False
+    while True:
+        candidates = pop_candidates(queue)
+        if not candidates:
+            if queue.closed or discarded:
+                return queue, None
+            raise QueueNotEnabled("nothing to pop: Pop would block until a pod is added")
+        if uid is None:
+            if len(candidates) > 1:
+                raise QueueNotEnabled(f"pods {', '.join(candidates)} compare equal: name the one popped")
+            uid = candidates[0]
+        queue, popped = pop_head(queue, uid)
+        if popped is not None:
+            return queue, popped
+        discarded, uid = True, None
+
+
+def done(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
+    """The attempt that popped ``uid`` is over for the queue: it is no longer in flight, and the
+    events at the head of the in-flight list that no remaining in-flight pod needs are dropped.
+    A no-op with QueueingHints off, and for a pod not in flight.
+
+    Kubernetes: `PriorityQueue.Done` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `activeQueue.unlockedDone` (pkg/scheduler/backend/queue/active_queue.go)
+    """
+    if not queue.config.queueing_hints or uid not in queue.in_flight_pods:
+        return queue
+    entries = [e for e in queue.in_flight_events if e != PodPopped(uid)]
+    while entries and isinstance(entries[0], RecordedEvent):
+        entries.pop(0)
+    return replace(queue, in_flight_pods=queue.in_flight_pods.remove(uid), in_flight_events=tuple(entries))
+
+
+def add_unschedulable_if_not_present(
+    queue: SchedulingQueue, pinfo: QueuedPod, pod_scheduling_cycle: int
+) -> tuple[SchedulingQueue, QueueName]:
+    """Hand back a pod whose attempt failed; returns the queue and where the pod went.
+
+    The failure counts as an error when the pod has no rejector plugin, else as unschedulable (and
+    ends a run of errors); the pod is stamped now, so its backoff restarts. With QueueingHints on,
+    the events recorded during its attempt decide (:func:`scheduling_hint_for_in_flight_pod`): skip
+    to unschedulablePods, else backoffQ while backing off, else activeQ. With them off: backoffQ if
+    the last move request came at or after ``pod_scheduling_cycle`` or the pod has no rejector
+    plugin, else unschedulablePods. ``Done`` is called in every case, last.
+
+    Fails with :class:`QueueError` (its ``queue_after`` is ``Done``'s result) if the pod is already
+    in unschedulablePods, activeQ or backoffQ, checked in that order.
+
+    Kubernetes: `PriorityQueue.AddUnschedulableIfNotPresent` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PriorityQueue.addUnschedulableWithoutQueueingHint` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    uid, obj = pinfo.uid, klog_kobj(pinfo.pod)
+    backing_off = uid in queue.backoff_q or uid in queue.error_backoff_q
+    for present, kind, text in (
+        (uid in queue.unschedulable_pods, QueueErrorKind.ALREADY_UNSCHEDULABLE, "in unschedulable queue"),
+        (uid in queue.active_q, QueueErrorKind.ALREADY_ACTIVE, "in the active queue"),
+        (backing_off, QueueErrorKind.ALREADY_BACKING_OFF, "in the backoff queue"),
+    ):
+        if present:
+            raise QueueError(kind, f"Pod {obj} is already present {text}", done(queue, uid))
+    if pinfo.rejector_plugins:
+        pinfo = replace(pinfo, unschedulable_count=pinfo.unschedulable_count + 1, consecutive_errors_count=0)
+    else:
+        pinfo = replace(pinfo, consecutive_errors_count=pinfo.consecutive_errors_count + 1)
+    pinfo = replace(pinfo, timestamp=queue.now)
+    if not queue.config.queueing_hints:
+        if queue.move_request_cycle >= pod_scheduling_cycle or not pinfo.rejector_plugins:
+            return _move_to_backoff_q(queue, pinfo), QueueName.BACKOFF
+        return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo)), QueueName.UNSCHEDULABLE
+    queue, went = _requeue(queue, pinfo, scheduling_hint_for_in_flight_pod(queue, pinfo))
+    return done(queue, uid), went
+
+
+# ============================================================================================
+# Cluster events
+# ============================================================================================
+
+
+def move_pods_to_active_or_backoff_queue(
+    queue: SchedulingQueue, uids: frozenset[str], event: ClusterEvent, target: str | None = None
+) -> SchedulingQueue:
+    """Requeue each unschedulable pod of ``uids`` that a rejector plugin's hint says ``event`` may
+    make schedulable; then ``moveRequestCycle`` becomes the current cycle and (QueueingHints on) the
+    event is recorded for the pods in flight. Nothing at all happens for an event no plugin
+    registered (unless it is a wildcard).
+
+    Kubernetes: `PriorityQueue.movePodsToActiveOrBackoffQueue` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    c = queue.config
+    if not is_event_of_interest(c.registered_hints, event):
+        return queue
+    recorded = RecordedEvent(event, target)
+    for uid in sorted(uids & set(queue.unschedulable_pods)):
+        pinfo = queue.unschedulable_pods[uid]
+        strategy = is_pod_worth_requeuing(c, pinfo, recorded)
+        if strategy is not QueueingStrategy.QUEUE_SKIP:
+            queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
+            queue = _requeue(queue, pinfo, strategy)[0]
+    queue = replace(queue, move_request_cycle=queue.scheduling_cycle)
+    return _record_event_if_any_in_flight(queue, recorded) if c.queueing_hints else queue
+
+
+def move_all_to_active_or_backoff_queue(
+    queue: SchedulingQueue, event: ClusterEvent, pre_check: frozenset[str] | None = None
+) -> SchedulingQueue:
+    """A cluster event happened: :func:`move_pods_to_active_or_backoff_queue` for every unschedulable
+    pod passing ``pre_check`` (the UIDs it accepts; None accepts all).
+
+    Kubernetes: `PriorityQueue.MoveAllToActiveOrBackoffQueue` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    candidates = frozenset(queue.unschedulable_pods) if pre_check is None else pre_check
+    return move_pods_to_active_or_backoff_queue(queue, candidates, event)
+
+
+def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
+    """Move ``pod`` from unschedulablePods or backoffQ to activeQ. A pod in neither gets
+    ``ForceActivate`` recorded if it is in flight, and ``moveRequestCycle`` becomes the current
+    cycle, so it is retried when it comes back; an unknown pod is otherwise ignored.
+
+    Kubernetes: `PriorityQueue.Activate` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    uid = pod.uid
+    pinfo = queue.unschedulable_pods.get(uid) or queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+    if pinfo is not None:
+        return _move_to_active_q(queue, pinfo)
+    if uid in queue.in_flight_pods:
+        queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
+    return replace(queue, move_request_cycle=queue.scheduling_cycle)
+
+
+def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
+    """An unscheduled pod changed from ``old`` to ``new``.
+
+    QueueingHints on and the pod in flight: its update events (``PodSchedulingPropertiesChange``)
+    are recorded, nothing else. In activeQ or backoffQ: updated in place. In unschedulablePods:
+    updated, then with QueueingHints on requeued per update event by the hints until it reaches
+    activeQ (or backoffQ, with PopFromBackoffQ); with them off moved to backoffQ (backing off) or
+    activeQ if it changed at all. In no sub-queue: added to activeQ as a new pod.
+
+    Kubernetes: `PriorityQueue.Update` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    c, uid = queue.config, new.uid
+    events = pod_scheduling_properties_change(new, old) if c.queueing_hints else ()
+    if c.queueing_hints and uid in queue.in_flight_pods:
+        recorded = tuple(RecordedEvent(e, uid) for e in events)
+        return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
+    key = old.uid
+    if key in queue.active_q:
+        return replace(queue, active_q=queue.active_q.set(key, replace(queue.active_q[key], pod=new)))
+    if key in queue.backoff_q:
+        return replace(queue, backoff_q=queue.backoff_q.set(key, replace(queue.backoff_q[key], pod=new)))
+    if key in queue.error_backoff_q:
+        errors = queue.error_backoff_q
+        return replace(queue, error_backoff_q=errors.set(key, replace(errors[key], pod=new)))
+    if uid not in queue.unschedulable_pods:
+        return _move_to_active_q(queue, QueuedPod(new, queue.now))
+    pinfo = replace(queue.unschedulable_pods[uid], pod=new)
+    if c.queueing_hints:
+        queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+        for event in events:
+            queue, went = _requeue(queue, pinfo, is_pod_worth_requeuing(c, pinfo, RecordedEvent(event, uid)))
+            if went is QueueName.ACTIVE or (c.pop_from_backoff_q and went is QueueName.BACKOFF):
+                break
+        return queue
+    if old != new:
+        if is_pod_backing_off(queue, pinfo):
+            return _move_to_backoff_q(queue, pinfo)
+        return _move_to_active_q(queue, pinfo)
+    return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+
+
+def delete(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
+    """Remove ``pod`` from the first of activeQ, backoffQ and unschedulablePods that holds it
+    (Kubernetes assumes only one does); an in-flight pod stays in flight until ``Done``.
+
+    Kubernetes: `PriorityQueue.Delete` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    uid = pod.uid
+    if uid in queue.active_q:
+        return replace(queue, active_q=queue.active_q.remove(uid))
+    if uid in queue.backoff_q or uid in queue.error_backoff_q:
+        return replace(queue, backoff_q=queue.backoff_q.remove(uid), error_backoff_q=queue.error_backoff_q.remove(uid))
+    return replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
+
+
+# ============================================================================================
+# Time and the flushes
+# ============================================================================================
+
+
+def flush_backoff_q_completed(queue: SchedulingQueue) -> SchedulingQueue:
+    """Move every pod of both backoff heaps whose backoff is over to activeQ. (Kubernetes pops each
+    heap while its head is done backing off; expiry orders the heaps, so that is every such pod.)
+
+    Kubernetes: `PriorityQueue.flushBackoffQCompleted` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `backoffQueue.popAllBackoffCompleted` (pkg/scheduler/backend/queue/backoff_queue.go)
+    """
+    for pods in (queue.backoff_q, queue.error_backoff_q):
+        for pinfo in pods.values():
+            if not is_pod_backing_off(queue, pinfo):
+                queue = _move_to_active_q(queue, pinfo)
+    return queue
+
+
+def flush_unschedulable_pods_leftover(queue: SchedulingQueue) -> SchedulingQueue:
+    """Move the pods that have been in unschedulablePods longer than the configured maximum since
+    their last attempt with the wildcard ``UnschedulableTimeout`` event: to backoffQ while backing
+    off, else activeQ. With none stale, nothing happens (no move request either).
+
+    Kubernetes: `PriorityQueue.flushUnschedulablePodsLeftover` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    limit = queue.config.pod_max_in_unschedulable_pods_duration
+    stale = frozenset(uid for uid, p in queue.unschedulable_pods.items() if queue.now - p.timestamp > limit)
+    if not stale:
+        return queue
+    return move_pods_to_active_or_backoff_queue(queue, stale, EVENT_UNSCHEDULABLE_TIMEOUT)
+
+
+def step_clock(queue: SchedulingQueue, elapsed: Duration) -> SchedulingQueue:
+    """The clock moves on by ``elapsed`` and nothing else happens (a test's fake clock, ``Run`` not
+    started). Fails with ``ValueError`` when ``elapsed`` is negative."""
+    if elapsed < 0:
+        raise ValueError(f"time does not go back: elapsed {elapsed} ns")
+    return replace(queue, now=queue.now + elapsed)
+
+
+def run_for(queue: SchedulingQueue, elapsed: Duration) -> SchedulingQueue:
+    """Time passes by ``elapsed`` with ``Run``'s loops, started at time 0: the backoff flush at
+    every whole ordering window, the leftover flush every ``unschedulable_flush_period`` (both at
+    an instant that is a multiple of both; they touch different pods, so their order does not
+    matter). Fails with ``ValueError`` when ``elapsed`` is negative.
+
+    Kubernetes: `PriorityQueue.Run` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `backoffQueue.waitUntilAlignedWithOrderingWindow` (pkg/scheduler/backend/queue/backoff_queue.go)
+    """
+    if elapsed < 0:
+        raise ValueError(f"time does not go back: elapsed {elapsed} ns")
+    end, period = queue.now + elapsed, queue.config.unschedulable_flush_period
+    while True:
+        next_backoff = (queue.now // BACKOFF_Q_ORDERING_WINDOW + 1) * BACKOFF_Q_ORDERING_WINDOW
+        next_leftover = (queue.now // period + 1) * period
+        instant = min(next_backoff, next_leftover)
+        if instant > end:
+            return replace(queue, now=end)
+        queue = replace(queue, now=instant)
+        if instant == next_leftover:
+            queue = flush_unschedulable_pods_leftover(queue)
+        if instant == next_backoff:
+            queue = flush_backoff_q_completed(queue)
+
+
+def close(queue: SchedulingQueue) -> SchedulingQueue:
+    """Close the queue: every in-flight pod is done (the in-flight list empties), and a ``Pop`` that
+    finds nothing to pop returns None instead of blocking.
+
+    Kubernetes: `PriorityQueue.Close` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `activeQueue.close` (pkg/scheduler/backend/queue/active_queue.go)
+    """
+    for uid in sorted(queue.in_flight_pods):
+        queue = done(queue, uid)
+    return replace(queue, closed=True)
+
+
+QUEUE_TRANSITIONS: Final = (
+    "add",
+    "pop",
+    "done",
+    "add_unschedulable_if_not_present",
+    "move_all_to_active_or_backoff_queue",
+    "activate",
+    "update",
+    "delete",
+    "flush_backoff_q_completed",
+    "flush_unschedulable_pods_leftover",
+    "close",
+)
+"""The transitions that move pods, by name (time passing, :func:`step_clock` and :func:`run_for`, moves them only
+through the flushes)."""
