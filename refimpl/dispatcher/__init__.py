@@ -6,7 +6,8 @@ patch), :mod:`~refimpl.dispatcher.call_queue` (``callQueue`` and result channels
 binder), :mod:`~refimpl.dispatcher.metrics`, :mod:`~refimpl.dispatcher.context` (cancellation),
 :mod:`~refimpl.dispatcher.sleeper` and :mod:`~refimpl.dispatcher.fake_api_server` (for tests and the simulator).
 
-Nothing here imports ``spec.api_calls`` or ``spec.call_queue``: the spec stays an independent oracle.
+Nothing here imports ``spec.dispatcher.api_calls`` or ``spec.dispatcher.call_queue``: the spec stays an independent
+oracle.
 """
 
 from refimpl.dispatcher.api_cacher import APICacher, Binder, FinishBinding, WaitTimedOut

@@ -5,7 +5,7 @@ object), :mod:`~refimpl.simulator.world` (the API server's objects, injected fau
 :mod:`~refimpl.simulator.dispatch` (the API dispatcher's loop and calls, stepped, with latency),
 :mod:`~refimpl.simulator.workload` (nodes, pods, churn) and :mod:`~refimpl.simulator.simulation` (the steps, the
 clock-driven run, observers, counts). Invariant checking is an observer outside refimpl
-(conformance/simulation_checks.py), as refimpl may not import the spec's invariants.
+(conformance/simulation/checks.py), as refimpl may not import the spec's invariants.
 """
 
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher

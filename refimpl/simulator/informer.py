@@ -5,7 +5,7 @@ scheduler reads, e.g. in ``handleSchedulingFailure``), then calls the registered
 ``updatePod``, ``deletePod``, ``addNodeToCache``, ... in pkg/scheduler/eventhandlers.go). Events of one object are
 delivered in the order the API server produced them; events of different objects, and of the pod and node
 informers, reach the scheduler with independent delays, so they may be reordered relative to each other (digest
-§D; ``spec.cycle`` makes the same assumption).
+§D; ``spec.cycle.cycle`` makes the same assumption).
 
 Here each event gets a due time ``emitted + delay``, raised to the due time of the previous event of the same
 object, so per-object order is kept whatever the delays. A driver delivers an event when its time comes

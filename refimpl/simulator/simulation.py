@@ -25,7 +25,7 @@ seeded from ``seed``, so a seed reproduces a run exactly. A test can instead tak
 (the Hypothesis test in tests/refimpl/simulator does), since every step is a public method.
 
 An :class:`Observer` sees every step before and after it; the invariant checks live in observers
-(conformance/simulation_checks.py translates the state to the spec's terms), since refimpl may not import the
+(conformance/simulation/checks.py translates the state to the spec's terms), since refimpl may not import the
 spec's invariants.
 """
 
