@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import jsonschema
 
+from conformance import bounded_json
 from conformance.behaviours.coverage import totals
 
 JSON = Any
@@ -284,12 +285,14 @@ def read_json(path: Traversable, what: str) -> JSON:
     if not path.is_file():
         raise VectorFormatError(f"{what} {path} is missing; {REPAIR}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return bounded_json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise VectorFormatError(f"{what} {path} is not valid JSON (line {error.lineno} column {error.colno}: "
                                 f"{error.msg}); {REPAIR}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise VectorFormatError(f"{what} {path} cannot be read: {error}") from None
+    except ValueError as error:  # nested too deep, or an integer too long: bounded_json says which
+        raise VectorFormatError(f"{what} {path} is not a JSON file ksspec reads ({error}); {REPAIR}") from None
 
 
 def structure_problem(data: JSON, shape: JSON) -> str | None:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance import universe
+from conformance import bounded_json, universe
 from conformance.accounting_scenarios import accounting_scenarios
 from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
@@ -334,7 +334,6 @@ def write(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[Path
 
 def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]:
     """How the committed files differ from ``vectors``: one line per drifted, missing or extra vector or file."""
-    import json
 
     expected = {v.id: v.to_json() for v in vectors}
     committed: dict[str, Any] = {}
@@ -343,9 +342,9 @@ def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]
         if path.name == "manifest.json":
             continue
         try:
-            for data in json.loads(path.read_text()).get("vectors", []):
+            for data in bounded_json.loads(path.read_text()).get("vectors", []):
                 committed[data.get("id", f"{path.name}:?")] = data
-        except json.JSONDecodeError as error:
+        except (ValueError, AttributeError) as error:  # not JSON, beyond the bounds, or not an object
             problems.append(f"{path.name}: not valid JSON ({error})")
     for vid in sorted(set(expected) | set(committed)):
         if vid not in committed:

@@ -248,7 +248,14 @@ class Worker:
         """The vector's result, last; before it, the amended result of an earlier vector found to have been
         answered twice."""
         started = time.perf_counter()
-        result = self._run(vector)
+        try:
+            result = self._run(vector)
+        except Exception as error:  # a reply (or a runner bug) the checks above missed: this vector's error only
+            self.abort()
+            self.previous = None
+            result = VectorResult(vector.id, vector.tags.area, Outcome.ERROR,
+                                  f"the runner could not judge the adapter's answer ({type(error).__name__}: "
+                                  f"{str(error)[:300]})")
         result.seconds = time.perf_counter() - started
         amendments, self.amendments = self.amendments, []
         return [*amendments, result]

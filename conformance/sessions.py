@@ -23,6 +23,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from conformance import protocol
+from conformance.bounded_json import json_problem
 from conformance.protocol import PROTOCOL_VERSION, ProtocolError
 
 JSON = Any
@@ -127,9 +128,13 @@ class InProcessSession:
 
     def request(self, message: JSON) -> JSON:
         try:
-            return protocol.handle(self.adapter, message)
+            response = protocol.handle(self.adapter, message)
         except Exception as error:  # the implementation crashed
             raise AdapterFailure(f"adapter raised {type(error).__name__}: {error}") from error
+        problem = json_problem(response)  # what a stdio adapter could not have sent: the runner reads JSON only
+        if problem is not None:
+            raise AdapterFailure(f"adapter answered with something other than JSON the runner reads: {problem}")
+        return response
 
     def close(self) -> None:
         pass

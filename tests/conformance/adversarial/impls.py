@@ -1,4 +1,5 @@
-"""In-process implementations that take the runner's worker process down with them (``--impl``, under ``-j 2``)."""
+"""In-process implementations that take the runner's worker process down with them (``--impl``, under ``-j 2``), or
+answer what no stdio adapter could send."""
 
 from __future__ import annotations
 
@@ -24,4 +25,16 @@ class HangingAdapter(RefimplAdapter):
     def step(self, op: str, args: Any) -> Any:
         if op == "forget_pod":
             time.sleep(3600)
+        return super().step(op, args)
+
+
+class DeepAdapter(RefimplAdapter):
+    """Answers every ``forget_pod`` step with an observation nested 100,000 levels deep (built without recursion)."""
+
+    def step(self, op: str, args: Any) -> Any:
+        if op == "forget_pod":
+            deep: list[Any] = []
+            for _ in range(100_000):
+                deep = [deep]
+            return {"status": "ok", "observation": {"nodes": deep}}
         return super().step(op, args)
