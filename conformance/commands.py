@@ -113,8 +113,9 @@ class InterruptSignals:
 
 def conform(args: argparse.Namespace) -> int:
     """Run the conformance vectors against an implementation. Exit 0: all selected vectors passed (or failed as
-    expected); 1: a vector failed, or an expected failure passed; 2: bad usage or vector files, a report that
-    could not be written, or an adapter error (crash, hang, garbage, out-of-order answer, protocol version);
+    expected), and at least one ran; 1: a vector failed, or an expected failure passed; 2: bad usage or vector
+    files, a report that could not be written, an adapter error (crash, hang, garbage, out-of-order answer,
+    protocol version), or no vector ran (all skipped; --allow-no-vectors-run accepts that);
     130 (143): interrupted by SIGINT (SIGTERM), with the reports of the vectors run so far written and marked
     interrupted."""
     with InterruptSignals() as signals:
@@ -167,6 +168,9 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
     seconds = time.perf_counter() - started
     runner.apply_expected_failures(results, expected)
     code = runner.exit_code(results)
+    empty = None if args.allow_no_vectors_run else runner.nothing_executed(results)
+    if empty is not None and code == runner.EXIT_OK:
+        code = runner.EXIT_USAGE_OR_ADAPTER
     if interrupted is not None:
         code = 128 + signal.Signals[interrupted].value
     problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code)
@@ -183,6 +187,10 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         return code
     if problems:
         return runner.EXIT_USAGE_OR_ADAPTER
+    if empty is not None:
+        console.print(f"[bold red]conform failed: {escape(empty)}[/]; a run that executes nothing passes only "
+                      "with --allow-no-vectors-run", highlight=False, soft_wrap=True)
+        return code
     console.print({0: "[bold green]conform passed[/]", 1: "[bold red]conform failed: divergences[/]",
                    2: "[bold red]conform failed: adapter errors[/]"}[code])
     return code
@@ -229,6 +237,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--json", type=Path, help="write a JSON report here (checked before the run)")
     run.add_argument("--vectors", type=Path, default=VECTORS,
                      help="vector directory (default: the vectors installed with ksspec, %(default)s)")
+    run.add_argument("--allow-no-vectors-run", action="store_true",
+                     help="exit 0 even if the adapter ran none of the selected vectors (every one skipped: it "
+                          "declares none of their areas or profiles); by default such a run fails with exit code 2")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=conform)
 

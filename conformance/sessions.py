@@ -131,6 +131,9 @@ class InProcessSession:
             response = protocol.handle(self.adapter, message)
         except Exception as error:  # the implementation crashed
             raise AdapterFailure(f"adapter raised {type(error).__name__}: {error}") from error
+        except SystemExit as stop:  # sys.exit() in the implementation ends neither the run nor its reports
+            raise AdapterFailure(f"adapter called sys.exit({stop.code!r}) (an in-process adapter must not exit)") \
+                from None
         problem = json_problem(response)  # what a stdio adapter could not have sent: the runner reads JSON only
         if problem is not None:
             raise AdapterFailure(f"adapter answered with something other than JSON the runner reads: {problem}")

@@ -4,6 +4,7 @@ answer what no stdio adapter could send."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import Any
 
@@ -38,3 +39,28 @@ class DeepAdapter(RefimplAdapter):
                 deep = [deep]
             return {"status": "ok", "observation": {"nodes": deep}}
         return super().step(op, args)
+
+
+class ExitZeroAdapter(RefimplAdapter):
+    """Calls ``sys.exit(0)`` at every ``forget_pod`` step: a SystemExit that must not end the run as a success."""
+
+    def step(self, op: str, args: Any) -> Any:
+        if op == "forget_pod":
+            sys.exit(0)
+        return super().step(op, args)
+
+
+class NoAreasAdapter(RefimplAdapter):
+    """Declares no area: the runner skips every vector."""
+
+    def hello(self) -> Any:
+        return {"implementation": "no-areas", "capabilities": {"areas": [], "profiles": ["v1.35"]}}
+
+
+class UnknownProfilesAdapter(RefimplAdapter):
+    """Declares every area but only a profile no vector holds for: the runner skips every vector."""
+
+    def hello(self) -> Any:
+        hello = super().hello()
+        hello["capabilities"]["profiles"] = ["v9.99"]
+        return hello
