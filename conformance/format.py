@@ -101,6 +101,8 @@ VECTORS_DIR: Final = Path(str(VECTORS))
 """:data:`VECTORS` as a file-system directory: where ``ksspec conformance generate`` writes (in a checkout, or an
 editable install, the committed ``conformance/vectors``)."""
 MANIFEST_NAME: Final = "manifest.json"
+GENERATED_BY: Final = "ksspec conformance generate"
+"""The manifest's ``generated_by``: a manifest that says so lists vector files ``generate`` wrote."""
 REPAIR: Final = "regenerate them with `ksspec conformance generate` (in a checkout) or reinstall kube-scheduler-spec"
 """What to do about missing or damaged vector files, said by every such error."""
 
@@ -251,7 +253,7 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     }
     manifest = {
         "format_version": FORMAT_VERSION,
-        "generated_by": "ksspec conformance generate",
+        "generated_by": GENERATED_BY,
         "coverage": totals((v.tags.area, v.tags.behaviours) for v in vectors),
         "vectors": [
             {"id": v.id, "file": file_name(v), "area": v.tags.area, "origin": v.tags.origin,
