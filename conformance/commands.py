@@ -38,7 +38,8 @@ def conformance_generate(args: argparse.Namespace) -> int:
         try:
             generate.prepare_directory(directory)
         except OSError as error:  # before the minute of generating, not after it
-            return usage_error(console, f"--directory {directory}: cannot write the vectors ({error.strerror or error})")
+            reason = error.strerror or error
+            return usage_error(console, f"--directory {directory}: cannot write the vectors ({reason})")
     started = time.perf_counter()
     vectors = generate.generate_all()
     if args.check:
