@@ -76,9 +76,26 @@ def _load_target(args: argparse.Namespace) -> runner.Target:
             raise ValueError(f"--impl {args.impl!r}: cannot load it ({type(error).__name__}: {error})") from None
         if not callable(factory):
             raise ValueError(f"--impl {args.impl!r}: {type(factory).__name__} object is not an adapter class")
+        try:
+            instance = factory()
+        except Exception as error:  # a class that needs arguments, or a function that fails
+            raise ValueError(f"--impl {args.impl!r}: cannot make an adapter of it ({type(error).__name__}: "
+                             f"{error})") from None
+        missing = [name for name in ("hello", "reset", "step") if not callable(getattr(instance, name, None))]
+        if missing:
+            raise ValueError(f"--impl {args.impl!r}: it made a {type(instance).__name__}, which has no "
+                             f"{', '.join(missing)} method (not an adapter: see conformance/protocol.py)")
     return runner.Target(impl=None if args.adapter else args.impl, adapter=args.adapter, timeout=args.timeout,
                          profile=args.profile, startup_timeout=args.startup_timeout,
                          handshake_failures=args.handshake_failures)
+
+
+def _read_text(path: Path, flag: str) -> str:
+    """The text of the file a flag names; fails with ``ValueError`` naming the flag if it is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{flag} {path}: not a UTF-8 text file ({error.reason} at byte {error.start})") from None
 
 
 def _check_tags(vectors: list[Vector], tags: list[str]) -> None:
@@ -149,7 +166,7 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         vectors = load_vectors(args.vectors)
         if args.expected_failures is not None:
             check_readable_file(args.expected_failures, "--expected-failures")
-        listed = args.expected_failures.read_text() if args.expected_failures else ""
+        listed = _read_text(args.expected_failures, "--expected-failures") if args.expected_failures else ""
         expected = runner.read_expected_failures(listed)
         _check_tags(vectors, args.tag)
     except (ValueError, OSError) as error:

@@ -27,7 +27,7 @@ from conformance.crosshair_runner import (
     CrosshairVerdict,
     TargetResult,
 )
-from conformance.queue_check import add_queue_check_arguments, build_queue_system
+from conformance.queue_check import add_queue_check_arguments, build_queue_system, queue_only_flags
 from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
@@ -303,6 +303,11 @@ def check(args: argparse.Namespace, console: Console) -> int:
     """Explore a system's state space (the cache, the dispatcher's call queue, the scheduling
     pipeline or the scheduling queue) breadth first over a finite universe, checking every
     invariant in every state; print the figures, the coverage and a shortest trace per violation."""
+    stray = queue_only_flags(args) if args.system != "queue" else []
+    if stray:
+        them = "them" if len(stray) > 1 else "it"
+        return usage_error(console, f"{', '.join(stray)}: only --system queue reads {them} (this run explores "
+                                    f"--system {args.system})")
     try:
         system, name, universe_text = build_system(args)
     except ValueError as error:

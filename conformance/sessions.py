@@ -151,7 +151,7 @@ class SubprocessSession:
                  groups: GroupTracker | None = None) -> None:
         self.command = command
         self.timeout = timeout
-        self.startup_timeout = max(timeout, startup_timeout)
+        self.startup_timeout = startup_timeout  # as given: a shorter one than ``timeout`` is meant
         self.groups = groups
         try:
             argv = split_command(command)

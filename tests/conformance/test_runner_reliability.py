@@ -175,3 +175,12 @@ def test_an_in_process_sys_exit_is_an_error_not_the_end_of_the_run(tmp_path: Pat
     forget = [r for r in results if r["id"].startswith("cache.forget")]
     assert forget and all(r["outcome"] == "error" and "sys.exit(0)" in r["detail"] for r in forget)
     assert ET.parse(junit).getroot().find("./testsuite") is not None
+
+
+def test_a_startup_timeout_shorter_than_the_timeout_is_kept() -> None:
+    session = SubprocessSession(f"{ADVERSARY} hang-hello", timeout=30, startup_timeout=0.3)
+    started = time.monotonic()
+    with pytest.raises(AdapterFailure, match=r"did not answer the hello request within 0\.3 s"):
+        session.request({"type": "hello", "id": 1})
+    assert time.monotonic() - started < 10  # not the 30 s of --timeout
+    session.close()
