@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import jsonschema
 
+from conformance import bounded_json
 from conformance.behaviours.coverage import totals
 
 JSON = Any
@@ -100,6 +101,8 @@ VECTORS_DIR: Final = Path(str(VECTORS))
 """:data:`VECTORS` as a file-system directory: where ``ksspec conformance generate`` writes (in a checkout, or an
 editable install, the committed ``conformance/vectors``)."""
 MANIFEST_NAME: Final = "manifest.json"
+GENERATED_BY: Final = "ksspec conformance generate"
+"""The manifest's ``generated_by``: a manifest that says so lists vector files ``generate`` wrote."""
 REPAIR: Final = "regenerate them with `ksspec conformance generate` (in a checkout) or reinstall kube-scheduler-spec"
 """What to do about missing or damaged vector files, said by every such error."""
 
@@ -250,7 +253,7 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     }
     manifest = {
         "format_version": FORMAT_VERSION,
-        "generated_by": "ksspec conformance generate",
+        "generated_by": GENERATED_BY,
         "coverage": totals((v.tags.area, v.tags.behaviours) for v in vectors),
         "vectors": [
             {"id": v.id, "file": file_name(v), "area": v.tags.area, "origin": v.tags.origin,
@@ -284,12 +287,14 @@ def read_json(path: Traversable, what: str) -> JSON:
     if not path.is_file():
         raise VectorFormatError(f"{what} {path} is missing; {REPAIR}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return bounded_json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise VectorFormatError(f"{what} {path} is not valid JSON (line {error.lineno} column {error.colno}: "
                                 f"{error.msg}); {REPAIR}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise VectorFormatError(f"{what} {path} cannot be read: {error}") from None
+    except ValueError as error:  # nested too deep, or an integer too long: bounded_json says which
+        raise VectorFormatError(f"{what} {path} is not a JSON file ksspec reads ({error}); {REPAIR}") from None
 
 
 def structure_problem(data: JSON, shape: JSON) -> str | None:

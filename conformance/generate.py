@@ -21,16 +21,18 @@ Every trace is run under each version profile it applies to and split where the 
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance import universe
+from conformance import bounded_json, universe
 from conformance.behaviours import cache_step_behaviours
 from conformance.codec import operation_name
-from conformance.format import VECTORS_DIR, Vector, render_files
+from conformance.format import GENERATED_BY, MANIFEST_NAME, VECTORS_DIR, Vector, render_files
 from conformance.operations import UpdateMetrics
 from conformance.ported import ported
 from conformance.scenarios.accounting import accounting_scenarios
@@ -317,13 +319,41 @@ def generate_all() -> list[Vector]:
     return sorted(vectors, key=lambda v: v.id)
 
 
+def prepare_directory(directory: Path) -> None:
+    """Make sure vectors can be written into ``directory`` before any is generated (generating takes a minute):
+    create it if missing and create and remove a probe file in it. Fails with ``OSError`` saying what is wrong
+    (``NotADirectoryError`` for a path that is something else)."""
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(directory))
+    directory.mkdir(parents=True, exist_ok=True)
+    probe = directory / f".ksspec-probe-{os.getpid()}"
+    with probe.open("x"):
+        pass
+    probe.unlink()
+
+
+def written_before(directory: Path) -> set[str]:
+    """The vector files an earlier ``generate`` wrote into ``directory``: those its manifest lists, if the manifest
+    is one this command wrote (plain ``*.json`` names in the directory itself); none if there is no such manifest."""
+    try:
+        manifest = bounded_json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(manifest, dict) or manifest.get("generated_by") != GENERATED_BY:
+        return set()
+    entries = manifest.get("vectors")
+    names = {entry.get("file") for entry in entries if isinstance(entry, dict)} if isinstance(entries, list) else set()
+    return {name for name in names if isinstance(name, str) and name.endswith(".json") and name != MANIFEST_NAME
+            and Path(name).name == name}
+
+
 def write(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[Path]:
-    """Write the vector files and the manifest, removing stale vector files; returns the paths written."""
+    """Write the vector files and the manifest; remove the vector files an earlier run wrote that are no longer
+    generated (those its manifest lists, :func:`written_before`), and no other file; returns the paths written."""
     directory.mkdir(parents=True, exist_ok=True)
     files = render_files(vectors)
-    for stale in directory.glob("*.json"):
-        if stale.name not in files:
-            stale.unlink()
+    for stale in sorted(written_before(directory) - set(files)):
+        (directory / stale).unlink(missing_ok=True)
     paths = []
     for name, text in files.items():
         path = directory / name
@@ -335,7 +365,6 @@ def write(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[Path
 
 def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]:
     """How the committed files differ from ``vectors``: one line per drifted, missing or extra vector or file."""
-    import json
 
     expected = {v.id: v.to_json() for v in vectors}
     committed: dict[str, Any] = {}
@@ -344,9 +373,9 @@ def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]
         if path.name == "manifest.json":
             continue
         try:
-            for data in json.loads(path.read_text()).get("vectors", []):
+            for data in bounded_json.loads(path.read_text()).get("vectors", []):
                 committed[data.get("id", f"{path.name}:?")] = data
-        except json.JSONDecodeError as error:
+        except (ValueError, AttributeError) as error:  # not JSON, beyond the bounds, or not an object
             problems.append(f"{path.name}: not valid JSON ({error})")
     for vid in sorted(set(expected) | set(committed)):
         if vid not in committed:

@@ -30,6 +30,7 @@ import json
 import sys
 from typing import IO, Any, Final, Protocol
 
+from conformance.bounded_json import loads
 from conformance.format import FORMAT_VERSION
 
 PROTOCOL_VERSION: Final = "1"
@@ -62,15 +63,21 @@ def encode(message: JSON) -> str:
 
 
 def decode(line: str) -> JSON:
-    """Parse one line; fails with :class:`ProtocolError` if it is not a JSON object with a ``type``."""
+    """Parse one line; fails with :class:`ProtocolError` if it is not a JSON object with a ``type``, or nests
+    deeper than :data:`~conformance.bounded_json.MAX_DEPTH`, or holds an integer too long to read."""
     try:
-        message = json.loads(line)
+        message = loads(line)
     except json.JSONDecodeError as error:
-        shown = line if len(line) <= 80 else line[:77] + "..."
-        raise ProtocolError(f"not a JSON line ({error.msg}): {shown!r}") from None
+        raise ProtocolError(f"not a JSON line ({error.msg}): {_shown(line)}") from None
+    except ValueError as error:
+        raise ProtocolError(f"not a JSON line the runner reads ({error}): {_shown(line)}") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise ProtocolError(f"not a protocol message (a JSON object with a 'type'): {line[:80]!r}")
     return message
+
+
+def _shown(line: str) -> str:
+    return repr(line if len(line) <= 80 else line[:77] + "...")
 
 
 def handle(adapter: Adapter, request: JSON) -> JSON:

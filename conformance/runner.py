@@ -248,7 +248,14 @@ class Worker:
         """The vector's result, last; before it, the amended result of an earlier vector found to have been
         answered twice."""
         started = time.perf_counter()
-        result = self._run(vector)
+        try:
+            result = self._run(vector)
+        except Exception as error:  # a reply (or a runner bug) the checks above missed: this vector's error only
+            self.abort()
+            self.previous = None
+            result = VectorResult(vector.id, vector.tags.area, Outcome.ERROR,
+                                  f"the runner could not judge the adapter's answer ({type(error).__name__}: "
+                                  f"{str(error)[:300]})")
         result.seconds = time.perf_counter() - started
         amendments, self.amendments = self.amendments, []
         return [*amendments, result]
@@ -496,6 +503,22 @@ def exit_code(results: Sequence[VectorResult]) -> int:
     if outcomes & {Outcome.FAIL, Outcome.XPASS}:
         return EXIT_DIVERGENCE
     return EXIT_OK
+
+
+def executed(results: Sequence[VectorResult]) -> int:
+    """How many vectors the implementation actually ran (passed, failed or errored; not skipped, not run)."""
+    return sum(r.outcome not in (Outcome.SKIP, Outcome.NOT_RUN) for r in results)
+
+
+def nothing_executed(results: Sequence[VectorResult]) -> str | None:
+    """Why a run with results executed none of its vectors, in one line (every one skipped: the adapter declares
+    no area or profile they need); None if at least one ran or none was selected. Such a run proves nothing, so
+    ``ksspec conform`` fails it unless told otherwise."""
+    if not results or executed(results) or any(r.outcome is Outcome.NOT_RUN for r in results):
+        return None
+    reasons = sorted({r.detail for r in results if r.outcome is Outcome.SKIP})
+    shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more reasons" if len(reasons) > 3 else "")
+    return f"no vector ran: all {len(results)} selected were skipped ({shown})"
 
 
 def iter_failures(results: Sequence[VectorResult]) -> Iterator[VectorResult]:

@@ -23,6 +23,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from conformance import protocol
+from conformance.bounded_json import json_problem
 from conformance.protocol import PROTOCOL_VERSION, ProtocolError
 
 JSON = Any
@@ -127,9 +128,16 @@ class InProcessSession:
 
     def request(self, message: JSON) -> JSON:
         try:
-            return protocol.handle(self.adapter, message)
+            response = protocol.handle(self.adapter, message)
         except Exception as error:  # the implementation crashed
             raise AdapterFailure(f"adapter raised {type(error).__name__}: {error}") from error
+        except SystemExit as stop:  # sys.exit() in the implementation ends neither the run nor its reports
+            raise AdapterFailure(f"adapter called sys.exit({stop.code!r}) (an in-process adapter must not exit)") \
+                from None
+        problem = json_problem(response)  # what a stdio adapter could not have sent: the runner reads JSON only
+        if problem is not None:
+            raise AdapterFailure(f"adapter answered with something other than JSON the runner reads: {problem}")
+        return response
 
     def close(self) -> None:
         pass
@@ -143,7 +151,7 @@ class SubprocessSession:
                  groups: GroupTracker | None = None) -> None:
         self.command = command
         self.timeout = timeout
-        self.startup_timeout = max(timeout, startup_timeout)
+        self.startup_timeout = startup_timeout  # as given: a shorter one than ``timeout`` is meant
         self.groups = groups
         try:
             argv = split_command(command)

@@ -10,8 +10,10 @@ import pytest
 
 from conformance.cli.main import main
 from conformance.format import VECTORS
+from spec.verify.queue_mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[1]
+MUTANT = sorted(MUTANTS)[0]
 
 
 def run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
@@ -40,6 +42,9 @@ BAD = [
     (["conform", "--impl", "no.such.module:Adapter"], "--impl 'no.such.module:Adapter': cannot load it"),
     (["conform", "--impl", "conformance.protocol:PROTOCOL_VERSION"], "is not an adapter class"),
     (["conform", "--impl", ""], "--impl must not be empty"),
+    (["conform", "--impl", "os:getcwd"], "--impl 'os:getcwd': it made a str, which has no hello, reset, step method"),
+    (["conform", "--impl", "conformance.runner:Target"], "--impl 'conformance.runner:Target': it made a Target, which "
+                                                         "has no hello, reset, step method"),
     (["conform", "--adapter", ""], "--adapter must not be empty"),
     (["conform", "--adapter", "   "], "--adapter must not be empty"),
     (["conform", "--adapter", "'unbalanced"], "No closing quotation"),
@@ -78,6 +83,8 @@ BAD = [
     (["check", "--mode", "chaos"], "invalid choice: 'chaos'"),
     (["check", "--max-states", "0"], "--max-states must be between 1 and"),
     (["check", "-j", "0"], "--jobs must be between 1 and 256"),
+    (["check", "--mutant", MUTANT], "--mutant: only --system queue reads it (this run explores --system cache)"),
+    (["check", "--system", "cycle", "--pops", "2", "--close"], "--pops, --close: only --system queue reads them"),
     (["check", "--partition", "2/2"], "expected K/N with 0 <= K < N, got 2/2"),
     (["check", "--split-depth", "-1"], "--split-depth must be between 0 and"),
     (["check", "--save-fingerprints", "/nonexistent/fp.bin"], "--save-fingerprints /nonexistent/fp.bin: the "
@@ -106,6 +113,7 @@ BAD = [
     # ksspec simulate (its types are conformance.arguments')
     (["simulate", "--nodes", "0"], "--nodes must be between 1 and"),
     (["simulate", "--arrival-rate", "inf"], "--arrival-rate must be a finite number"),
+    (["simulate", "--max-virtual-seconds", "0"], "--max-virtual-seconds must be greater than 0"),
     # no command
     ([], "the following arguments are required: COMMAND"),
     (["conform", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
@@ -189,3 +197,18 @@ def test_a_malformed_vector_names_its_file_index_and_path(capsys: pytest.Capture
     path.write_text(path.read_text().replace('"steps": [', '"steps": 7, "was": [', 1))
     code, err = conform_on(capsys, vectors_dir)
     assert code == 2 and "snapshot.curated.json[0]: vector" in err and "at $.steps: 7 is not of type 'array'" in err
+
+
+def test_a_binary_expected_failures_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    binary = tmp_path / "xfail.bin"
+    binary.write_bytes(b"\x00\xff\xfe\x80")
+    code, err = run(capsys, ["conform", "--expected-failures", str(binary)])
+    assert code == 2 and err.startswith(f"error: --expected-failures {binary}: not a UTF-8 text file"), err
+
+
+def test_coverage_reads_the_vector_files_not_only_the_manifest(capsys: pytest.CaptureFixture[str],
+                                                               vectors_dir: Path) -> None:
+    path = vectors_dir / "snapshot.curated.json"
+    path.write_text(path.read_text()[:300])
+    code, err = run(capsys, ["conformance", "coverage", "--vectors", str(vectors_dir)])
+    assert code == 2 and f"vector file {path} is not valid JSON" in err, err

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.arguments import int_in, non_negative, positive
-from conformance.cli.check_queue import add_queue_check_arguments, build_queue_system
+from conformance.cli.check_queue import add_queue_check_arguments, build_queue_system, queue_only_flags
 from conformance.cli.prove import MAX_BOUND
 from conformance.console import make_console
 from conformance.usage import UsageError, check_report_path, usage_error
@@ -119,6 +119,11 @@ def check(args: argparse.Namespace, console: Console) -> int:
     """Explore a system's state space (the cache, the dispatcher's call queue, the scheduling
     pipeline or the scheduling queue) breadth first over a finite universe, checking every
     invariant in every state; print the figures, the coverage and a shortest trace per violation."""
+    stray = queue_only_flags(args) if args.system != "queue" else []
+    if stray:
+        them = "them" if len(stray) > 1 else "it"
+        return usage_error(console, f"{', '.join(stray)}: only --system queue reads {them} (this run explores "
+                                    f"--system {args.system})")
     try:
         system, name, universe_text = build_system(args)
     except ValueError as error:

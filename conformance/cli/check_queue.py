@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from spec.quantities import SECOND
 from spec.verify.queue.mutants import MUTANTS
@@ -61,6 +61,16 @@ def add_queue_check_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="queue: explore a broken queue that breaks one property (see spec/verify/queue/mutants.py)",
     )
+
+
+QUEUE_ONLY: Final = ("pops", "events", "activations", "failures", "queueing_hints", "pop_from_backoff_q",
+                     "cycle_rule", "close", "mutant")
+"""The options only ``--system queue`` reads."""
+
+
+def queue_only_flags(args: argparse.Namespace) -> list[str]:
+    """The queue-only options given on the command line (as flags): another system would silently ignore them."""
+    return [f"--{name.replace('_', '-')}" for name in QUEUE_ONLY if getattr(args, name, None) not in (None, False)]
 
 
 def _given(value: Any, default: Any) -> Any:

@@ -49,9 +49,26 @@ def _load_target(args: argparse.Namespace) -> runner.Target:
             raise ValueError(f"--impl {args.impl!r}: cannot load it ({type(error).__name__}: {error})") from None
         if not callable(factory):
             raise ValueError(f"--impl {args.impl!r}: {type(factory).__name__} object is not an adapter class")
+        try:
+            instance = factory()
+        except Exception as error:  # a class that needs arguments, or a function that fails
+            raise ValueError(f"--impl {args.impl!r}: cannot make an adapter of it ({type(error).__name__}: "
+                             f"{error})") from None
+        missing = [name for name in ("hello", "reset", "step") if not callable(getattr(instance, name, None))]
+        if missing:
+            raise ValueError(f"--impl {args.impl!r}: it made a {type(instance).__name__}, which has no "
+                             f"{', '.join(missing)} method (not an adapter: see conformance/protocol.py)")
     return runner.Target(impl=None if args.adapter else args.impl, adapter=args.adapter, timeout=args.timeout,
                          profile=args.profile, startup_timeout=args.startup_timeout,
                          handshake_failures=args.handshake_failures)
+
+
+def _read_text(path: Path, flag: str) -> str:
+    """The text of the file a flag names; fails with ``ValueError`` naming the flag if it is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{flag} {path}: not a UTF-8 text file ({error.reason} at byte {error.start})") from None
 
 
 def _check_tags(vectors: list[Vector], tags: list[str]) -> None:
@@ -93,8 +110,9 @@ class InterruptSignals:
 
 def conform(args: argparse.Namespace) -> int:
     """Run the conformance vectors against an implementation. Exit 0: all selected vectors passed (or failed as
-    expected); 1: a vector failed, or an expected failure passed; 2: bad usage or vector files, a report that
-    could not be written, or an adapter error (crash, hang, garbage, out-of-order answer, protocol version);
+    expected), and at least one ran; 1: a vector failed, or an expected failure passed; 2: bad usage or vector
+    files, a report that could not be written, an adapter error (crash, hang, garbage, out-of-order answer,
+    protocol version), or no vector ran (all skipped; --allow-no-vectors-run accepts that);
     130 (143): interrupted by SIGINT (SIGTERM), with the reports of the vectors run so far written and marked
     interrupted."""
     with InterruptSignals() as signals:
@@ -121,7 +139,7 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         vectors = load_vectors(args.vectors)
         if args.expected_failures is not None:
             check_readable_file(args.expected_failures, "--expected-failures")
-        listed = args.expected_failures.read_text() if args.expected_failures else ""
+        listed = _read_text(args.expected_failures, "--expected-failures") if args.expected_failures else ""
         expected = runner.read_expected_failures(listed)
         _check_tags(vectors, args.tag)
     except (ValueError, OSError) as error:
@@ -147,6 +165,9 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
     seconds = time.perf_counter() - started
     runner.apply_expected_failures(results, expected)
     code = runner.exit_code(results)
+    empty = None if args.allow_no_vectors_run else runner.nothing_executed(results)
+    if empty is not None and code == runner.EXIT_OK:
+        code = runner.EXIT_USAGE_OR_ADAPTER
     if interrupted is not None:
         code = 128 + signal.Signals[interrupted].value
     problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code)
@@ -163,6 +184,10 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         return code
     if problems:
         return runner.EXIT_USAGE_OR_ADAPTER
+    if empty is not None:
+        console.print(f"[bold red]conform failed: {escape(empty)}[/]; a run that executes nothing passes only "
+                      "with --allow-no-vectors-run", highlight=False, soft_wrap=True)
+        return code
     console.print({0: "[bold green]conform passed[/]", 1: "[bold red]conform failed: divergences[/]",
                    2: "[bold red]conform failed: adapter errors[/]"}[code])
     return code
@@ -209,5 +234,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--json", type=Path, help="write a JSON report here (checked before the run)")
     run.add_argument("--vectors", type=Path, default=VECTORS,
                      help="vector directory (default: the vectors installed with ksspec, %(default)s)")
+    run.add_argument("--allow-no-vectors-run", action="store_true",
+                     help="exit 0 even if the adapter ran none of the selected vectors (every one skipped: it "
+                          "declares none of their areas or profiles); by default such a run fails with exit code 2")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=conform)

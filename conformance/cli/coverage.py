@@ -13,7 +13,7 @@ from rich.table import Table
 from conformance.behaviours.coverage import AREAS, Row, as_json, manifest_entries, rows, unknown_tags
 from conformance.behaviours.inventory import UNREACHABLE
 from conformance.console import make_console
-from conformance.format import VECTORS_DIR, VectorFormatError, load_manifest
+from conformance.format import VECTORS_DIR, VectorFormatError, load_manifest, load_vectors
 from conformance.usage import usage_error
 
 
@@ -39,11 +39,13 @@ def coverage_table(table_rows: list[Row]) -> Table:
 
 def conformance_coverage(args: argparse.Namespace, console: Console | None = None) -> int:
     """Print, for every behaviour of the inventory, how many vectors exercise it in each area (from the manifest).
-    Exit 0 when every behaviour has a vector, 1 when one has none (a gap), 2 when the vectors cannot be read."""
+    Exit 0 when every behaviour has a vector, 1 when one has none (a gap), 2 when the manifest or a vector file it
+    lists cannot be read or does not match it."""
     console = console or make_console()
     directory: Path = args.vectors
     try:
         entries = manifest_entries(load_manifest(directory))
+        load_vectors(directory)  # the counts come from the manifest; the files it lists must hold those vectors
     except (VectorFormatError, OSError, KeyError, json.JSONDecodeError) as error:
         return usage_error(console, error)  # one line, however long
     report = as_json(entries)

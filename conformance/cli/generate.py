@@ -16,12 +16,19 @@ from conformance.usage import usage_error
 
 
 def conformance_generate(args: argparse.Namespace) -> int:
-    """Generate every vector from the spec and write them with their manifest; with --check, fail (exit 1,
-    naming each drifted vector) if the committed files differ from what the spec generates."""
+    """Generate every vector from the spec and write them with their manifest (the directory is checked first; of
+    its other files only vector files an earlier run wrote and no longer generates are removed); with --check, fail
+    (exit 1, naming each drifted vector) if the committed files differ from what the spec generates."""
     console = make_console()
     directory: Path = args.directory
     if args.check and not directory.is_dir():
         return usage_error(console, f"--directory {directory}: no such directory")
+    if not args.check:
+        try:
+            generate.prepare_directory(directory)
+        except OSError as error:  # before the minute of generating, not after it
+            reason = error.strerror or error
+            return usage_error(console, f"--directory {directory}: cannot write the vectors ({reason})")
     started = time.perf_counter()
     vectors = generate.generate_all()
     if args.check:
@@ -39,3 +46,6 @@ def conformance_generate(args: argparse.Namespace) -> int:
         return usage_error(console, f"--directory {directory}: cannot write the vectors ({error.strerror or error})")
     console.print(f"wrote {len(vectors)} vectors to {directory} ({time.perf_counter() - started:.1f}s)")
     return 0
+
+
+CONFORM = "ksspec conform"

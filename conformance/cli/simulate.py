@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from conformance.arguments import finite_number, int_in, non_negative, profile_name
+from conformance.arguments import finite_number, int_in, non_negative, positive, profile_name
 from conformance.cli.simulate_cluster import cluster_config, simulate_cluster, wants_cluster
 from conformance.console import make_console
 from conformance.simulation.checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
@@ -251,7 +251,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--check-every", type=check_every, default=None, metavar="K|auto",
                         help="check the invariants after every K-th step (default auto: every step on small "
                              "clusters)")
-    parser.add_argument("--max-virtual-seconds", type=non_negative("--max-virtual-seconds"), default=3_600.0,
+    parser.add_argument("--max-virtual-seconds", type=positive("--max-virtual-seconds"), default=3_600.0,
                         help="stop after this much virtual time (default 3600)")
     parser.add_argument("--schedulers", type=int_in(1, MAX_SCHEDULERS, "--schedulers"), default=1,
                         help="scheduler processes over one API server, the pods naming them in turn (default 1); "

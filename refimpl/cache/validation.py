@@ -13,8 +13,9 @@ but missing from the pod states; a node entered in the tree but not in its NodeI
   ``InvalidPodKey``); a pod it removes by the argument's spec also needs well-formed affinity fields;
 - a pod it charges to a node: its :class:`~refimpl.cache.node_info.PodInfo` is built (and its requests computed)
   before the cache changes, which reads the containers, their requests and host ports, the overhead, the pod-level
-  requests and the PVC claims; a field that cannot be read so fails there, and every resulting quantity and host
-  port must be an ``int`` (a float adds up without an error);
+  requests and the PVC claims; a field that cannot be read so fails there, every resulting quantity and host
+  port must be an ``int`` (a float adds up without an error), and each host port's IP and protocol a ``str`` (they
+  key the node's used ports: a list there failed only once the pod was half charged);
 - a node: its name, labels, allocatable resources and images, with their types;
 - a time: an ``int`` of nanoseconds or None; a snapshot: a :class:`~refimpl.cache.snapshot.Snapshot`.
 
@@ -92,7 +93,8 @@ def pod_info(pod: Pod, where: str, pod_level_resources: bool) -> PodInfo:
             total = (requested.milli_cpu + requested.memory + requested.ephemeral_storage
                      + requested.allowed_pod_number + resource.non0_cpu + resource.non0_mem)
             if (type(total) is int and (scalars is None or all(type(q) is int for q in scalars.values()))
-                    and (not info.host_ports or all(type(port) is int for _, _, port in info.host_ports))):
+                    and (not info.host_ports or all(type(port) is int and type(ip) is str and type(protocol) is str
+                                                    for ip, protocol, port in info.host_ports))):
                 return info
         cause: Exception | None = None
     except Exception as error:  # a field the cache reads could not be read: say which
@@ -140,6 +142,9 @@ def _explain_container(container: object, where: str) -> None:
             raise _fail(f"{where}.ports[{index}]", "a ContainerPort", port)
         if type(port.host_port) is not int:
             raise _fail(f"{where}.ports[{index}].host_port", "an int", port.host_port)
+        for field in ("host_ip", "protocol"):  # keys of the node's used ports: a list or dict is unhashable there
+            if type(getattr(port, field)) is not str:
+                raise _fail(f"{where}.ports[{index}].{field}", "a str", getattr(port, field))
 
 
 def _explain_pod(pod: Pod, where: str) -> None:

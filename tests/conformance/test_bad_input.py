@@ -51,6 +51,21 @@ def test_a_vector_file_that_is_not_an_object(vectors: Path, capsys: pytest.Captu
     assert "cache.curated.json is not a JSON object with a list of vectors" in line
 
 
+@pytest.mark.parametrize(("content", "problem"), [
+    ('{"vectors": ' + "[" * 200_000 + "]" * 200_000 + "}", "nested deeper than 64 levels"),
+    ('{"vectors": [], "n": ' + "9" * 5_000 + "}", "an integer too long to read"),
+], ids=["nested 200,000 deep", "5,000-digit integer"])
+def test_a_vector_file_beyond_the_bounds(vectors: Path, capsys: pytest.CaptureFixture[str], content: str,
+                                         problem: str) -> None:
+    path = vectors / "cache.curated.json"
+    path.write_text(content)
+    line = one_line_exit_2(capsys, "conform", "--vectors", str(vectors))
+    assert line.startswith(f"error: vector file {path} is not a JSON file ksspec reads ({problem}"), line
+    (vectors / "manifest.json").write_text(content)
+    line = one_line_exit_2(capsys, "conformance", "coverage", "--vectors", str(vectors))
+    assert f"the manifest {vectors / 'manifest.json'} is not a JSON file ksspec reads ({problem}" in line, line
+
+
 def test_a_missing_or_corrupted_manifest(vectors: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (vectors / "manifest.json").write_text('{"vectors": ')
     line = one_line_exit_2(capsys, "conform", "--vectors", str(vectors))

@@ -135,3 +135,11 @@ def test_docs_expected_failures_example_names_real_vectors(vectors: list[Vector]
 
 def test_docs_vector_counts_match_the_manifest() -> None:
     assert counts_markdown() in DOCS.read_text(), "regenerate the table: python -m tests.conformance.docs_tables"
+
+
+def test_minimal_python_adapter_on_areas_it_does_not_serve_fails_for_running_nothing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    adapter = f"{sys.executable} {EXAMPLES / 'minimal_adapter.py'}"
+    assert ksspec("conform", "--adapter", adapter, "--tag", "cycle", "--no-progress") == 2
+    out = capsys.readouterr().out
+    assert "no vector ran" in out and "adapter does not support area 'cycle'" in out

@@ -18,6 +18,7 @@ from conformance.scenarios.accounting import accounting_scenarios
 from conformance.scenarios.cache import curated
 from conformance.scenarios.cycle import curated_cycle, generated_cycle
 from conformance.traces import Scenario, expand
+from tests.conformance.cli import ksspec
 
 
 def observed(vector: Vector) -> list[tuple[Step, Any]]:
@@ -120,3 +121,34 @@ def test_schedule_pod_verdicts_name_the_first_failing_filter(generated: list[Vec
 
 def test_every_operation_is_exercised(generated: list[Vector]) -> None:
     assert {step.op for v in generated for step in v.steps} == set(OPERATIONS)
+
+
+def test_write_removes_only_the_vector_files_it_wrote(tmp_path: Path) -> None:
+    directory = tmp_path / "out"
+    vectors = load_vectors()
+    generate.write([v for v in vectors if v.tags.area in ("snapshot", "node_tree")], directory)
+    assert (directory / "snapshot.curated.json").is_file()
+    mine = directory / "my-settings.json"
+    mine.write_text('{"keep": true}')
+    other = directory / "notes.json"
+    other.write_text("[]")
+    generate.write([v for v in vectors if v.tags.area == "node_tree"], directory)
+    assert mine.read_text() == '{"keep": true}' and other.read_text() == "[]"  # not ours: untouched
+    assert not list(directory.glob("snapshot.*.json"))  # ours, no longer generated: removed
+    assert json.loads((directory / "manifest.json").read_text())["generated_by"] == generate.GENERATED_BY
+    (directory / "manifest.json").write_text('{"vectors": [{"file": "my-settings.json"}, {"file": "../x.json"}]}')
+    assert generate.written_before(directory) == set()  # a manifest generate did not write names nothing of ours
+
+
+def test_an_unwritable_directory_is_refused_before_generating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    def not_now() -> None:
+        raise AssertionError("generated before checking the directory")
+
+    monkeypatch.setattr(generate, "generate_all", not_now)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for directory, why in ((blocker / "vectors", "Not a directory"), (blocker, "not a directory")):
+        assert ksspec("conformance", "generate", "--directory", str(directory)) == 2
+        out = capsys.readouterr().out
+        assert out.startswith(f"error: --directory {directory}: cannot write the vectors (") and why in out, out

@@ -28,6 +28,7 @@ from conformance.runner import (
     select,
 )
 from conformance.sessions import AdapterFailure, InProcessSession, SubprocessSession
+from tests.conformance.cli import ksspec
 
 ADVERSARY = f"{sys.executable} -m tests.conformance.adversarial.adversary"
 HOSTILE = "\x00\x1b[2J\ud800 \x07 \ufffe ok \U0001f600"
@@ -145,3 +146,41 @@ def test_a_session_killed_after_a_failure_refuses_requests() -> None:
     with pytest.raises(AdapterFailure, match="killed after an earlier failure"):
         session.request({"type": "hello", "id": 1})
     session.close()  # idempotent after a kill
+
+
+IMPLS = "tests.conformance.adversarial.impls"
+
+
+@pytest.mark.parametrize("impl", ["NoAreasAdapter", "UnknownProfilesAdapter"])
+def test_a_run_that_executes_no_vector_fails(impl: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.json"
+    argv = ("conform", "--impl", f"{IMPLS}:{impl}", "--tag", "snapshot", "--no-progress", "--json", str(report))
+    assert ksspec(*argv) == 2
+    out = capsys.readouterr().out
+    assert "conform failed: no vector ran: all " in out and "skipped (" in out and "conform passed" not in out
+    data = json.loads(report.read_text())
+    assert data["exit_code"] == 2 and data["summary"]["skip"] == len(data["results"]) > 0
+    assert ksspec(*argv, "--allow-no-vectors-run") == 0  # said explicitly: then it passes
+    assert "conform passed" in capsys.readouterr().out
+
+
+def test_an_in_process_sys_exit_is_an_error_not_the_end_of_the_run(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    code = ksspec("conform", "--impl", f"{IMPLS}:ExitZeroAdapter", "--tag", "cache.forget", "--tag", "cache.pvc",
+                  "--no-progress", "--json", str(report), "--junit", str(junit))
+    assert code == 2
+    assert "conform failed: adapter errors" in capsys.readouterr().out
+    results = json.loads(report.read_text())["results"]
+    forget = [r for r in results if r["id"].startswith("cache.forget")]
+    assert forget and all(r["outcome"] == "error" and "sys.exit(0)" in r["detail"] for r in forget)
+    assert ET.parse(junit).getroot().find("./testsuite") is not None
+
+
+def test_a_startup_timeout_shorter_than_the_timeout_is_kept() -> None:
+    session = SubprocessSession(f"{ADVERSARY} hang-hello", timeout=30, startup_timeout=0.3)
+    started = time.monotonic()
+    with pytest.raises(AdapterFailure, match=r"did not answer the hello request within 0\.3 s"):
+        session.request({"type": "hello", "id": 1})
+    assert time.monotonic() - started < 10  # not the 30 s of --timeout
+    session.close()

@@ -33,7 +33,14 @@ MODES = {
     "flood-stderr": "writes 8 MiB to stderr at each victim's first step, then answers",
     "huge-line": "pads each victim's first answer to a 4 MiB line",
     "slow": "takes 0.05 s per step",
+    "deep-reply": "answers a victim's first step with an observation nested 200,000 levels deep",
+    "huge-int": "answers a victim's first step with an integer of 5,000 digits",
+    "setsid-child": "starts a child in a session of its own (setsid), which a process-group kill misses",
 }
+
+
+DEEP = 200_000
+"""How deep the deep-reply mode nests (far beyond Python's recursion limit)."""
 
 
 TWICE_AT = 2
@@ -57,6 +64,10 @@ def main() -> int:
     record_pid(os.getpid())
     if mode == "spawn-then-crash":  # the child inherits stdout and stderr and outlives us
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        record_pid(child.pid)
+    if mode == "setsid-child":  # escapes the adapter's process group; only a subreaper finds it again
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"], start_new_session=True,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         record_pid(child.pid)
     if mode == "hang-hello":
         time.sleep(3600)
@@ -92,6 +103,12 @@ def main() -> int:
                     sys.stderr.flush()
                 if mode == "huge-line":
                     response["padding"] = "p" * (4 * 2**20)
+                if mode in ("deep-reply", "huge-int"):
+                    value = "[" * DEEP + "]" * DEEP if mode == "deep-reply" else "7" * 5_000
+                    sys.stdout.write(f'{{"type":"result","id":{request["id"]},"status":"ok","observation":'
+                                     f'{{"nodes":{value}}}}}\n')
+                    sys.stdout.flush()
+                    continue
         if kind == "bye":
             send(response)
             if mode == "ignore-eof":
