@@ -10,7 +10,7 @@ import pytest
 
 from conformance.cli.main import main
 from conformance.format import VECTORS
-from spec.verify.queue_mutants import MUTANTS
+from spec.verify.queue.mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANT = sorted(MUTANTS)[0]

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.refimpl_abstraction import abstract_cache_state
+from conformance.adapters.refimpl_abstraction import abstract_cache_state
 from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
 from refimpl.cache.validation import InvalidArgument
 from spec.errors import CacheError, SchedulerExit
