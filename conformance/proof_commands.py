@@ -27,11 +27,12 @@ from conformance.crosshair_runner import (
     CrosshairVerdict,
     TargetResult,
 )
+from conformance.interrupts import received
 from conformance.queue_check import add_queue_check_arguments, build_queue_system, queue_only_flags
 from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache_system import CacheSystem
-from spec.verify.checker import explore
+from spec.verify.checker import INTERRUPTED, explore
 from spec.verify.cluster_symbolic import ClusterBounds
 from spec.verify.cluster_system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle_symbolic import CycleBounds
@@ -72,6 +73,8 @@ CROSSHAIR_STYLE = {
     CrosshairVerdict.UNMET_PRECONDITION: "bold red",
     CrosshairVerdict.ERROR: "bold red",
 }
+Z3_CANCELED = "canceled"
+"""Z3's reason for ``unknown`` when a Ctrl-C reached it during a check (it catches SIGINT itself)."""
 VERDICT_STYLE = {Verdict.PROVED: "bold green", Verdict.REFUTED: "bold red", Verdict.UNKNOWN: "yellow"}
 
 
@@ -95,10 +98,31 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
     console.print(f"cluster bounds: {escape(ClusterBounds().describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
-    with console.status("discharging obligations ...") as status:
-        for i, obligation in enumerate(obligations, 1):
-            status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
-            results.append(discharge(obligation, args.timeout_ms))
+    signals = received()
+    interrupted = False
+    try:
+        with console.status("discharging obligations ...") as status:
+            for i, obligation in enumerate(obligations, 1):
+                status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
+                result = discharge(obligation, args.timeout_ms)
+                if result.verdict is Verdict.UNKNOWN and result.reason == Z3_CANCELED:  # Z3 took the Ctrl-C
+                    interrupted = True
+                    break
+                results.append(result)
+    except KeyboardInterrupt:
+        interrupted = True
+    except Exception:
+        if not signals.caught:
+            raise
+        interrupted = True  # a KeyboardInterrupt inside Z3's Python layer leaves its objects half made
+    if interrupted or signals.caught:
+        signals.hold()
+        console.print(obligations_table(results, bounds, dispatcher_bounds))
+        console.print(f"[bold red]prove interrupted by {signals.name or 'SIGINT'}[/]: {len(results)} of "
+                      f"{len(obligations)} obligations discharged, "
+                      f"{sum(r.verdict is Verdict.PROVED for r in results)} proved; CrossHair not run",
+                      highlight=False)
+        return signals.exit_code()
     console.print(obligations_table(results, bounds, dispatcher_bounds))
     for result in results:
         if result.counterexample is not None:
@@ -114,7 +138,13 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     )
     crosshair_ok, crosshair_summary = True, "CrossHair not run"
     if not args.no_crosshair:
-        crosshair_ok, crosshair_summary = run_crosshair_checks(args, console)
+        try:
+            crosshair_ok, crosshair_summary = run_crosshair_checks(args, console)
+        except KeyboardInterrupt:
+            signals.hold()
+            console.print(f"[bold red]prove interrupted by {signals.name or 'SIGINT'}[/] during CrossHair: "
+                          f"{proved}/{len(results)} Z3 obligations proved", highlight=False)
+            return signals.exit_code()
     # The last line is the run's summary (``ksspec verify`` shows it as the row's detail).
     console.print(f"{proved}/{len(results)} Z3 obligations proved; {crosshair_summary}", highlight=False,
                   soft_wrap=True)
@@ -325,18 +355,35 @@ def check(args: argparse.Namespace, console: Console) -> int:
             return usage_error(console, error)
     depth = None if args.depth <= 0 else args.depth
     console.print(f"universe: {escape(universe_text)}", highlight=False, soft_wrap=True)
-    with console.status("exploring ..."):
-        report = explore(
-            system,
-            name=name,
-            depth_limit=depth,
-            time_limit=args.time_limit,
-            max_states=args.max_states,
-            stop_at_first=not args.keep_going,
-            jobs=args.jobs,
-            partition=args.partition,
-            split_depth=args.split_depth,
-        )
+    try:
+        with console.status("exploring ..."):
+            report = explore(
+                system,
+                name=name,
+                depth_limit=depth,
+                time_limit=args.time_limit,
+                max_states=args.max_states,
+                stop_at_first=not args.keep_going,
+                jobs=args.jobs,
+                partition=args.partition,
+                split_depth=args.split_depth,
+            )
+    except KeyboardInterrupt:  # with -j: the parts' figures died with their processes
+        signals = received()
+        signals.hold()
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {args.jobs} processes "
+                      "explored: no figures", highlight=False)
+        return signals.exit_code()
+    if report.stopped_by == INTERRUPTED:
+        signals = received()
+        signals.hold()
+        console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
+        for violation in report.violations:
+            console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
+            console.out(violation.render(), highlight=False)
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/]: the figures above are those "
+                      f"of the {report.states:,} states explored so far (not complete)", highlight=False)
+        return signals.exit_code()
     if args.save_fingerprints is not None:
         save_fingerprints(report, args.save_fingerprints)
     console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
