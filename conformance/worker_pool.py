@@ -14,7 +14,9 @@
   if it does not exit in time; on an interruption (Ctrl-C) every worker and every adapter group is killed at once.
 
 Workers ignore SIGINT: a Ctrl-C in a terminal reaches the whole foreground process group, and the runner, not the
-workers, decides what happens then.
+workers, decides what happens then. A worker is forked with SIGINT and SIGTERM held back, so it never runs the
+runner's handler (a KeyboardInterrupt traceback from a worker just started) and a signal that arrives meanwhile
+reaches the runner once the worker is on its list; a worker dies with the runner (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol, TypeVar
+
+from conformance.interrupts import blocked, die_with_parent, unblock
 
 R = TypeVar("R")
 V = TypeVar("V")
@@ -63,6 +67,8 @@ class _PipeGroups:
 def _worker_main(conn: Connection, make_worker: Callable[[Any], PoolWorker[V, R]]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    unblock()  # forked with both held back (run_pool's start): the runner's handler never runs here
+    die_with_parent()
     worker = make_worker(_PipeGroups(conn))
     while True:
         try:
@@ -124,12 +130,13 @@ def run_pool(
     slots: list[_Slot] = []
 
     def start() -> _Slot:
-        parent, child = context.Pipe(duplex=True)
-        process = context.Process(target=_worker_main, args=(child, make_worker), daemon=True)
-        process.start()
-        child.close()
-        slot = _Slot(process, parent)
-        slots.append(slot)
+        with blocked():  # a signal now waits until the worker is in ``slots``, where an interruption finds it
+            parent, child = context.Pipe(duplex=True)
+            process = context.Process(target=_worker_main, args=(child, make_worker), daemon=True)
+            process.start()
+            child.close()
+            slot = _Slot(process, parent)
+            slots.append(slot)
         return slot
 
     def assign(slot: _Slot) -> None:

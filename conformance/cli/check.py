@@ -21,6 +21,7 @@ from conformance.arguments import int_in, non_negative, positive
 from conformance.cli.check_queue import add_queue_check_arguments, build_queue_system, queue_only_flags
 from conformance.cli.prove import MAX_BOUND
 from conformance.console import make_console
+from conformance.interrupts import received
 from conformance.usage import UsageError, check_report_path, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache.system import CacheSystem
@@ -32,7 +33,7 @@ from spec.verify.cache.universe import (
     Mode,
     Universe,
 )
-from spec.verify.checker import explore
+from spec.verify.checker import INTERRUPTED, explore
 from spec.verify.cluster.system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle.system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
 from spec.verify.dispatcher.system import (
@@ -141,18 +142,35 @@ def check(args: argparse.Namespace, console: Console) -> int:
             return usage_error(console, error)
     depth = None if args.depth <= 0 else args.depth
     console.print(f"universe: {escape(universe_text)}", highlight=False, soft_wrap=True)
-    with console.status("exploring ..."):
-        report = explore(
-            system,
-            name=name,
-            depth_limit=depth,
-            time_limit=args.time_limit,
-            max_states=args.max_states,
-            stop_at_first=not args.keep_going,
-            jobs=args.jobs,
-            partition=args.partition,
-            split_depth=args.split_depth,
-        )
+    try:
+        with console.status("exploring ..."):
+            report = explore(
+                system,
+                name=name,
+                depth_limit=depth,
+                time_limit=args.time_limit,
+                max_states=args.max_states,
+                stop_at_first=not args.keep_going,
+                jobs=args.jobs,
+                partition=args.partition,
+                split_depth=args.split_depth,
+            )
+    except KeyboardInterrupt:  # with -j: the parts' figures died with their processes
+        signals = received()
+        signals.hold()
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {args.jobs} processes "
+                      "explored: no figures", highlight=False)
+        return signals.exit_code()
+    if report.stopped_by == INTERRUPTED:
+        signals = received()
+        signals.hold()
+        console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
+        for violation in report.violations:
+            console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
+            console.out(violation.render(), highlight=False)
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/]: the figures above are those "
+                      f"of the {report.states:,} states explored so far (not complete)", highlight=False)
+        return signals.exit_code()
     if args.save_fingerprints is not None:
         save_fingerprints(report, args.save_fingerprints)
     console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))

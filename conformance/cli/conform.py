@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -25,6 +23,7 @@ from conformance.cli import coverage as coverage_command
 from conformance.cli.generate import conformance_generate
 from conformance.console import make_console
 from conformance.format import VECTORS, VECTORS_DIR, Vector, load_vectors
+from conformance.interrupts import Interrupts, child_subreaper
 from conformance.report import print_failures, summary_table, write_reports
 from conformance.sessions import DEFAULT_STARTUP_TIMEOUT, split_command
 from conformance.usage import check_report_path, check_version_profile, usage_error
@@ -33,6 +32,14 @@ MAX_WORKERS = 256
 
 
 CONFORM = "ksspec conform"
+
+
+def _read_text(path: Path, flag: str) -> str:
+    """The text of the file a flag names; fails with ``ValueError`` naming the flag if it is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{flag} {path}: not a UTF-8 text file ({error.reason} at byte {error.start})") from None
 
 
 def _load_target(args: argparse.Namespace) -> runner.Target:
@@ -63,49 +70,10 @@ def _load_target(args: argparse.Namespace) -> runner.Target:
                          handshake_failures=args.handshake_failures)
 
 
-def _read_text(path: Path, flag: str) -> str:
-    """The text of the file a flag names; fails with ``ValueError`` naming the flag if it is not UTF-8 text."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{flag} {path}: not a UTF-8 text file ({error.reason} at byte {error.start})") from None
-
-
 def _check_tags(vectors: list[Vector], tags: list[str]) -> None:
     for tag in tags:
         if not any(v.matches_tag(tag) for v in vectors):
             raise ValueError(f"--tag {tag!r} matches no vector (an area, origin, behaviour, profile or id prefix)")
-
-
-class InterruptSignals:
-    """Inside ``with``, SIGINT and SIGTERM raise ``KeyboardInterrupt`` (in the main thread, where Python runs
-    signal handlers; elsewhere this does nothing) until :meth:`hold`, after which they are only recorded, so that
-    the reports get written. :attr:`caught` lists the signals received; the old handlers come back on exit."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self.caught: list[int] = []
-        self.raising = True
-        self._previous: dict[int, Any] = {}
-
-    def _handler(self, signum: int, frame: object) -> None:
-        self.caught.append(signum)
-        if self.raising:
-            raise KeyboardInterrupt
-
-    def __enter__(self) -> InterruptSignals:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {number: signal.signal(number, self._handler) for number in self.SIGNALS}
-        return self
-
-    def hold(self) -> None:
-        """Record signals from now on instead of raising."""
-        self.raising = False
-
-    def __exit__(self, *exc: object) -> None:
-        for number, old in self._previous.items():
-            signal.signal(number, old)
 
 
 def conform(args: argparse.Namespace) -> int:
@@ -115,16 +83,17 @@ def conform(args: argparse.Namespace) -> int:
     protocol version), or no vector ran (all skipped; --allow-no-vectors-run accepts that);
     130 (143): interrupted by SIGINT (SIGTERM), with the reports of the vectors run so far written and marked
     interrupted."""
-    with InterruptSignals() as signals:
+    with Interrupts() as signals:
         try:
-            return _conform(args, signals)
+            with child_subreaper():  # no adapter, worker or anything they started outlives the command
+                return _conform(args, signals)
         except KeyboardInterrupt:  # before the run started: nothing to report
-            number = signals.caught[0] if signals.caught else signal.SIGINT
-            print(f"{CONFORM}: interrupted by {signal.Signals(number).name} before the run started", file=sys.stderr)
-            return 128 + number
+            signals.hold()
+            print(f"{CONFORM}: interrupted by {signals.name or 'SIGINT'} before the run started", file=sys.stderr)
+            return signals.exit_code()
 
 
-def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
+def _conform(args: argparse.Namespace, signals: Interrupts) -> int:
     console = make_console()
     try:
         target = _load_target(args)
@@ -159,9 +128,12 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
             task = progress.add_task("conform", total=len(selected))
             results = runner.run_vectors(target, selected, args.workers, lambda _: progress.advance(task))
     except KeyboardInterrupt as stop:  # RunInterrupted, unless it came between the run and the progress bar
+        signals.hold()
         results = stop.results if isinstance(stop, runner.RunInterrupted) else runner.not_run(selected)
-        interrupted = signal.Signals(signals.caught[0] if signals.caught else signal.SIGINT).name
+        interrupted = signals.name or "SIGINT"
     signals.hold()
+    if interrupted is None and signals.caught:  # the KeyboardInterrupt was lost on its way: the run still was cut
+        interrupted = signals.name
     seconds = time.perf_counter() - started
     runner.apply_expected_failures(results, expected)
     code = runner.exit_code(results)

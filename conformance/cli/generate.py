@@ -46,6 +46,3 @@ def conformance_generate(args: argparse.Namespace) -> int:
         return usage_error(console, f"--directory {directory}: cannot write the vectors ({error.strerror or error})")
     console.print(f"wrote {len(vectors)} vectors to {directory} ({time.perf_counter() - started:.1f}s)")
     return 0
-
-
-CONFORM = "ksspec conform"

@@ -74,4 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from conformance.interrupts import Interrupts, run_main
+
+    with Interrupts() as interrupts:
+        sys.exit(run_main(main, interrupts))

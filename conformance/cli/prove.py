@@ -26,6 +26,7 @@ from conformance.cli.crosshair import (
 )
 from conformance.cli.verify import default_project_root
 from conformance.console import make_console
+from conformance.interrupts import received
 from conformance.usage import usage_error
 from spec.verify.cache.symbolic import ALWAYS, DEFAULT_NODES, DEFAULT_PODS, Bounds
 from spec.verify.cluster.symbolic import ClusterBounds
@@ -48,6 +49,8 @@ CROSSHAIR_STYLE = {
     CrosshairVerdict.UNMET_PRECONDITION: "bold red",
     CrosshairVerdict.ERROR: "bold red",
 }
+Z3_CANCELED = "canceled"
+"""Z3's reason for ``unknown`` when a Ctrl-C reached it during a check (it catches SIGINT itself)."""
 VERDICT_STYLE = {Verdict.PROVED: "bold green", Verdict.REFUTED: "bold red", Verdict.UNKNOWN: "yellow"}
 MAX_BOUND = 1_000_000
 """The largest count a bound or universe flag accepts (far beyond what can be explored; it only keeps a typo from
@@ -74,10 +77,31 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     console.print(f"cycle bounds: {escape(CycleBounds().describe())}", highlight=False, soft_wrap=True)
     console.print(f"cluster bounds: {escape(ClusterBounds().describe())}", highlight=False, soft_wrap=True)
     results: list[Result] = []
-    with console.status("discharging obligations ...") as status:
-        for i, obligation in enumerate(obligations, 1):
-            status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
-            results.append(discharge(obligation, args.timeout_ms))
+    signals = received()
+    interrupted = False
+    try:
+        with console.status("discharging obligations ...") as status:
+            for i, obligation in enumerate(obligations, 1):
+                status.update(f"[{i}/{len(obligations)}] {escape(obligation.name)}")
+                result = discharge(obligation, args.timeout_ms)
+                if result.verdict is Verdict.UNKNOWN and result.reason == Z3_CANCELED:  # Z3 took the Ctrl-C
+                    interrupted = True
+                    break
+                results.append(result)
+    except KeyboardInterrupt:
+        interrupted = True
+    except Exception:
+        if not signals.caught:
+            raise
+        interrupted = True  # a KeyboardInterrupt inside Z3's Python layer leaves its objects half made
+    if interrupted or signals.caught:
+        signals.hold()
+        console.print(obligations_table(results, bounds, dispatcher_bounds))
+        console.print(f"[bold red]prove interrupted by {signals.name or 'SIGINT'}[/]: {len(results)} of "
+                      f"{len(obligations)} obligations discharged, "
+                      f"{sum(r.verdict is Verdict.PROVED for r in results)} proved; CrossHair not run",
+                      highlight=False)
+        return signals.exit_code()
     console.print(obligations_table(results, bounds, dispatcher_bounds))
     for result in results:
         if result.counterexample is not None:
@@ -93,7 +117,13 @@ def prove(args: argparse.Namespace, console: Console) -> int:
     )
     crosshair_ok, crosshair_summary = True, "CrossHair not run"
     if not args.no_crosshair:
-        crosshair_ok, crosshair_summary = run_crosshair_checks(args, console)
+        try:
+            crosshair_ok, crosshair_summary = run_crosshair_checks(args, console)
+        except KeyboardInterrupt:
+            signals.hold()
+            console.print(f"[bold red]prove interrupted by {signals.name or 'SIGINT'}[/] during CrossHair: "
+                          f"{proved}/{len(results)} Z3 obligations proved", highlight=False)
+            return signals.exit_code()
     # The last line is the run's summary (``ksspec verify`` shows it as the row's detail).
     console.print(f"{proved}/{len(results)} Z3 obligations proved; {crosshair_summary}", highlight=False,
                   soft_wrap=True)

@@ -21,6 +21,7 @@ from rich.table import Table
 from conformance.arguments import finite_number, int_in, non_negative, positive, profile_name
 from conformance.cli.simulate_cluster import cluster_config, simulate_cluster, wants_cluster
 from conformance.console import make_console
+from conformance.interrupts import received
 from conformance.simulation.checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
 from conformance.simulation.queue_counts import QueueCounter, queue_table
 from refimpl.simulator import Churn, Faults, Simulation, SimulationConfig, Stats
@@ -126,7 +127,13 @@ def simulate(args: argparse.Namespace) -> int:
         except ValueError as error:
             console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
             return 2
-        return simulate_cluster(console, cluster, every, not args.no_progress)
+        try:
+            return simulate_cluster(console, cluster, every, not args.no_progress)
+        except KeyboardInterrupt:
+            signals = received()
+            signals.hold()
+            console.print(f"[bold red]simulation interrupted by {signals.name or 'SIGINT'}[/]", highlight=False)
+            return signals.exit_code()
     checker = InvariantChecker(every)
     counter = QueueCounter()
     sim = Simulation(config, observers=(checker, counter))
@@ -137,19 +144,33 @@ def simulate(args: argparse.Namespace) -> int:
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("{task.fields[detail]}"))
     show = not args.no_progress and console.is_terminal
-    with Progress(*columns, console=console, disable=not show) as progress:
-        task = progress.add_task("bound", total=max(config.pods, 1), detail="")
+    throughput: Stats | None = None
+    try:
+        with Progress(*columns, console=console, disable=not show) as progress:
+            task = progress.add_task("bound", total=max(config.pods, 1), detail="")
 
-        def report(s: Simulation) -> None:
-            progress.update(task, completed=s.stats.bound,
-                            detail=f"t={s.clock.now() / SECOND:.1f}s virtual, {s.stats.steps:,} steps")
+            def report(s: Simulation) -> None:
+                progress.update(task, completed=s.stats.bound,
+                                detail=f"t={s.clock.now() / SECOND:.1f}s virtual, {s.stats.steps:,} steps")
 
-        sim.run(report)
-        settled = sim.stats.quiet
-        throughput = dataclasses.replace(sim.stats)
-        if settled:
-            sim.drain(report)
+            sim.run(report)
             settled = sim.stats.quiet
+            throughput = dataclasses.replace(sim.stats)
+            if settled:
+                sim.drain(report)
+                settled = sim.stats.quiet
+    except KeyboardInterrupt:  # the tables of the run so far; the final state is not checked (it has not settled)
+        signals = received()
+        signals.hold()
+        console.print(stats_table(throughput or sim.stats, sim.stats))
+        console.print(queue_table(counter))
+        console.print(invariants_table(checker, []))
+        console.print(f"[bold red]simulation interrupted by {signals.name or 'SIGINT'}[/] at "
+                      f"t={sim.clock.now() / SECOND:,.1f}s virtual after {sim.stats.steps:,} steps: the tables cover "
+                      f"the run so far ({checker.violations:,} violation(s)); the final state was not checked",
+                      highlight=False)
+        return signals.exit_code()
+    assert throughput is not None
     problems = check_final_state(sim) if settled else [
         f"the cluster did not settle within {config.max_virtual_time / SECOND:,.0f} s of virtual time"]
     console.print(stats_table(throughput, sim.stats))

@@ -11,11 +11,14 @@ are NOT RUN and the rest run from the installed package.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +34,7 @@ from rich.table import Column, Table
 from conformance.arguments import existing_directory
 from conformance.console import make_console
 from conformance.format import PACKAGE_DATA
+from conformance.interrupts import descendants, received
 from conformance.usage import UsageError, check_choice, usage_error
 
 
@@ -201,17 +205,14 @@ def run_check(check: Check, root: Path, hypothesis_profile: str) -> CheckResult:
         return CheckResult(check, Status.NOT_RUN, None, detail)
     env = {**os.environ, "HYPOTHESIS_PROFILE": hypothesis_profile}
     started = time.monotonic()
-    completed = subprocess.run(
-        pytest_command(check),
-        cwd=root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
+    if RUNNING.stopped():
+        return CheckResult(check, Status.NOT_RUN, None, f"interrupted ({RUNNING.why}) before it started")
+    completed = RUNNING.run(pytest_command(check), cwd=root, env=env)
     duration = time.monotonic() - started
     output = completed.stdout
+    if RUNNING.stopped():  # killed by verify's interruption: no verdict, not a failure
+        return CheckResult(check, Status.NOT_RUN, None, f"interrupted ({RUNNING.why}) after {duration:.1f}s",
+                           output)
     if completed.returncode == PYTEST_OK:
         return CheckResult(check, Status.PASS, duration, last_line(output), output)
     if check.command:
@@ -243,9 +244,72 @@ def run_checks(
 
     order = sorted(range(len(checks)), key=lambda i: -checks[i].weight)
     order = order[-1:] + order[:-1]
+    RUNNING.reset()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {i: pool.submit(run, checks[i]) for i in order}  # the pool starts them in submission order
-        return [futures[i].result() for i in range(len(checks))]
+        try:
+            return [futures[i].result() for i in range(len(checks))]
+        except KeyboardInterrupt:  # end the checks under way at once, so that the pool's threads return
+            signals = received()
+            signals.hold()
+            RUNNING.stop(f"by {signals.name or 'SIGINT'}")
+            for future in futures.values():
+                future.cancel()
+            results = [CheckResult(checks[i], Status.NOT_RUN, None, f"interrupted ({RUNNING.why}) before it started")
+                       if futures[i].cancelled() else futures[i].result() for i in range(len(checks))]
+            raise ChecksInterrupted(results) from None
+
+
+class RunningChecks:
+    """The processes of the checks under way, so that an interruption of ``ksspec verify`` ends each of them, and
+    everything it started, at once (a check's pytest would otherwise run to its end while verify waits for it)."""
+
+    def __init__(self) -> None:
+        self.processes: set[subprocess.Popen[str]] = set()
+        self.stopping = False
+        self.why = ""
+        self.lock = threading.Lock()
+
+    def run(self, argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """``subprocess.run`` of ``argv``, its output captured, that :meth:`stop` can end."""
+        with self.lock:
+            process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True)
+            self.processes.add(process)
+        try:
+            output, _ = process.communicate()
+        finally:
+            with self.lock:
+                self.processes.discard(process)
+        return subprocess.CompletedProcess(argv, process.returncode, output)
+
+    def stop(self, why: str) -> None:
+        """Kill every check's process and its descendants; checks not yet started will not start."""
+        with self.lock:
+            self.stopping, self.why = True, why
+            for process in self.processes:
+                for pid in [*descendants(process.pid), process.pid]:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` was called (since the last :meth:`reset`)."""
+        return self.stopping
+
+    def reset(self) -> None:
+        """Forget an earlier :meth:`stop` (a new ``ksspec verify`` run in this process)."""
+        self.stopping, self.why = False, ""
+
+
+RUNNING = RunningChecks()
+
+
+class ChecksInterrupted(KeyboardInterrupt):
+    """``ksspec verify`` was interrupted: ``results`` holds a result for every check (NOT RUN for those it cut)."""
+
+    def __init__(self, results: list[CheckResult]) -> None:
+        super().__init__("ksspec verify was interrupted")
+        self.results = results
 
 
 def exit_code(results: Sequence[CheckResult]) -> int:
@@ -337,7 +401,18 @@ def verify(args: argparse.Namespace) -> int:
             show_running()
             progress.console.print(result_line(result), highlight=False, soft_wrap=True)
 
-        results = run_checks(checks, root, hypothesis_profile, jobs, started, done)
+        try:
+            results = run_checks(checks, root, hypothesis_profile, jobs, started, done)
+        except ChecksInterrupted as stop:
+            results = stop.results
+    signals = received()
+    if signals.caught:  # a partial table: what ran, and NOT RUN for what the interruption cut
+        signals.hold()
+        console.print(summary_table(results, f"ksspec verify ({profile.name} profile), interrupted"))
+        console.print(f"[bold red]verify interrupted by {signals.name}[/]: "
+                      f"{sum(r.status is not Status.NOT_RUN for r in results)} of {len(results)} checks finished",
+                      highlight=False)
+        return signals.exit_code()
     for result in results:
         if result.status is Status.FAIL:
             show_failure(console, result, hypothesis_profile)

@@ -131,63 +131,67 @@ def explore(
     split = _Split(partition, split_depth)
     seen = store.seen  # the hot loop tests membership in the set itself
     violations_of = system.violations
+    interrupted = False
     with deadline_scope(None if time_limit is None else started + time_limit), fewer_collections():
-        while queue and not stop:
-            if time_limit is not None and now() - started > time_limit:
-                report.stopped_by = f"time limit {time_limit:g}s"
-                timed_out = True
-                break
-            state, parent, depth = queue.popleft()
-            if depth_limit is not None and depth >= depth_limit:
-                at_depth_limit = True
-                continue
-            if partition is not None and split.skips(store.fingerprints[parent], depth, queue):
-                continue
-            try:
-                expansion = expand(state)
-            except DeadlinePassed:  # the state is left unexpanded: the report is not complete
-                report.stopped_by = f"time limit {time_limit:g}s"
-                timed_out = True
-                break
-            report.generated += len(expansion.targets) + expansion.duplicates
-            cut: int | None = None  # the index of the edge the search stops at, if it stops
-            pending = iter(expansion.violations)
-            next_violation = next(pending, None)
-            for fp, index in expansion.targets:
-                while next_violation is not None and next_violation[0] <= index:
-                    if search.record(parent, next_violation[1], next_violation[0]):
-                        cut = next_violation[0]
-                        break
-                    next_violation = next(pending, None)
-                if cut is not None:
+        try:
+            while queue and not stop:
+                if time_limit is not None and now() - started > time_limit:
+                    report.stopped_by = f"time limit {time_limit:g}s"
+                    timed_out = True
                     break
-                if fp in seen:
+                state, parent, depth = queue.popleft()
+                if depth_limit is not None and depth >= depth_limit:
+                    at_depth_limit = True
                     continue
-                if max_states is not None and len(store) >= max_states:
-                    at_state_limit = True
-                    cut = index
+                if partition is not None and split.skips(store.fingerprints[parent], depth, queue):
+                    continue
+                try:
+                    expansion = expand(state)
+                except DeadlinePassed:  # the state is left unexpanded: the report is not complete
+                    report.stopped_by = f"time limit {time_limit:g}s"
+                    timed_out = True
                     break
-                number = store.add(fp, parent, index)
-                report.max_depth = max(report.max_depth, depth + 1)
-                rep = expansion.representative(index)
-                props = violations_of(rep)
-                if props:
-                    if search.record(number, props):
+                report.generated += len(expansion.targets) + expansion.duplicates
+                cut: int | None = None  # the index of the edge the search stops at, if it stops
+                pending = iter(expansion.violations)
+                next_violation = next(pending, None)
+                for fp, index in expansion.targets:
+                    while next_violation is not None and next_violation[0] <= index:
+                        if search.record(parent, next_violation[1], next_violation[0]):
+                            cut = next_violation[0]
+                            break
+                        next_violation = next(pending, None)
+                    if cut is not None:
+                        break
+                    if fp in seen:
+                        continue
+                    if max_states is not None and len(store) >= max_states:
+                        at_state_limit = True
                         cut = index
                         break
-                    continue
-                if not system.within_bounds(rep):
-                    report.pruned += 1
-                    continue
-                queue.append((rep, number, depth + 1))
-            while cut is None and next_violation is not None:  # violating edges after the last target
-                if search.record(parent, next_violation[1], next_violation[0]):
-                    cut = next_violation[0]
-                next_violation = next(pending, None)
-            search.count(expansion.coverage, None if cut is None else cut + 1)
-            if cut is not None:
-                stop = not at_state_limit
-                break
+                    number = store.add(fp, parent, index)
+                    report.max_depth = max(report.max_depth, depth + 1)
+                    rep = expansion.representative(index)
+                    props = violations_of(rep)
+                    if props:
+                        if search.record(number, props):
+                            cut = index
+                            break
+                        continue
+                    if not system.within_bounds(rep):
+                        report.pruned += 1
+                        continue
+                    queue.append((rep, number, depth + 1))
+                while cut is None and next_violation is not None:  # violating edges after the last target
+                    if search.record(parent, next_violation[1], next_violation[0]):
+                        cut = next_violation[0]
+                    next_violation = next(pending, None)
+                search.count(expansion.coverage, None if cut is None else cut + 1)
+                if cut is not None:
+                    stop = not at_state_limit
+                    break
+        except KeyboardInterrupt:  # Ctrl-C: the report holds what was explored so far, and says so
+            interrupted = True
     search.tally()
     report.states = len(store)
     report.seconds = now() - started
@@ -196,9 +200,11 @@ def explore(
     report.fingerprint_gap = store.least_gap()
     report.fingerprints = store
     report.split_depth = split.depth
-    report.complete = not stop and not timed_out and not at_state_limit
+    report.complete = not stop and not timed_out and not at_state_limit and not interrupted
     report.exhausted = report.complete and not at_depth_limit and report.pruned == 0
-    if stop:
+    if interrupted:
+        report.stopped_by = INTERRUPTED
+    elif stop:
         report.stopped_by = "first violation"
     elif at_state_limit:
         report.stopped_by = f"state limit {max_states:,}"
@@ -207,6 +213,8 @@ def explore(
     return report
 
 
+INTERRUPTED: Final = "interrupt (Ctrl-C)"
+""":attr:`Report.stopped_by` of a run stopped by ``KeyboardInterrupt``: its figures are those of the states explored."""
 SPLIT_WIDTH: Final = 64
 """With ``partition`` and no split depth, split at the first depth with this many states per part."""
 

@@ -11,7 +11,7 @@ import pytest
 
 from conformance import generate
 from conformance.codec import OPERATIONS
-from conformance.format import VECTORS_DIR, Step, Vector, load_vectors, render_files
+from conformance.format import GENERATED_BY, VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
 from conformance.ported import ported
 from conformance.scenarios.accounting import accounting_scenarios
@@ -135,7 +135,7 @@ def test_write_removes_only_the_vector_files_it_wrote(tmp_path: Path) -> None:
     generate.write([v for v in vectors if v.tags.area == "node_tree"], directory)
     assert mine.read_text() == '{"keep": true}' and other.read_text() == "[]"  # not ours: untouched
     assert not list(directory.glob("snapshot.*.json"))  # ours, no longer generated: removed
-    assert json.loads((directory / "manifest.json").read_text())["generated_by"] == generate.GENERATED_BY
+    assert json.loads((directory / "manifest.json").read_text())["generated_by"] == GENERATED_BY
     (directory / "manifest.json").write_text('{"vectors": [{"file": "my-settings.json"}, {"file": "../x.json"}]}')
     assert generate.written_before(directory) == set()  # a manifest generate did not write names nothing of ours
 

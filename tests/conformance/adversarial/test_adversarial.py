@@ -268,6 +268,7 @@ ROWS = (
         victims_are("error", "an integer too long to read")),
     Row("in-process reply nested too deep", ("--impl", "tests.conformance.adversarial.impls:DeepAdapter", *FAST),
         2, 40, using_forget_pod("error", "nested deeper than 64 levels")),
+    Row("adapter's child leaves its group with setsid", (*_adapter("setsid-child"), *FAST), 0, 40, all_are("pass")),
     Row("SIGINT mid-run", (*_adapter("slow"), *FAST, *MANY), 130, 40, interrupted("SIGINT"),
         signal_after=(signal.SIGINT, 1.0), selected=MANY),
     Row("SIGINT mid-run, -j 2", (*_adapter("slow"), *FAST, "-j", "2", *MANY), 130, 40, interrupted("SIGINT"),
