@@ -75,7 +75,9 @@ def test_conform_j2_interrupted_as_it_starts(delay: float, tmp_path: Path) -> No
     report = tmp_path / "report.json"
     code, out = interrupt(["conform", "-j", "2", "--tag", "cache", "--no-progress", "--json", str(report)], None,
                           delay, twice=True)
-    assert code == 130, out
+    # A shell reports 130 both for exit(130) and for death by SIGINT; on a loaded machine the second SIGINT can
+    # still find Python's default disposition while the interpreter starts or finalizes (seen at load 30).
+    assert code in (130, -signal.SIGINT), out
     assert "interrupted by SIGINT" in out and "conform passed" not in out, out
     if report.exists():  # the run had started: its report says it was cut
         assert '"interrupted": "SIGINT"' in report.read_text()
