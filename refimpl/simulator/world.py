@@ -89,8 +89,11 @@ class World:
         self.nodes: dict[str, Node] = {}
         """Nodes the API server has, by name."""
         self.deleted_pods: dict[str, Pod] = {}
-        """Deleted pods as they last were, by UID, until the informer has delivered their deletion
-        (:meth:`forget_deleted`): until then the scheduler may still hold them. Failed pods too."""
+        """Deleted pods as they last were, by UID, until every informer that was watching when the pod went has
+        delivered its deletion (:meth:`forget_deleted`) or stopped watching: until then some scheduler may still
+        hold them. Failed pods too."""
+        self._undelivered: dict[str, set[Informer]] = {}
+        """Per pod of ``deleted_pods``: the informers whose deletion event of it is not delivered yet."""
         self.failed_pods: dict[str, str] = {}
         """Pods a kubelet rejected (phase ``Failed``), with the reason, by UID."""
         self.bind_counts: Counter[str] = Counter()
@@ -112,8 +115,12 @@ class World:
         self.watchers.append(watcher)
 
     def unwatch(self, watcher: Watcher) -> None:
-        """``watcher`` receives nothing more (its scheduler process died). Fails with ``ValueError`` if unknown."""
+        """``watcher`` receives nothing more (its scheduler process died), and its undelivered deletions no longer
+        keep their pods in ``deleted_pods``. Fails with ``ValueError`` if unknown."""
         self.watchers.remove(watcher)
+        if isinstance(watcher, Informer):
+            for uid in [uid for uid, informers in self._undelivered.items() if watcher in informers]:
+                self.forget_deleted(uid, watcher)
 
     def _emit(self, kind: Kind, type_: EventType, key: str, old: Pod | Node | None, new: Pod | Node | None) -> None:
         now = self._clock()
@@ -134,7 +141,7 @@ class World:
     def delete_pod(self, uid: str) -> Pod:
         """A user deletes a pod (no grace period); returns it. Fails with ``KeyError`` if there is no such pod."""
         pod = self.pods.pop(uid)
-        self.deleted_pods[uid] = pod
+        self._retire(pod)
         self.server.delete_pod(pod.namespace, pod.name)
         self._emit(Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
         return pod
@@ -148,14 +155,33 @@ class World:
         ``status.phase!=Failed,Succeeded`` (pkg/scheduler/scheduler.go)
         """
         pod = self.pods.pop(uid)
-        self.deleted_pods[uid] = pod
+        self._retire(pod)
         self.failed_pods[uid] = reason
         self._emit(Kind.POD, EventType.DELETED, pod_key(pod), pod, pod)
         return pod
 
-    def forget_deleted(self, uid: str) -> None:
-        """The informer has delivered pod ``uid``'s deletion: nothing refers to the deleted pod any more."""
-        self.deleted_pods.pop(uid, None)
+    def _retire(self, pod: Pod) -> None:
+        """``pod`` leaves the API server's list: keep it in ``deleted_pods`` until every informer watching now has
+        delivered its deletion."""
+        informers = {w for w in self.watchers if isinstance(w, Informer)}
+        if informers:
+            self.deleted_pods[pod.uid] = pod
+            self._undelivered[pod.uid] = informers
+
+    def forget_deleted(self, uid: str, informer: Informer) -> None:
+        """``informer`` has delivered pod ``uid``'s deletion (or stopped watching); once every informer that was
+        watching when the pod went has, nothing refers to the deleted pod any more and it leaves ``deleted_pods``.
+
+        With several schedulers, each informer delivers the deletion in its own time: the first to deliver it must
+        not make the others' pod vanish (their scheduler may still hold it, e.g. assumed, its binding not yet
+        delivered)."""
+        informers = self._undelivered.get(uid)
+        if informers is None:
+            return
+        informers.discard(informer)
+        if not informers:
+            del self._undelivered[uid]
+            self.deleted_pods.pop(uid, None)
 
     def add_node(self, node: Node) -> None:
         """A node joins. Fails with ``ValueError`` if a node of that name exists."""

@@ -100,8 +100,34 @@ def test_the_world_keeps_a_deleted_pod_until_its_deletion_is_delivered() -> None
     assert "u1" in world.deleted_pods and world.server.get_pod("ns", "p1") is None
     with pytest.raises(ValueError, match="used before"):
         world.create_pod(Pod(uid="u1", name="p1", namespace="ns"))  # its deletion is still in flight
-    world.forget_deleted("u1")
+    world.forget_deleted("u1", informer)
     assert world.deleted_pods == {}
+
+
+def test_each_informer_delivers_a_deletion_in_its_own_time() -> None:
+    """With several schedulers' informers on one world, a deleted (or Failed) pod stays in ``deleted_pods`` until
+    every informer that was watching when it went has delivered its deletion or stopped watching: the first to
+    deliver it must not make it vanish for the others, whose schedulers may still hold the pod (before the fix the
+    first delivery forgot it, and ``ksspec simulate --schedulers 2 --pods 50 --nodes 5 --seed 2`` then saw a pod
+    assumed with no binding)."""
+    first, second, third = (Informer(random.Random(i)) for i in range(3))
+    world = World(first, lambda: 0, random.Random(0))
+    world.watch(second)
+    world.create_pod(Pod(uid="u1", name="p1", namespace="ns"))
+    world.create_pod(Pod(uid="u2", name="p2", namespace="ns"))
+    world.delete_pod("u1")
+    world.fail_pod("u2", "OutOfcpu")
+    world.watch(third)  # started after both went: it never lists them, and nobody waits for it
+    world.forget_deleted("u1", first)
+    world.forget_deleted("u2", second)
+    assert set(world.deleted_pods) == {"u1", "u2"}
+    world.forget_deleted("u1", third)
+    assert set(world.deleted_pods) == {"u1", "u2"}
+    world.forget_deleted("u1", second)
+    assert set(world.deleted_pods) == {"u2"}
+    world.unwatch(first)  # its process crashed with the deletion of u2 undelivered
+    assert world.deleted_pods == {}
+    assert world.failed_pods == {"u2": "OutOfcpu"}
 
 
 def test_a_server_without_a_log_still_numbers_its_requests() -> None:
