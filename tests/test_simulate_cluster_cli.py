@@ -129,6 +129,7 @@ def test_the_same_seed_gives_the_same_run(capsys: pytest.CaptureFixture[str]) ->
         (("--crash-rate", "often"), "--crash-rate must be a number, got 'often'"),
         (("--restart-delay-seconds", "-2"), "--restart-delay-seconds must not be negative"),
         (("--kubelet-delay-ms", "inf"), "--kubelet-delay-ms must be a finite number"),
+        (("--terminated-pod-gc-threshold", "-1"), "--terminated-pod-gc-threshold must be between 0 and"),
     ],
 )
 def test_bad_values_are_refused_with_a_message(
@@ -141,10 +142,26 @@ def test_bad_values_are_refused_with_a_message(
     assert message in err and "Traceback" not in err
 
 
-def test_a_combination_the_cluster_does_not_model_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, "--schedulers", "2", "--pod-lifetime-seconds", "5", "--pods", "1")
-    assert code == 2
-    assert "error: the cluster simulation does not model pods that finish" in out and "Traceback" not in out
+def test_pods_finish_free_their_nodes_and_the_pod_gc_keeps_the_threshold(capsys: pytest.CaptureFixture[str]) -> None:
+    """Pod completion in the cluster (the cluster mode refused ``--pod-lifetime-seconds`` before): each admitted pod
+    finishes 1 s after admission, Succeeded; 60 pods of which about 4 fit at once (identical pods, 4 nodes) all get a
+    node in turn; the API server keeps 10 terminated pods and the pod GC deletes the others; every invariant is
+    checked at every step, with crashes."""
+    code, out = run(capsys, "--nodes", "4", "--pods", "60", "--identical-pods", "--schedulers", "3", "--arrival-rate",
+                    "20", "--pod-lifetime-seconds", "1", "--crash-rate", "0.05", "--terminated-pod-gc-threshold", "10",
+                    "--seed", "3", "--check-every", "1")
+    assert code == 0, out
+    assert "each pod finishing 1 s after admission" in out
+    table = measures(out)
+    admitted, rejected = int(table["admitted by kubelets"]), int(table["rejected by kubelets (Failed)"])
+    assert table["pods created / deleted"] == "60 / 0"
+    assert admitted + rejected == int(table["bindings accepted"]) == 60 and admitted > 4
+    assert int(table["finished (Succeeded)"]) == admitted
+    assert table["terminated pods kept / collected"] == "10 / 50"
+    assert table["pods still unbound"] == "0"
+    assert int(table["crashes / restarts"].split(" / ")[0]) > 0
+    _, checked, violations = invariant(out, "inv_admitted_pods_fit_nodes")
+    assert checked > 1000 and violations == 0
 
 
 def test_a_kubelet_that_admits_everything_fails_the_run(monkeypatch: pytest.MonkeyPatch,
