@@ -1,7 +1,8 @@
 """``ksspec simulate --schedulers N --crash-rate R``: the cluster simulation (:mod:`refimpl.simulator.cluster`).
 
 Several schedulers over one API server, each crashing after a scheduling cycle with probability R and restarting
-``--restart-delay-seconds`` later, and a kubelet on every node admitting or rejecting the pods bound to it. The
+``--restart-delay-seconds`` later, and a kubelet on every node admitting or rejecting the pods bound to it (and, with
+``--pod-lifetime-seconds``, marking each admitted pod Succeeded that long after admission). The
 invariants are checked at two levels (:mod:`conformance.cluster_simulation_checks`): per scheduler, and at the API
 server and the kubelets. The report: a table per scheduler (what it scheduled, bound, lost in crashes, how many of
 its pods the kubelets rejected), the kubelets' admissions and rejections by reason, and the invariant table, in
@@ -105,7 +106,7 @@ def schedulers_table(sim: ClusterSimulation, checkers: list[InvariantChecker]) -
         known = sum(t.violations for t in checker.tallies.values() if t.known)
         table.add_row(record.name, f"{record.total('scheduled'):,}", f"{record.total('bound'):,}",
                       f"{record.total('binding_failures'):,}", f"{record.total('unschedulable'):,}",
-                      f"{record.crashes:,}", f"{len(record.in_flight_at_crash):,}",
+                      f"{record.crashes:,}", f"{record.in_flight_count:,}",
                       f"{sim.kubelets.rejected_by_scheduler.get(record.name, 0):,}",
                       f"{checker.violations:,} ({known:,})")
     return table

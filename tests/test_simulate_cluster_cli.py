@@ -205,7 +205,7 @@ def test_a_crash_leaves_in_flight_binds_to_land_and_the_restart_lists_every_pod(
     assert first.calls.in_flight
     sim.crash(0)
     assert sim.processes[0] is None and sim.orphans == [first]
-    assert sim.records[0].in_flight_at_crash
+    assert sim.records[0].in_flight_at_crash and sim.records[0].in_flight_count == 1
     sim.complete_orphan(first)
     assert sim.stats.orphaned_binds_landed == 1 and not sim.orphans
     restarted = sim.restart(0)

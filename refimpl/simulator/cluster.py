@@ -126,6 +126,8 @@ class SchedulerRecord:
     in_flight_at_crash: set[str] = field(default_factory=set)
     """Pods in a binding cycle of this scheduler when one of its processes crashed (those the API server no longer
     has are dropped at the next crash)."""
+    in_flight_count: int = 0
+    """How many binding cycles were in flight at this scheduler's crashes, all told."""
     _before: dict[str, int] = field(default_factory=dict)
 
     def started(self, process: Simulation) -> None:
@@ -252,7 +254,9 @@ class ClusterSimulation:
             record.crashes += 1
             pods = self.world.pods
             record.in_flight_at_crash = {uid for uid in record.in_flight_at_crash if uid in pods}
-            record.in_flight_at_crash |= set(process.binding_pods())
+            in_flight = set(process.binding_pods())
+            record.in_flight_at_crash |= in_flight
+            record.in_flight_count += len(in_flight)
             self.stats.crashes += 1
             self.world.unwatch(process.informer)
             process.observers.clear()

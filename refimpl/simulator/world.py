@@ -190,7 +190,7 @@ class World:
         leaves ``pods`` and every watcher sees it deleted, as with :meth:`fail_pod`. Returns the pod. Fails with
         ``KeyError`` if there is no such pod.
 
-        Kubernetes: `kubelet.generateAPIPodStatus` / `getPhase` (pkg/kubelet/kubelet_pods.go); `newPodInformer`'s
+        Kubernetes: `Kubelet.generateAPIPodStatus`, `getPhase` (pkg/kubelet/kubelet_pods.go); `newPodInformer`'s
         field selector ``status.phase!=Failed,Succeeded`` (pkg/scheduler/scheduler.go)
         """
         pod = self._terminate(uid)
