@@ -271,14 +271,18 @@ def bench_conformance() -> dict[str, Any]:
 
 
 def bench_soak() -> dict[str, Any]:
-    """The steady-state soak of ``ksspec simulate`` (bench/soak.py, issue #19): steps/s and RSS over time, in its
-    own interpreter (it imports the conformance package, which bench/conformance.py would shadow here)."""
-    command = [sys.executable, str(Path(__file__).resolve().parent / "soak.py"), "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
-    if done.returncode != 0:
-        raise SystemExit(f"bench/soak.py failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"rows": result["rows"]}
+    """The steady-state soaks of ``ksspec simulate`` (bench/soak.py, issues #19 and #30): steps/s and RSS over time,
+    one scheduler, then the cluster of three, each in its own interpreter (it imports the conformance package, which
+    bench/conformance.py would shadow here; and one soak's freed memory would hide the other's growth)."""
+    rows: list[dict[str, Any]] = []
+    for extra in ([], ["--cluster"]):
+        command = [sys.executable, str(Path(__file__).resolve().parent / "soak.py"), "--json", *extra]
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+        if done.returncode != 0:
+            raise SystemExit(f"bench/soak.py {' '.join(extra)} failed:\n{done.stderr}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        rows += result["rows"]
+    return {"rows": rows}
 
 
 def bench_scheduler() -> dict[str, Any]:

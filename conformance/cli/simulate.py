@@ -26,6 +26,7 @@ from conformance.simulation.checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantCh
 from conformance.simulation.queue_counts import QueueCounter, queue_table
 from refimpl.simulator import Churn, Faults, Simulation, SimulationConfig, Stats
 from refimpl.simulator.cluster import MAX_SCHEDULERS
+from refimpl.simulator.world import TERMINATED_POD_GC_THRESHOLD
 from spec.quantities import MILLISECOND, SECOND
 from spec.versions import PROFILES, get_profile
 
@@ -264,7 +265,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "node updates, additions and deletions (default 0)")
     parser.add_argument("--pod-lifetime-seconds", type=non_negative("--pod-lifetime-seconds"), default=0.0,
                         help="each pod finishes and is deleted this long after it is bound (default 0: pods run for "
-                             "ever); with --arrival-rate R about R x this many pods run at once: a steady state")
+                             "ever); with --arrival-rate R about R x this many pods run at once: a steady state. In "
+                             "the cluster simulation a pod finishes this long after its kubelet admitted it: it "
+                             "becomes Succeeded and frees its room on the node")
     parser.add_argument("--identical-pods", action="store_true",
                         help="identical pods, each filling most of a node, on identical nodes: the workload "
                              "opportunistic batching serves")
@@ -284,6 +287,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="how long a crashed scheduler stays down (default 2)")
     parser.add_argument("--kubelet-delay-ms", type=non_negative("--kubelet-delay-ms"), default=10.0,
                         help="a bound pod reaches its kubelet after a delay uniform in [0, this] ms (default 10)")
+    parser.add_argument("--terminated-pod-gc-threshold", type=int_in(0, MAX_PODS, "--terminated-pod-gc-threshold"),
+                        default=TERMINATED_POD_GC_THRESHOLD,
+                        help="cluster simulation: terminated (Failed, Succeeded) pods the API server keeps before the "
+                             f"pod garbage collector deletes the oldest; 0 keeps them all (default "
+                             f"{TERMINATED_POD_GC_THRESHOLD:,}, kube-controller-manager's)")
     parser.add_argument("--kubelets", action="store_true",
                         help="run the cluster simulation (kubelet admission) even with one scheduler, no crashes")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -1,7 +1,8 @@
 """``ksspec simulate --schedulers N --crash-rate R``: the cluster simulation (:mod:`refimpl.simulator.cluster`).
 
 Several schedulers over one API server, each crashing after a scheduling cycle with probability R and restarting
-``--restart-delay-seconds`` later, and a kubelet on every node admitting or rejecting the pods bound to it. The
+``--restart-delay-seconds`` later, and a kubelet on every node admitting or rejecting the pods bound to it (and, with
+``--pod-lifetime-seconds``, marking each admitted pod Succeeded that long after admission). The
 invariants are checked at two levels (:mod:`conformance.simulation.cluster_checks`): per scheduler, and at the API
 server and the kubelets. The report: a table per scheduler (what it scheduled, bound, lost in crashes, how many of
 its pods the kubelets rejected), the kubelets' admissions and rejections by reason, and the invariant table, in
@@ -42,6 +43,7 @@ def cluster_config(args: argparse.Namespace, simulation: SimulationConfig) -> Cl
         restart_delay=round(args.restart_delay_seconds * SECOND),
         min_kubelet_delay=0,
         max_kubelet_delay=round(args.kubelet_delay_ms * MILLISECOND),
+        terminated_pod_gc_threshold=args.terminated_pod_gc_threshold,
     )
 
 
@@ -57,11 +59,12 @@ def simulate_cluster(console: Console, config: ClusterConfig, every: int, show_p
     checker = ClusterChecker(config.schedulers, every, late_binds=late_binds_possible(config))
     sim = ClusterSimulation(config, (checker,), checker.scheduler_observers)
     checker.attach(sim)
+    lifetime = f", each pod finishing {base.pod_lifetime / SECOND:g} s after admission" if base.pod_lifetime else ""
     console.print(
         f"simulating {base.pods:,} pods on {base.nodes:,} nodes with {config.schedulers} scheduler(s), crash rate "
         f"{config.crash_rate} per scheduling cycle, restart after {config.restart_delay / SECOND:g} s, kubelet "
-        f"admission on every node, seed {base.seed}, profile {base.profile.name}, invariants checked every {every} "
-        f"step(s)", highlight=False)
+        f"admission on every node{lifetime}, seed {base.seed}, profile {base.profile.name}, invariants checked "
+        f"every {every} step(s)", highlight=False)
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("{task.fields[detail]}"))
     with Progress(*columns, console=console, disable=not (show_progress and console.is_terminal)) as progress:
@@ -103,7 +106,7 @@ def schedulers_table(sim: ClusterSimulation, checkers: list[InvariantChecker]) -
         known = sum(t.violations for t in checker.tallies.values() if t.known)
         table.add_row(record.name, f"{record.total('scheduled'):,}", f"{record.total('bound'):,}",
                       f"{record.total('binding_failures'):,}", f"{record.total('unschedulable'):,}",
-                      f"{record.crashes:,}", f"{len(record.in_flight_at_crash):,}",
+                      f"{record.crashes:,}", f"{record.in_flight_count:,}",
                       f"{sim.kubelets.rejected_by_scheduler.get(record.name, 0):,}",
                       f"{checker.violations:,} ({known:,})")
     return table
@@ -121,6 +124,8 @@ def kubelets_table(sim: ClusterSimulation) -> Table:
         ("admitted by kubelets", f"{kubelets.admitted_total:,}"),
         ("rejected by kubelets (Failed)", f"{sum(kubelets.rejected.values()):,}"),
         *((f"  rejected: {reason}", f"{count:,}") for reason, count in sorted(kubelets.rejected.items())),
+        ("finished (Succeeded)", f"{kubelets.finished:,}"),
+        ("terminated pods kept / collected", f"{world.terminated:,} / {world.pods_collected:,}"),
         ("pods still unbound", f"{len(world.unbound_pods()):,}"),
         ("crashes / restarts", f"{stats.crashes:,} / {stats.restarts:,}"),
         ("calls in flight at a crash", f"{stats.orphaned_calls:,}"),

@@ -49,15 +49,14 @@ KNOWN_VIOLATIONS_WITH_SEVERAL: Final = (inv_no_node_overcommitted.__name__, inv_
 over-commits a node once it learns of another scheduler's pod there; and when two pods holding the same host port
 land on one node and the kubelet rejects one, the port leaves the cache's ``HostPortInfo`` set although the other
 pod still holds it (as :data:`~conformance.simulation.checks.KNOWN_VIOLATIONS_WITH_TTL` explains)."""
-MEMO_LIMIT: Final = 100_000
-"""How many per-node verdicts :class:`ClusterChecker` remembers."""
 RESTART_SYNC = "restart: cache equals the API server's"
 """The tally of :func:`~spec.cluster.invariants.inv_synced_cache_matches_api_server` checked at each restart."""
 
 
 def abstract_api_server(sim: ClusterSimulation) -> Cluster:
     """The API server and the kubelets as the shared part of a spec :class:`~spec.cycle.cycle.Cluster`: its pods and
-    nodes, the pods the kubelets admitted, the Failed pods, and how often each pod was bound."""
+    nodes, the pods the kubelets admitted, the Failed pods, and how often each pod was bound (pods the API server no
+    longer has count only if they were bound more than once)."""
     world = sim.world
     admitted = frozenset(uid for pods in sim.kubelets.admitted.values() for uid in pods)
     return Cluster(
@@ -65,7 +64,7 @@ def abstract_api_server(sim: ClusterSimulation) -> Cluster:
         nodes=FrozenMap(world.nodes),
         admitted=admitted,
         failed=FrozenMap(world.failed_pods),
-        bind_count=FrozenMap(dict(world.bind_counts)),
+        bind_count=FrozenMap({**world.bound_twice, **world.bind_counts}),
         now=sim.clock.now(),
     )
 
@@ -91,7 +90,7 @@ class ClusterChecker:
     tallies: dict[str, Tally] = field(default_factory=dict)
     sim: ClusterSimulation | None = None
     _steps: int = 0
-    _memo: dict[object, bool] = field(default_factory=dict)
+    _memo: dict[tuple[str, str], tuple[object, bool]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         several = self.schedulers > 1 or self.late_binds
@@ -133,7 +132,8 @@ class ClusterChecker:
         where = f"{action.kind} {action.detail}".rstrip()
         if action.kind == "restart":
             index = next(i for i, r in enumerate(sim.records) if r.name == action.detail)
-            process = sim.records[index].incarnations[-1]
+            process = sim.records[index].latest
+            assert process is not None
             self._record(RESTART_SYNC, inv_synced_cache_matches_api_server(restarted_view(process)), where)
         self._check(where)
 
@@ -149,10 +149,10 @@ class ClusterChecker:
             self._record(predicate.__name__, self._per_node(predicate, cluster), where)
 
     def _per_node(self, predicate: Callable[[Cluster], bool], cluster: Cluster) -> bool:
-        """``predicate``, a conjunction over the nodes, evaluated node by node on one-node clusters and remembered
-        per node and its pods: recomputing every pod's requests at every step would dominate the run's time."""
-        if len(self._memo) > MEMO_LIMIT:
-            self._memo.clear()
+        """``predicate``, a conjunction over the nodes, evaluated node by node on one-node clusters, each node's last
+        verdict remembered with its node object, pods and admissions: recomputing every pod's requests at every step
+        would dominate the run's time. Only the last verdict per node is kept, so the memo holds no more than the
+        cluster's nodes (a memo of every (node, pods) ever seen kept the pods of a long run alive)."""
         by_node: dict[str, list[Pod]] = {}
         for pod in cluster.api_pods.values():
             by_node.setdefault(pod.node_name, []).append(pod)
@@ -160,12 +160,15 @@ class ClusterChecker:
         for name, node in cluster.nodes.items():
             pods = tuple(sorted(by_node.get(name, ()), key=lambda p: p.uid))
             admitted = frozenset(p.uid for p in pods if p.uid in cluster.admitted)
-            key = (predicate.__name__, node, pods, admitted)
-            known = self._memo.get(key)
-            if known is None:
+            key = (node, pods, admitted)
+            last = self._memo.get((predicate.__name__, name))
+            if last is not None and last[0] == key:
+                known = last[1]
+            else:
                 one = replace(cluster, nodes=FrozenMap({name: node}), admitted=admitted,
                               api_pods=FrozenMap({p.uid: p for p in pods}))
-                known = self._memo[key] = predicate(one)
+                known = predicate(one)
+                self._memo[(predicate.__name__, name)] = (key, known)
             holds = holds and known
         return holds
 

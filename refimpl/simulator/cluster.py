@@ -20,6 +20,10 @@ step                       what happens
                            server's nodes (by name) and non-terminal pods (by key) and its handlers receive
                            them all before its first scheduling cycle (``WaitForCacheSync``)
 ``admit``                  a bound pod reaches its node's kubelet, which admits it or rejects it (``Failed``)
+``finish``                 with a pod lifetime (``SimulationConfig.pod_lifetime``), that long after its
+                           admission a pod's containers finish: its kubelet frees its room and marks it
+                           ``Succeeded``; every informer delivers it as deleted; the pod garbage collector
+                           deletes the oldest terminated pods beyond ``terminated_pod_gc_threshold``
 =========================  =================================================================================
 
 Crashes happen while pods arrive and churn goes on (:meth:`ClusterSimulation.run`), never while the cluster settles
@@ -55,7 +59,7 @@ from refimpl.simulator.simulation import (
     SimulationConfig,
 )
 from refimpl.simulator.workload import make_node, make_pod, next_arrival
-from refimpl.simulator.world import World
+from refimpl.simulator.world import TERMINATED_POD_GC_THRESHOLD, World
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.quantities import MILLISECOND, SECOND
 
@@ -80,6 +84,9 @@ class ClusterConfig:
     min_kubelet_delay: int = 0
     max_kubelet_delay: int = 10 * MILLISECOND
     """Each bound pod reaches its node's kubelet this long after its binding."""
+    terminated_pod_gc_threshold: int = TERMINATED_POD_GC_THRESHOLD
+    """How many terminated (``Failed``, ``Succeeded``) pods the API server keeps before the pod garbage collector
+    deletes the oldest; 0 keeps them all."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.schedulers <= MAX_SCHEDULERS:
@@ -88,8 +95,9 @@ class ClusterConfig:
             raise ValueError(f"the crash rate must be at least 0 and below 1, got {self.crash_rate}")
         if self.restart_delay < 0:
             raise ValueError(f"the restart delay must not be negative, got {self.restart_delay} ns")
-        if self.simulation.pod_lifetime:
-            raise ValueError("the cluster simulation does not model pods that finish: the pod lifetime must be 0")
+        if self.terminated_pod_gc_threshold < 0:
+            raise ValueError(f"the terminated pod GC threshold must not be negative, got "
+                             f"{self.terminated_pod_gc_threshold}")
         if not 0 <= self.min_kubelet_delay <= self.max_kubelet_delay:
             raise ValueError(f"kubelet delay bounds must satisfy 0 <= min <= max, got {self.min_kubelet_delay}.."
                              f"{self.max_kubelet_delay} ns")
@@ -105,18 +113,36 @@ class ClusterObserver(Protocol):
 
 @dataclass
 class SchedulerRecord:
-    """One scheduler across its incarnations."""
+    """One scheduler across its incarnations: the latest process, and the counts of those before it (a crashed
+    process is not kept once its successor starts, so that a long run with crashes does not grow)."""
 
     name: str
-    incarnations: list[Simulation] = field(default_factory=list)
+    latest: Simulation | None = None
+    """The process started last (it may have crashed since)."""
+    incarnations: int = 0
+    """How many processes of this scheduler have started."""
     crashes: int = 0
     restarts: int = 0
     in_flight_at_crash: set[str] = field(default_factory=set)
-    """Pods in a binding cycle of this scheduler when one of its processes crashed."""
+    """Pods in a binding cycle of this scheduler when one of its processes crashed (those the API server no longer
+    has are dropped at the next crash)."""
+    in_flight_count: int = 0
+    """How many binding cycles were in flight at this scheduler's crashes, all told."""
+    _before: dict[str, int] = field(default_factory=dict)
+
+    def started(self, process: Simulation) -> None:
+        """``process`` is the scheduler's new incarnation: keep the counts of the one before."""
+        if self.latest is not None:
+            for name, value in vars(self.latest.stats).items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    self._before[name] = self._before.get(name, 0) + value
+        self.latest = process
+        self.incarnations += 1
 
     def total(self, stat: str) -> int:
         """A count of :class:`~refimpl.simulator.simulation.Stats` summed over the incarnations."""
-        return sum(int(getattr(sim.stats, stat)) for sim in self.incarnations)
+        latest = int(getattr(self.latest.stats, stat)) if self.latest is not None else 0
+        return self._before.get(stat, 0) + latest
 
 
 @dataclass
@@ -155,15 +181,17 @@ class ClusterSimulation:
         base = config.simulation
         seed = base.seed
         self.clock = FakeClock()
-        first = Simulation(base, scheduler_observers(0), clock=self.clock)
+        self._process_config = replace(base, pod_lifetime=0)  # the kubelets finish the pods, not the processes
+        first = Simulation(self._process_config, scheduler_observers(0), clock=self.clock)
         self.world: World = first.world
+        self.world.terminated_pod_gc_threshold = config.terminated_pod_gc_threshold
         self.records = [SchedulerRecord(scheduler_name(i)) for i in range(config.schedulers)]
-        self.records[0].incarnations.append(first)
+        self.records[0].started(first)
         self.processes: list[Simulation | None] = [first]
         for index in range(1, config.schedulers):
             self.processes.append(self._start(index))
         self.kubelets = Kubelets(self.world, _rng(seed, "kubelets"), config.min_kubelet_delay,
-                                 config.max_kubelet_delay)
+                                 config.max_kubelet_delay, base.pod_lifetime)
         self.orphans: list[Simulation] = []
         """Crashed processes whose API calls are still in flight."""
         self.restart_at: dict[int, int] = {}
@@ -177,10 +205,10 @@ class ClusterSimulation:
 
     def _start(self, index: int) -> Simulation:
         record = self.records[index]
-        process = Simulation(self.config.simulation, self._scheduler_observers(index), world=self.world,
+        process = Simulation(self._process_config, self._scheduler_observers(index), world=self.world,
                              clock=self.clock, scheduler_name=record.name,
-                             incarnation=f"{index}.{len(record.incarnations)}")
-        record.incarnations.append(process)
+                             incarnation=f"{index}.{record.incarnations}")
+        record.started(process)
         return process
 
     # ========================================================================================
@@ -203,11 +231,12 @@ class ClusterSimulation:
 
     def quiet(self) -> bool:
         """Every scheduler runs and is quiet, no crashed process's call is in flight, no bound pod is on its way
-        to its kubelet."""
+        to its kubelet, no admitted pod is still to finish."""
         return (
             not self.restart_at
             and not self.orphans
             and self.kubelets.pending() == 0
+            and self.kubelets.finishing() == 0
             and all(p is not None and p.quiet() for p in self.processes)
         )
 
@@ -223,7 +252,11 @@ class ClusterSimulation:
         with self._step("crash", self.records[index].name):
             record = self.records[index]
             record.crashes += 1
-            record.in_flight_at_crash |= set(process.binding_pods())
+            pods = self.world.pods
+            record.in_flight_at_crash = {uid for uid in record.in_flight_at_crash if uid in pods}
+            in_flight = set(process.binding_pods())
+            record.in_flight_at_crash |= in_flight
+            record.in_flight_count += len(in_flight)
             self.stats.crashes += 1
             self.world.unwatch(process.informer)
             process.observers.clear()
@@ -282,6 +315,11 @@ class ClusterSimulation:
         with self._step("admit"):
             self.last_admission = self.kubelets.admit_next()
             return self.last_admission
+
+    def finish(self) -> Pod | None:
+        """The next admitted pod's containers finish (:meth:`~refimpl.simulator.kubelets.Kubelets.finish_next`)."""
+        with self._step("finish"):
+            return self.kubelets.finish_next()
 
     def new_pod(self) -> Pod:
         """The workload's next pod, for the schedulers in turn."""
@@ -344,7 +382,7 @@ class ClusterSimulation:
             progress(self)
 
     def _steps(self) -> int:
-        return self.stats.steps + sum(p.stats.steps for r in self.records for p in r.incarnations)
+        return self.stats.steps + sum(r.total("steps") for r in self.records)
 
     def _immediate(self, free_at: dict[int, int], idle: set[int], crashes: bool) -> bool:
         """Take one step a process can take at once (pop its calls, run a scheduling cycle); whether it did."""
@@ -416,6 +454,9 @@ class ClusterSimulation:
             kubelet_due = self.kubelets.next_due()
             if kubelet_due is not None:
                 candidates.append((kubelet_due, 2, 0, "admit"))
+            finish_due = self.kubelets.next_finish()
+            if finish_due is not None:
+                candidates.append((finish_due, 2, 1, "finish"))
             candidates += [(when, 3, index, "restart") for index, when in self.restart_at.items()]
             if arrivals_left:
                 candidates.append((next_arrival_at, 4, 0, "arrive"))
@@ -435,6 +476,8 @@ class ClusterSimulation:
                 self.complete_orphan(self.orphans[-1 - index])
             elif what == "admit":
                 self.admit()
+            elif what == "finish":
+                self.finish()
             elif what == "restart":
                 self.restart(index)
             elif what == "arrive":

@@ -355,7 +355,7 @@ class Simulation:
             self.informer.deliver(event)
             self.stats.events_delivered += 1
             if event.type is EventType.DELETED and isinstance(event.new, Pod):  # the pod is gone for good
-                self.world.forget_deleted(event.new.uid)
+                self.world.forget_deleted(event.new.uid, self.informer)
                 self._attempted.discard(event.new.uid)
 
     def cleanup(self) -> None:

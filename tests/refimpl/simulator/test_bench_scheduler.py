@@ -53,3 +53,19 @@ def test_the_soak_runs_and_reports_rss_over_time() -> None:
     rows = soak.rows(result)
     assert rows[0]["result"].endswith("steps/s") and "KiB / 1,000 pods" in rows[2]["result"]
     assert soak.slope([(0, 1.0), (1, 3.0), (2, 5.0)]) == 2.0
+
+
+def test_the_cluster_soak_runs_three_schedulers_whose_pods_finish() -> None:
+    from bench import soak
+
+    config = soak.Soak(nodes=5, pods=200, rate=40.0, lifetime=1.0, schedulers=3, crash_rate=0.01, gc_threshold=20,
+                       steady_from=0.5)
+    assert "--terminated-pod-gc-threshold" in config.argv() and "--schedulers" in config.argv()
+    result = soak.run(config, sample_every=300)
+    assert result["pods_created"] == result["pods_deleted"] == 200 and result["violations"] == 0
+    assert result["finished"] + result["rejected"] == 200 and result["finished"] > 150
+    assert result["terminated_kept"] == 20 and result["quiet"]
+    assert result["live_pods_mean"] < 100  # about 40 a second x 1 s, not the 200 created
+    rows = soak.rows(result)
+    assert rows[0]["benchmark"] == "ksspec simulate, cluster steady-state soak"
+    assert "3 schedulers" in rows[0]["parameters"] and "from half of the arrivals" in rows[2]["parameters"]
