@@ -202,6 +202,10 @@ func main() {
 		klog.SetLogger(logr.Discard()) // klog's global functions (FlushAndExit's flush) log nowhere either
 	}
 	klog.OsExit = func(code int) { panic(exitCalled{code}) }
+	if err := enableGates(); err != nil {
+		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)
+		os.Exit(1)
+	}
 	metrics.Register() // scheduler_cache_size exists only once the scheduler's metrics are registered
 	if err := serve(os.Stdin, os.Stdout, &server{logger: logger}); err != nil {
 		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)
