@@ -203,9 +203,19 @@ var cacheErrorKinds = []struct {
 	{regexp.MustCompile(`^snapshot state is not consistent`), "SnapshotInconsistent"},                               // UpdateSnapshot
 }
 
+// unsupportedOperation is a step whose Kubernetes function this release does not have (finish_binding and
+// cleanup_assumed_pods from v1.36): the spec's UnsupportedOperation error.
+type unsupportedOperation struct{ message string }
+
+func (e unsupportedOperation) Error() string { return e.message }
+
 // cacheErrorKind names a cache error; an error no pattern matches is reported under its own text, so the
 // runner shows it as a divergence instead of the adapter guessing.
 func cacheErrorKind(err error) string {
+	var unsupported unsupportedOperation
+	if errors.As(err, &unsupported) {
+		return "UnsupportedOperation"
+	}
 	for _, k := range cacheErrorKinds {
 		if k.pattern.MatchString(err.Error()) {
 			return k.kind

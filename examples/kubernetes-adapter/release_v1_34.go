@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
@@ -39,14 +38,6 @@ const (
 	modeNoop     = framework.ModeNoop
 	modeOverride = framework.ModeOverride
 )
-
-// enableGates turns on what the dispatcher needs: SchedulerAsyncAPICalls is beta and off by default in v1.34 (the
-// scheduler then makes no API dispatcher, and metrics.Register leaves pending_async_api_calls unregistered, so it
-// would read 0). The dispatcher area is the gate's code path, so the adapter runs it as a cluster with
-// --feature-gates=SchedulerAsyncAPICalls=true would.
-func enableGates() error {
-	return utilfeature.DefaultMutableFeatureGate.Set("SchedulerAsyncAPICalls=true")
-}
 
 // newCache is what scheduler.New calls in v1.34: cache.New(ctx, durationToExpireAssumedPod, apiDispatcher).
 func newCache(ctx context.Context, ttl time.Duration) cache.Cache { return cache.New(ctx, ttl, nil) }

@@ -40,9 +40,6 @@ const (
 	modeOverride = fwk.ModeOverride
 )
 
-// enableGates: SchedulerAsyncAPICalls is beta and on by default from v1.35.
-func enableGates() error { return nil }
-
 // newCache is what scheduler.New calls in v1.35: cache.New(ctx, durationToExpireAssumedPod, apiDispatcher).
 func newCache(ctx context.Context, ttl time.Duration) cache.Cache { return cache.New(ctx, ttl, nil) }
 

@@ -41,8 +41,6 @@ const (
 	modeOverride = fwk.ModeOverride
 )
 
-func enableGates() error { return nil }
-
 // newCache is what scheduler.New calls in v1.37: cache.New(ctx, apiDispatcher, the GenericWorkload gate, the
 // CompositePodGroup gate).
 func newCache(ctx context.Context, _ time.Duration) cache.Cache {
@@ -62,13 +60,14 @@ func updateNode(c cache.Cache, logger klog.Logger, old, node *v1.Node) *framewor
 	return nil
 }
 
-// finishBinding and cleanupAssumedPods do not exist from v1.36 (PR #136204).
+// finishBinding and cleanupAssumedPods do not exist from v1.36 (PR #136204): the step is answered with the
+// spec's UnsupportedOperation error, as the spec's profiles without expiry answer it.
 func finishBinding(unsafe.Pointer, klog.Logger, *v1.Pod, time.Time) error {
-	return requestError{fmt.Errorf("Kubernetes %s has no finishBinding (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
+	return unsupportedOperation{fmt.Sprintf("Kubernetes %s has no finishBinding (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
 }
 
 func cleanupAssumedPods(unsafe.Pointer, klog.Logger, time.Time) error {
-	return requestError{fmt.Errorf("Kubernetes %s has no cleanupAssumedPods (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
+	return unsupportedOperation{fmt.Sprintf("Kubernetes %s has no cleanupAssumedPods (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
 }
 
 func exportedFinishBinding(cache.Cache, klog.Logger, *v1.Pod) error {
