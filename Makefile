@@ -14,7 +14,7 @@ export HYPOTHESIS_PROFILE
 KUBERNETES_ADAPTER := examples/kubernetes-adapter
 
 .PHONY: venv test lint docs verify bench clean constraints verify-thorough test-packaging mutation mutation-sample \
-	conform-kubernetes
+	conform-kubernetes conform-kubernetes-ci conform-kubernetes-mutants
 
 venv: $(STAMP)
 
@@ -74,16 +74,23 @@ mutation: $(STAMP)
 mutation-sample: $(STAMP)
 	$(VENV)/bin/python -m mutation.run --sample $(MUTATION_SAMPLE) --seed $(MUTATION_SEED)
 
-# The conformance suite against Kubernetes' own cache and call queue: the Go adapter built against k8s.io/kubernetes
-# v1.35.0 (go.mod) and v1.34.0 (go.v1.34.mod), each run on the vectors of its profile. Needs Go; the k8s.io modules
-# come from the Go module cache (GOMODCACHE) or the module proxy, and go.sum pins them.
+# The conformance suite against Kubernetes' own cache and call queue: the Go adapter built for each release of
+# examples/kubernetes-adapter/releases.txt (v1.34.12, v1.35.8, v1.36.5, v1.37.2), each run on the vectors of its
+# profile, after checking its //go:linkname declarations against the release's source. Needs Go; the k8s.io modules
+# come from the Go module cache (GOMODCACHE) or the module proxy, and the go.*.sum files pin them.
+# KUBERNETES_RELEASES=v1.36 limits the run; conform-kubernetes-ci (.ci/run) builds the default release always and
+# the others only when Go's build cache is warm for them; conform-kubernetes-mutants injects one-line bugs into the
+# default release and fails if the suite does not reject each.
+KUBERNETES_RELEASES ?=
+
 conform-kubernetes: $(STAMP)
-	cd $(KUBERNETES_ADAPTER) && go build -o bin/kubernetes-adapter . \
-		&& go build -modfile=go.v1.34.mod -tags k8s_v1_34 -o bin/kubernetes-adapter-v1.34 .
-	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter --profile v1.35 \
-		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.35.txt --no-progress
-	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter-v1.34 --profile v1.34 \
-		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.34.txt --no-progress
+	$(KUBERNETES_ADAPTER)/hack/conform.sh $(abspath $(VENV)/bin/ksspec) $(KUBERNETES_RELEASES)
+
+conform-kubernetes-ci: $(STAMP)
+	$(KUBERNETES_ADAPTER)/hack/conform.sh $(abspath $(VENV)/bin/ksspec) --warm-only
+
+conform-kubernetes-mutants: $(STAMP)
+	$(KUBERNETES_ADAPTER)/hack/mutants.sh $(abspath $(VENV)/bin/ksspec)
 
 # Re-pin every direct and transitive dependency to what pip picks today.
 constraints:

@@ -34,8 +34,16 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "3.2.0"
+FORMAT_VERSION: Final = "3.3.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+3.3.0 (from 3.2.0) is a minor bump: a dispatcher observation reports ``metrics.pending_calls``, the
+``scheduler_pending_async_api_calls`` gauge per in-tree call type (an adapter that does not report it fails the
+dispatcher vectors); new curated vectors: ``dispatcher.no_op_sync_of_in_flight_kept`` (a status patch synced to a
+no-op while its object has a call in flight is kept: ``syncObject``'s noOp && !inFlight) and the v1.37 profile's
+incremental PVC reference counts (``snapshot.pvc_on_placeholder_counted_until_rebuild``,
+``snapshot.pvc_ghost_claims_subtracted_twice``), whose v1.37 expectations changed with the profile field
+``incremental_pvc_ref_counts`` (found by running the suite on Kubernetes v1.37.2).
 
 3.2.0 (from 3.1.0) is a minor bump: new curated cycle vectors over the existing operations and observations, those
 the fourth round of mutation testing, of the scheduler's framework and plugins, showed missing

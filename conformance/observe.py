@@ -47,7 +47,9 @@ Dispatcher area, after every step::
 
     {"fifo": [uid, ...], "in_flight": [uid, ...] (sorted), "closed": bool,
      "calls": {uid: {"caller": n, "call": CALL}},   # the one call tracked per object
-     "told": [[caller, outcome kind], ...]}         # values sent to callers during this step, in order
+     "told": [[caller, outcome kind], ...],         # values sent to callers during this step, in order
+     "metrics": {"pending_calls": {call_type: n}}}  # scheduler_pending_async_api_calls for pod_binding and
+                                                    # pod_status_patch (format 3.3.0)
 
 Queue area (:mod:`spec.queue.queue`), after every step::
 
@@ -89,7 +91,15 @@ from spec.cache.operations import World
 from spec.cache.snapshot import Snapshot
 from spec.cycle.cycle import Cluster
 from spec.cycle.filters import Rejection
-from spec.dispatcher.api_calls import APICall, NominatingInfo, PodBindingCall, PodCondition, PodStatus
+from spec.dispatcher.api_calls import (
+    POD_BINDING,
+    POD_STATUS_PATCH,
+    APICall,
+    NominatingInfo,
+    PodBindingCall,
+    PodCondition,
+    PodStatus,
+)
 from spec.dispatcher.call_queue import CallQueue
 from spec.queue.events import ClusterEvent
 from spec.queue.state import PodPopped, QueuedPod, SchedulingQueue, backoff_time
@@ -265,6 +275,30 @@ def call_json(call: APICall) -> JSON:
     return out
 
 
+CALL_TYPES: Final = (POD_BINDING, POD_STATUS_PATCH)
+"""The in-tree call types, the labels of the pending-calls gauge an observation reports."""
+
+
+def pending_calls(queue: CallQueue) -> dict[str, int]:
+    """``scheduler_pending_async_api_calls`` by call type: how many FIFO entries hold a call of that type.
+
+    Kubernetes moves the gauge where the FIFO changes: ``enqueue`` of a new UID and ``finalize`` re-queueing one
+    increment the new call's type, ``pop`` and ``removePending`` of a call that is not in flight decrement its type,
+    and ``merge`` overwriting a pending call of another type moves one from the old type to the new (the only
+    change of a queued UID's type; a call waiting behind an in-flight one is not in the FIFO and not counted until
+    ``finalize`` queues it). So the gauge is the FIFO counted by type, which is what the spec reports; an
+    implementation reads its own gauge.
+
+    Kubernetes: `callQueue.enqueue`, `merge`, `removePending`, `pop`, `finalize`
+    (pkg/scheduler/backend/api_dispatcher/call_queue.go; ``metrics.AsyncAPIPendingCalls``)
+    """
+    counts = dict.fromkeys(CALL_TYPES, 0)
+    for uid in queue.fifo:
+        call_type = queue.calls[uid].call.call_type
+        counts[call_type] = counts.get(call_type, 0) + 1
+    return counts
+
+
 def observe_queue(queue: CallQueue, sends_before: int) -> JSON:
     """The full observation of a dispatcher step; ``sends_before`` is how many values were sent before it."""
     return {
@@ -273,6 +307,7 @@ def observe_queue(queue: CallQueue, sends_before: int) -> JSON:
         "closed": queue.closed,
         "calls": {uid: {"caller": q.call_id, "call": call_json(q.call)} for uid, q in sorted(queue.calls.items())},
         "told": [[n.call_id, str(n.kind.value)] for n in queue.sends[sends_before:]],
+        "metrics": {"pending_calls": pending_calls(queue)},
     }
 
 
@@ -381,7 +416,10 @@ INITIAL_CYCLE_OBSERVATION: Final[JSON] = {
     "nodes": {}, "assumed": [], "recency": [], "metrics": INITIAL_METRICS, "pending": [], "binding": {},
     "api_pods": {}, "unconfirmed": [], "now": 0, "filters": {},
 }
-INITIAL_DISPATCHER_OBSERVATION: Final[JSON] = {"fifo": [], "in_flight": [], "closed": False, "calls": {}, "told": []}
+INITIAL_DISPATCHER_OBSERVATION: Final[JSON] = {
+    "fifo": [], "in_flight": [], "closed": False, "calls": {}, "told": [],
+    "metrics": {"pending_calls": dict.fromkeys(CALL_TYPES, 0)},
+}
 INITIAL_QUEUE_OBSERVATION: Final[JSON] = queue_json(0, (), (), (), (), (), (), 0, -1, False, True)
 
 

@@ -87,6 +87,15 @@ class VersionProfile:
     the first untolerated taint (v1.34.0); v1.35.0 says "node(s) had untolerated taint(s)" and only logs the taint
     (plugins/tainttoleration/taint_toleration.go, ``Filter``, read in both releases). The status code,
     UnschedulableAndUnresolvable, is the same."""
+    incremental_pvc_ref_counts: bool = False
+    """The snapshot counts PVC references incrementally (v1.37): every ``addPod`` / ``removePod`` adds the change of
+    its NodeInfo's ``PVCRefCounts`` to the cache's ``pvcRefCountsDelta`` (``refreshPVCRefCountsDelta``), ``RemoveNode``
+    subtracts the node's counts, and an ``UpdateSnapshot`` that rebuilds nothing adds the delta to the snapshot's
+    ``usedPVCRefCounts`` (``applyPVCRefCountDelta``; a count below zero makes it rebuild every list instead), while a
+    full rebuild counts the listed nodes. So a claim of a pod on a node the cache has no node object for (a
+    placeholder) is counted until the next full rebuild, which does not count it; through v1.36 the used-PVC set is
+    recomputed from the listed nodes whenever a cloned node's claims change (pkg/scheduler/backend/cache/cache.go,
+    read in v1.36.5 and v1.37.2). Found by running the suite on v1.37.2 (random.snapshot.seed1/seed2, step 26)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -139,6 +148,7 @@ V1_37: Final = VersionProfile(
     not_assumed_message=IS_NOT_ASSUMED_MESSAGE,
     node_operations_return_node_info=False,
     pod_level_resources=True,
+    incremental_pvc_ref_counts=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -154,6 +164,7 @@ PR_141745: Final = VersionProfile(
     node_operations_return_node_info=False,
     pod_level_resources=True,
     dispatcher_close_notifies=True,
+    incremental_pvc_ref_counts=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

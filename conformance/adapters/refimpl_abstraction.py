@@ -98,6 +98,7 @@ def abstract_snapshot(snapshot: Snapshot) -> SpecSnapshot:
         have_pods_with_required_anti_affinity_list=names(snapshot.have_pods_with_required_anti_affinity_node_info_list),
         used_pvc_set=frozenset(snapshot.used_pvc_set),
         generation=snapshot.generation,
+        used_pvc_ref_counts=FrozenMap(snapshot.used_pvc_ref_counts),
     )
 
 

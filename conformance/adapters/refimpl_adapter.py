@@ -29,7 +29,7 @@ from conformance.codec import (
     CodecError,
     decode_operation,
 )
-from conformance.observe import NOTHING_RETURNED, condition_json, metrics_json, nominating_json
+from conformance.observe import CALL_TYPES, NOTHING_RETURNED, condition_json, metrics_json, nominating_json
 from conformance.operations import UpdateMetrics
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.dispatcher import api_calls as ref
@@ -294,8 +294,10 @@ class RefimplAdapter:
             caller = queued.on_finish
             assert isinstance(caller, Caller)
             calls[uid] = {"caller": caller.number, "call": ref_call_json(queued.call)}
+        pending = self.queue.metrics.pending_calls()
         return {"fifo": list(state.fifo), "in_flight": sorted(state.in_flight), "closed": state.closed,
-                "calls": calls, "told": self.told[told_before:], "can_pop": self.can_pop(self.queue)}
+                "calls": calls, "told": self.told[told_before:], "can_pop": self.can_pop(self.queue),
+                "metrics": {"pending_calls": {t: pending.get(t, 0) for t in CALL_TYPES}}}
 
 
 AdapterFactory = Callable[[], Any]

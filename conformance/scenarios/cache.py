@@ -229,6 +229,16 @@ def snapshot_scenarios() -> list[Scenario]:
         sn("quirk.removed_and_readded_keeps_place", "Known violation: a node removed and re-added between two "
            "updates keeps its old place", [AddNode(node("a", "z1")), AddNode(node("b", "z2")), S,
            RemoveNode(node("a", "z1")), AddNode(node("a", "z1")), S], "quirk", "zones"),
+        sn("pvc_on_placeholder_counted_until_rebuild", "v1.37 counts the claims of a pod on a node the cache has no "
+           "node object for (refreshPVCRefCountsDelta) until the next full rebuild; earlier releases count the listed "
+           "nodes' claims only", [AddNode(node("a")), S, AddPod(Pod("p", node_name="x", pvc_claims=("data",))), S,
+           AddNode(node("b")), S], "pvc", "placeholder"),
+        sn("pvc_ghost_claims_subtracted_twice", "v1.37: RemoveNode subtracts a ghost's claims and removing its pod "
+           "subtracts them again; the count below zero makes UpdateSnapshot rebuild every list, which puts the list "
+           "back in node-tree order", [AddNode(node("a", "z1")), AddNode(node("b", "z2")), AddNode(node("g", "z1")),
+           AddPod(Pod("p", node_name="g", pvc_claims=("data",))), S, RemoveNode(node("g", "z1")), S,
+           RemoveNode(node("a", "z1")), AddNode(node("a", "z1")), S,
+           RemovePod(Pod("p", node_name="g", pvc_claims=("data",))), S], "pvc", "ghost", "zones"),
         sn("quirk.stale_image_counts", "An image's num_nodes in an unchanged snapshot NodeInfo is stale",
            [AddNode(node("a", images=(NGINX,))), S, AddNode(node("b", images=(NGINX,))), S], "quirk", "images"),
     ]
@@ -237,6 +247,7 @@ def snapshot_scenarios() -> list[Scenario]:
 UNSCHEDULABLE: Final = PodCondition("PodScheduled", "False", "Unschedulable", "0/3 nodes are available")
 ALREADY: Final = PodStatus(FrozenMap({"PodScheduled": UNSCHEDULABLE}))
 OVERRIDE: Final = NominatingInfo(NominatingMode.OVERRIDE, "n2")
+SCHEDULER_ERROR: Final = PodCondition("PodScheduled", "False", "SchedulerError", "binding failed")
 
 
 def patch(uid: str = "u1", condition: PodCondition | None = UNSCHEDULABLE, **fields: object) -> PodStatusPatchCall:
@@ -283,6 +294,11 @@ def dispatcher_scenarios() -> list[Scenario]:
            "sync"),
         ds("sync_leaves_executing_call", "Sync does not touch an executing call",
            [AddCall(patch("u1")), pop, SyncObject("u1", ALREADY), FinishCall("u1")], "sync", "in-flight"),
+        ds("no_op_sync_of_in_flight_kept", "A status patch waiting behind its object's in-flight call and synced to "
+           "a no-op is kept (syncObject: noOp && !inFlight), re-queued when the in-flight call finishes, and executed",
+           [AddCall(patch("u1")), pop, AddCall(patch("u1", SCHEDULER_ERROR)),
+            SyncObject("u1", PodStatus(FrozenMap({"PodScheduled": SCHEDULER_ERROR}))), FinishCall("u1"), pop,
+            FinishCall("u1")], "sync", "in-flight", "no-op"),
         ds("sync_unknown", "Sync of an unknown object changes nothing", [SyncObject("zz", PodStatus())], "sync"),
         ds("close", "Close: v1.35 tells no one; PR #141745 tells every tracked call and refuses later adds",
            [bind("a"), pop, bind("b"), close, bind("c"), close, FinishCall("a", "context canceled")], "close",

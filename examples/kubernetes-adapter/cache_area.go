@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"time"
@@ -43,7 +44,7 @@ type cacheArea struct {
 func newCacheArea(logger klog.Logger, ttl time.Duration) *cacheArea {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c := cache.New(ctx, ttl, nil)
+	c := newCache(ctx, ttl)   // cache.New with the arguments scheduler.New gives it in this release
 	metrics.CacheSize.Reset() // the gauge is process-global: a new cache starts unpublished (every value 0)
 	return &cacheArea{
 		logger: logger, cache: c, impl: cacheImpl(c), snapshot: cache.NewEmptySnapshot(),
@@ -126,15 +127,15 @@ func (a *cacheArea) apply(op string, raw json.RawMessage) (*framework.NodeInfo, 
 			return nil, requestError{err}
 		}
 		if exportedOnly {
-			return nil, a.cache.FinishBinding(a.logger, a.seePod(args.Pod)) // the deadline is time.Now()+TTL
+			return nil, exportedFinishBinding(a.cache, a.logger, a.seePod(args.Pod)) // the deadline is time.Now()+TTL
 		}
-		return nil, cacheFinishBinding(a.impl, a.logger, a.seePod(args.Pod), epoch.Add(time.Duration(args.Now)))
+		return nil, finishBinding(a.impl, a.logger, a.seePod(args.Pod), epoch.Add(time.Duration(args.Now)))
 	case "add_node":
 		var args nodeArgs
 		if err := strict(raw, &args, op); err != nil {
 			return nil, requestError{err}
 		}
-		return a.cache.AddNode(a.logger, a.seeNode(args.Node)), nil
+		return addNode(a.cache, a.logger, a.seeNode(args.Node)), nil
 	case "update_node":
 		var args nodePairArgs
 		if err := strict(raw, &args, op); err != nil {
@@ -144,7 +145,7 @@ func (a *cacheArea) apply(op string, raw json.RawMessage) (*framework.NodeInfo, 
 		if args.Old != nil {
 			old = a.seeNode(*args.Old)
 		}
-		return a.cache.UpdateNode(a.logger, old, a.seeNode(args.New)), nil
+		return updateNode(a.cache, a.logger, old, a.seeNode(args.New)), nil
 	case "remove_node":
 		var args nodeArgs
 		if err := strict(raw, &args, op); err != nil {
@@ -159,8 +160,7 @@ func (a *cacheArea) apply(op string, raw json.RawMessage) (*framework.NodeInfo, 
 		if exportedOnly {
 			return nil, unreachable("cleanupAssumedPods")
 		}
-		cacheCleanupAssumedPods(a.impl, a.logger, epoch.Add(time.Duration(args.Now)))
-		return nil, nil
+		return nil, cleanupAssumedPods(a.impl, a.logger, epoch.Add(time.Duration(args.Now)))
 	case "update_metrics":
 		if err := strict(raw, &noArgs{}, op); err != nil {
 			return nil, requestError{err}
@@ -203,9 +203,19 @@ var cacheErrorKinds = []struct {
 	{regexp.MustCompile(`^snapshot state is not consistent`), "SnapshotInconsistent"},                               // UpdateSnapshot
 }
 
+// unsupportedOperation is a step whose Kubernetes function this release does not have (finish_binding and
+// cleanup_assumed_pods from v1.36): the spec's UnsupportedOperation error.
+type unsupportedOperation struct{ message string }
+
+func (e unsupportedOperation) Error() string { return e.message }
+
 // cacheErrorKind names a cache error; an error no pattern matches is reported under its own text, so the
 // runner shows it as a divergence instead of the adapter guessing.
 func cacheErrorKind(err error) string {
+	var unsupported unsupportedOperation
+	if errors.As(err, &unsupported) {
+		return "UnsupportedOperation"
+	}
 	for _, k := range cacheErrorKinds {
 		if k.pattern.MatchString(err.Error()) {
 			return k.kind
@@ -350,13 +360,10 @@ func gauge(label string) int64 {
 func (a *cacheArea) observe(returned *framework.NodeInfo) map[string]any {
 	dump := a.cache.Dump()
 	nodes := map[string]any{}
-	recency := []string{}
 	for name, info := range dump.Nodes {
 		nodes[name] = nodeInfoJSON(info)
-		recency = append(recency, name)
 	}
-	// Newest generation first: generations are process-global, so only their order is observed.
-	sort.Slice(recency, func(i, j int) bool { return dump.Nodes[recency[i]].Generation > dump.Nodes[recency[j]].Generation })
+	recency := a.recency()
 	assumed := sortedKeys(dump.AssumedPods)
 	var returnedJSON any = "none"
 	if returned != nil {
@@ -372,6 +379,27 @@ func (a *cacheArea) observe(returned *framework.NodeInfo) map[string]any {
 		},
 		"returned": returnedJSON,
 	}
+}
+
+// recency is the cache's own most-recently-updated list: cacheImpl.headNode, then each item's next, named by the
+// key cacheImpl.nodes holds that item under (the items hold NodeInfos, whose Node() is nil for a node known only
+// from its pods). UpdateSnapshot walks this list; read only.
+func (a *cacheArea) recency() []string {
+	impl := reflect.NewAt(reflect.TypeOf(a.cache).Elem(), a.impl).Elem()
+	names := map[unsafe.Pointer]string{}
+	items := field(impl, "nodes")
+	for iter := items.MapRange(); iter.Next(); {
+		names[iter.Value().UnsafePointer()] = iter.Key().String()
+	}
+	out := []string{}
+	for item := field(impl, "headNode"); !item.IsNil(); item = field(pointee(item), "next") {
+		name, ok := names[item.UnsafePointer()]
+		if !ok || len(out) > items.Len() {
+			panic(fmt.Sprintf("the cache's recency list does not match cacheImpl.nodes after %v", out))
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 func sortedKeys[T any](set map[string]T) []string {

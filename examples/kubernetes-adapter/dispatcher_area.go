@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unsafe"
 
+	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,6 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
 	apicalls "k8s.io/kubernetes/pkg/scheduler/framework/api_calls"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 // parallelization is what the scheduler passes to apidispatcher.New (its Parallelism, 16 by default); v1.34.0's
@@ -39,10 +41,15 @@ type dispatcherArea struct {
 	// The *queuedAPICall each pop handed out, by UID, until its finish_call.
 	running map[types.UID]unsafe.Pointer
 	limiter limiter
+	// sent is what the real code sent to callers during the current step, in the order it sent it (collect).
+	sent [][]any
+	// overlap says why the order of two values could not be read, or is "" (see collect).
+	overlap string
 }
 
 func newDispatcherArea() *dispatcherArea {
 	d := apidispatcher.New(recordingClient{}, parallelization, apicalls.Relevances)
+	metrics.AsyncAPIPendingCalls.Reset() // the gauge is process-global: a new dispatcher starts at 0
 	return &dispatcherArea{
 		dispatcher: d,
 		queue:      field(reflect.ValueOf(d).Elem(), "callQueue").UnsafePointer(),
@@ -81,7 +88,7 @@ func (a *dispatcherArea) apply(op string, raw json.RawMessage) error {
 		onFinish := make(chan error, 8)
 		a.callerOf[onFinish] = len(a.callers)
 		a.callers = append(a.callers, onFinish)
-		return a.dispatcher.Add(call, fwk.APICallOptions{OnFinish: onFinish})
+		return a.dispatcher.Add(&observedCall{APICall: call, area: a}, fwk.APICallOptions{OnFinish: onFinish})
 	case "pop_call":
 		if err := strict(raw, &noArgs{}, op); err != nil {
 			return requestError{err}
@@ -90,7 +97,7 @@ func (a *dispatcherArea) apply(op string, raw json.RawMessage) error {
 			return unreachable("callQueue.pop")
 		}
 		if !a.canPop() {
-			return notEnabled{"the run loop cannot pop now (empty FIFO, closed, or every goroutine busy)"}
+			return notEnabled{"the run loop cannot pop now (pop would wait on an empty callsQueue, the dispatcher is closed, or acquire would wait for a goroutine)"}
 		}
 		// Run: acquire a goroutine (v1.34.0 only), pop, and start executing the call in that goroutine. Execute
 		// marks a status patch as executed first thing (Sync stops refreshing its base status); the request it
@@ -101,7 +108,7 @@ func (a *dispatcherArea) apply(op string, raw json.RawMessage) error {
 			return fmt.Errorf("callQueue.pop: %w", err)
 		}
 		call := a.queuedCall(popped)
-		_ = call.Execute(context.Background(), recordingClient{})
+		_ = call.Execute(context.Background(), recordingClient{}) // observedCall: the in-tree call's Execute
 		a.running[call.UID()] = popped
 		return nil
 	case "finish_call":
@@ -200,14 +207,72 @@ func (a *dispatcherArea) closed() bool {
 	return field(a.queueValue(), "closed").Bool()
 }
 
+// canPop is whether Run's loop pops now without waiting, read from the structures its calls wait on: Run stops once
+// the dispatcher is closed (Close cancels its context and closes the queue: the closed flag), v1.34's
+// goroutinesLimiter.acquire waits while every goroutine is taken (limiter.available), and callQueue.pop waits
+// while callsQueue.Len() == 0 (the ring's own Len).
 func (a *dispatcherArea) canPop() bool {
-	return len(a.fifo()) > 0 && !a.closed() && a.limiter.available()
+	queued := field(a.queueValue(), "callsQueue").Addr().MethodByName("Len").Call(nil)[0].Int()
+	return !a.closed() && a.limiter.available() && queued > 0
 }
 
 // queuedCall is the APICall embedded in the *queuedAPICall p (the struct type is apiCalls' element type).
 func (a *dispatcherArea) queuedCall(p unsafe.Pointer) fwk.APICall {
 	queuedType := field(a.queueValue(), "apiCalls").Type().Elem().Elem()
 	return field(reflect.NewAt(queuedType, p).Elem(), "APICall").Interface().(fwk.APICall)
+}
+
+// observedCall is the in-tree call as add_call hands it to Add: every method is the in-tree call's, and the ones
+// the call queue calls (CallType, UID, IsNoOp, Merge, Sync) first collect what was sent to callers so far. The
+// queue sends to a caller only under its lock, from merge, enqueue, syncObject (and sendOnFinish after finalize),
+// and between any two such sends it calls one of these methods (merge sends, then enqueue asks IsNoOp; syncObject
+// asks Sync and IsNoOp before removePending sends), so each collect finds at most one new value and the order
+// observed is the order sent. Merge passes the old call's in-tree call, as the in-tree Merge type-asserts it.
+type observedCall struct {
+	fwk.APICall
+	area *dispatcherArea
+}
+
+func (c *observedCall) CallType() fwk.APICallType { c.area.collect(); return c.APICall.CallType() }
+func (c *observedCall) UID() types.UID            { c.area.collect(); return c.APICall.UID() }
+func (c *observedCall) IsNoOp() bool              { c.area.collect(); return c.APICall.IsNoOp() }
+
+func (c *observedCall) Sync(obj metav1.Object) (metav1.Object, error) {
+	c.area.collect()
+	return c.APICall.Sync(obj)
+}
+
+func (c *observedCall) Merge(old fwk.APICall) error {
+	c.area.collect()
+	return c.APICall.Merge(inTree(old))
+}
+
+// inTree is the in-tree call inside an observedCall (or the call itself).
+func inTree(call fwk.APICall) fwk.APICall {
+	if observed, ok := call.(*observedCall); ok {
+		return observed.APICall
+	}
+	return call
+}
+
+// collect takes every value sent to a caller since the last collect into a.sent. Two values found at once could
+// not be ordered: the step then reports the overlap instead of an order the adapter would choose.
+func (a *dispatcherArea) collect() {
+	var found [][]any
+	for number, ch := range a.callers {
+		for drained := false; !drained; {
+			select {
+			case err := <-ch:
+				found = append(found, []any{number, outcomeKind(err)})
+			default:
+				drained = true
+			}
+		}
+	}
+	if len(found) > 1 && a.overlap == "" {
+		a.overlap = fmt.Sprintf("values %v were sent between two observation points; their order is unknown", found)
+	}
+	a.sent = append(a.sent, found...)
 }
 
 func (a *dispatcherArea) calls() map[string]any {
@@ -221,7 +286,7 @@ func (a *dispatcherArea) calls() map[string]any {
 		if !ok {
 			panic(fmt.Sprintf("the call for %s has an OnFinish channel no add_call made", iter.Key().String()))
 		}
-		call := field(queued, "APICall").Interface().(fwk.APICall)
+		call := inTree(field(queued, "APICall").Interface().(fwk.APICall))
 		out[iter.Key().String()] = map[string]any{"caller": caller, "call": callJSONOf(call)}
 	}
 	return out
@@ -236,6 +301,7 @@ func callJSONOf(call fwk.APICall) map[string]any {
 	case *apicalls.PodStatusPatchCall:
 		v := reflect.ValueOf(c).Elem()
 		status := field(v, "podStatus").Interface().(*v1.PodStatus)
+		newConditions := statusPatchConditions(v)
 		conditions := []any{}
 		sorted := append([]v1.PodCondition(nil), status.Conditions...)
 		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Type < sorted[j].Type })
@@ -248,8 +314,16 @@ func callJSONOf(call fwk.APICall) map[string]any {
 			"status":    map[string]any{"conditions": conditions, "nominated_node_name": status.NominatedNodeName},
 			"executed":  field(v, "executed").Bool(),
 		}
-		if condition := field(v, "newCondition").Interface().(*v1.PodCondition); condition != nil {
-			out["condition"] = conditionJSONOf(condition)
+		switch len(newConditions) {
+		case 0:
+		case 1:
+			out["condition"] = conditionJSONOf(newConditions[0])
+		default: // v1.37's merge keeps the old call's conditions of other types; the spec's call has one
+			all := []any{}
+			for _, condition := range newConditions {
+				all = append(all, conditionJSONOf(condition))
+			}
+			out["conditions"] = all
 		}
 		if info := field(v, "nominatingInfo").Interface().(*nominatingInfo); info != nil {
 			out["nominating_info"] = map[string]any{
@@ -265,28 +339,38 @@ func conditionJSONOf(c *v1.PodCondition) map[string]any {
 	return map[string]any{"type": string(c.Type), "status": string(c.Status), "reason": c.Reason, "message": c.Message}
 }
 
-// told drains every caller's channel: what the real code sent during this step. Within one step the code sends
-// to at most the old call's caller and then the new call's (merge, enqueue), or to one caller (finalize,
-// syncObject), and an older call always has the lower caller number, so caller order is send order.
+// told is what the real code sent to callers during this step, in the order sent (collect), and resets it.
 func (a *dispatcherArea) told() [][]any {
-	out := [][]any{}
-	for number, ch := range a.callers {
-		for drained := false; !drained; {
-			select {
-			case err := <-ch:
-				out = append(out, []any{number, outcomeKind(err)})
-			default:
-				drained = true
-			}
+	a.collect()
+	out := a.sent
+	if out == nil {
+		out = [][]any{}
+	}
+	a.sent = nil
+	return out
+}
+
+// pendingGauge is scheduler_pending_async_api_calls per call type, as the call queue's code sets it.
+func pendingGauge() map[string]any {
+	out := map[string]any{}
+	for _, callType := range []fwk.APICallType{apicalls.PodBinding, apicalls.PodStatusPatch} {
+		var m dto.Metric
+		if err := metrics.AsyncAPIPendingCalls.WithLabelValues(string(callType)).Write(&m); err != nil {
+			panic(fmt.Sprintf("reading pending_async_api_calls{call_type=%q}: %v", callType, err))
 		}
+		out[string(callType)] = int64(m.GetGauge().GetValue())
 	}
 	return out
 }
 
 func (a *dispatcherArea) observe() map[string]any {
+	told := a.told()
+	if a.overlap != "" {
+		panic(a.overlap)
+	}
 	return map[string]any{
 		"fifo": a.fifo(), "in_flight": a.inFlight(), "closed": a.closed(), "calls": a.calls(),
-		"told": a.told(), "can_pop": a.canPop(),
+		"told": told, "can_pop": a.canPop(), "metrics": map[string]any{"pending_calls": pendingGauge()},
 	}
 }
 

@@ -13,32 +13,31 @@ package main
 //   - (*cacheImpl).finishBinding(logger, pod, now): the exported FinishBinding is exactly this with time.Now().
 //   - (*cacheImpl).cleanupAssumedPods(logger, now): the body of the cache's 1 s background loop (cache.run),
 //     which New starts with time.Now(); the adapter stops that loop instead (see newCacheArea).
+//     Both exist up to v1.35 (PR #136204 removed them): release_v1_34.go and release_v1_35.go link them.
+//   - (*goroutinesLimiter).acquire() and release(): v1.34's Run limiter (release_v1_34.go).
 //   - (*cacheImpl).updateMetrics(): publishes scheduler_cache_size; only cleanupAssumedPods calls it.
 //   - (*callQueue).pop(), (*callQueue).finalize(call), (*queuedAPICall).sendOnFinish(err): what
 //     APIDispatcher.Run's loop and its per-call goroutines do; Run itself pops eagerly in a goroutine, so a
 //     vector could not say when a call is popped or finishes.
 //
+// Every declared signature is checked against the Go source of the release being built: linkname_test.go
+// type-checks the linked packages and fails if a target is gone or its parameters or results changed (the linker
+// checks names only; a changed signature would otherwise corrupt memory instead of failing). The Makefile runs
+// it before each build.
+//
 // State. Observations read unexported fields with reflect (read only, never written): the call queue's
-// apiCalls, callsQueue, inFlightEntities and closed, and the in-tree calls' fields (PodStatusPatchCall's
-// podStatus, newCondition, nominatingInfo, executed; PodBindingCall's binding). Everything the cache exports
-// is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers (see cache_area.go).
+// apiCalls, callsQueue, inFlightEntities and closed, the in-tree calls' fields (PodStatusPatchCall's
+// podStatus, newCondition(s), nominatingInfo, executed; PodBindingCall's binding), and the cache's recency list
+// (cacheImpl.headNode and the items' next pointers, named through cacheImpl.nodes). Everything else the cache
+// exports is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers (cache_area.go).
 
 import (
 	"fmt"
 	"reflect"
-	"time"
 	"unsafe"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 )
-
-//go:linkname cacheFinishBinding k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).finishBinding
-func cacheFinishBinding(c unsafe.Pointer, logger klog.Logger, pod *v1.Pod, now time.Time) error
-
-//go:linkname cacheCleanupAssumedPods k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).cleanupAssumedPods
-func cacheCleanupAssumedPods(c unsafe.Pointer, logger klog.Logger, now time.Time)
 
 //go:linkname cacheUpdateMetrics k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).updateMetrics
 func cacheUpdateMetrics(c unsafe.Pointer)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
@@ -188,6 +189,15 @@ func serve(in io.Reader, out io.Writer, s *server) error {
 	}
 }
 
+// enableGates turns on what the dispatcher area is the code of: SchedulerAsyncAPICalls is beta and off by default
+// in v1.34 and again from v1.35.x (kube_features.go of v1.35.8, v1.36.5 and v1.37.2 lists only the v1.34 entry;
+// v1.35.0 had it on), and with it off the scheduler makes no API dispatcher and metrics.Register leaves
+// pending_async_api_calls unregistered (it would read 0). The adapter runs it as a cluster started with
+// --feature-gates=SchedulerAsyncAPICalls=true does; the cache does not read the gate.
+func enableGates() error {
+	return utilfeature.DefaultMutableFeatureGate.Set("SchedulerAsyncAPICalls=true")
+}
+
 func main() {
 	verbosity := flag.Int("v", -1, "log the Kubernetes code's klog output at this verbosity to stderr (-1: none)")
 	flag.BoolVar(&exportedOnly, "exported-only", false, "call only exported functions; refuse operations that need others")
@@ -202,6 +212,10 @@ func main() {
 		klog.SetLogger(logr.Discard()) // klog's global functions (FlushAndExit's flush) log nowhere either
 	}
 	klog.OsExit = func(code int) { panic(exitCalled{code}) }
+	if err := enableGates(); err != nil {
+		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)
+		os.Exit(1)
+	}
 	metrics.Register() // scheduler_cache_size exists only once the scheduler's metrics are registered
 	if err := serve(os.Stdin, os.Stdout, &server{logger: logger}); err != nil {
 		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)

@@ -360,7 +360,7 @@ func (c callJSON) toCall() (fwk.APICall, error) {
 			}
 			info = &nominatingInfo{NominatedNodeName: c.NominatingInfo.NominatedNodeName, NominatingMode: mode}
 		}
-		return apicalls.Implementations.PodStatusPatch(podForStatus(c.UID, c.Status.toStatus()), condition, info), nil
+		return newStatusPatch(podForStatus(c.UID, c.Status.toStatus()), condition, info), nil
 	}
 	return nil, fmt.Errorf("unknown call_type %q", c.CallType)
 }

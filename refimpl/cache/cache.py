@@ -106,6 +106,8 @@ class Cache:
         self._nodes = NodeInfoList()  # NodeInfos by name, placeholders and ghosts included
         self._node_tree = NodeTree()  # names of the nodes received, by zone
         self._image_states = ImageStates()
+        self._pvc_delta: dict[str, int] | None = {} if profile.incremental_pvc_ref_counts else None
+        """v1.37: ``pvcRefCountsDelta``, the change of the NodeInfos' claim counts since the last snapshot update."""
         self.metrics = CacheMetrics()
         self._hook: OperationHook | None = None
         self._checked: PodInfo | None = None
@@ -184,7 +186,12 @@ class Cache:
             item = self._nodes.add(name, NodeInfo(self._generations))
         if info is None or info.pod is not pod:  # an internal caller: no PodInfo was built at the boundary
             info = PodInfo(pod, pod_level_resources=self._pod_level_resources)
-        item.info.add_pod_info(info)
+        if self._pvc_delta is not None:  # refreshPVCRefCountsDelta(n.info, -1), then +1 after the change
+            before = dict(item.info.pvc_ref_counts)
+            item.info.add_pod_info(info)
+            self._refresh_pvc_delta(before, item.info.pvc_ref_counts)
+        else:
+            item.info.add_pod_info(info)
         self._nodes.move_to_head(name)
         self._pod_states[key] = PodState(pod)
         if assume:
@@ -201,13 +208,27 @@ class Cache:
         item = self._nodes.get(name)
         if item is not None:
             info = item.info
-            info.remove_pod(pod)
+            if self._pvc_delta is not None:
+                before = dict(info.pvc_ref_counts)
+                info.remove_pod(pod)  # on an error the counts are unchanged: nothing to add
+                self._refresh_pvc_delta(before, info.pvc_ref_counts)
+            else:
+                info.remove_pod(pod)
             if not info.pods and info.node is None:
                 self._nodes.remove(name)
             else:
                 self._nodes.move_to_head(name)
         self._pod_states.pop(key, None)
         self._assumed_pods.discard(key)
+
+    def _refresh_pvc_delta(self, before: dict[str, int], after: dict[str, int]) -> None:
+        """``refreshPVCRefCountsDelta``: add the change from ``before`` to ``after`` to the delta (v1.37)."""
+        delta = self._pvc_delta
+        assert delta is not None
+        for key, count in before.items():
+            delta[key] = delta.get(key, 0) - count
+        for key, count in after.items():
+            delta[key] = delta.get(key, 0) + count
 
     def _update_pod(self, old: Pod, new: Pod) -> None:
         """``updatePod``: ``removePod(old)`` then ``addPod(new)`` as added."""
@@ -430,6 +451,8 @@ class Cache:
             item = self._nodes.get(node.name)
             if item is None:
                 raise CacheError(ErrorKind.NODE_NOT_FOUND, f"node {node.name} is not found")
+            if self._pvc_delta is not None:  # v1.37: "only subtract the PVCRefCount into the delta map"
+                self._refresh_pvc_delta(item.info.pvc_ref_counts, {})
             item.info.remove_node()
             if not item.info.pods:
                 self._nodes.remove(node.name)
@@ -450,7 +473,9 @@ class Cache:
         check_snapshot(snapshot, "update_snapshot: snapshot")
         with self._lock:
             self._admit("update_snapshot", snapshot)
-            snapshots.update_snapshot(self._nodes, self._node_tree, snapshot, self._image_states.version)
+            snapshots.update_snapshot(
+                self._nodes, self._node_tree, snapshot, self._image_states.version, self._pvc_delta
+            )
 
     # ========================================================================================
     # Expiry, metrics and the background worker

@@ -31,7 +31,7 @@ class Snapshot:
 
     __slots__ = ("epoch", "generation", "have_pods_with_affinity_node_info_list",
                  "have_pods_with_required_anti_affinity_node_info_list", "node_info_list", "node_info_map",
-                 "refreshed", "refreshed_lost", "used_pvc_set")
+                 "refreshed", "refreshed_lost", "used_pvc_ref_counts", "used_pvc_set")
 
     def __init__(self) -> None:
         """``NewEmptySnapshot()``."""
@@ -41,6 +41,9 @@ class Snapshot:
         self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
         self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
         self.used_pvc_set: set[str] = set()
+        self.used_pvc_ref_counts: dict[str, int] = {}
+        """v1.37 (``incremental_pvc_ref_counts``): ``usedPVCRefCounts``, positive counts by claim; then
+        :attr:`used_pvc_set` is its keys."""
         self.generation = 0
         """The generation of the cache's most recently updated NodeInfo at the last update."""
         self.epoch = object()
@@ -85,13 +88,20 @@ class Snapshot:
 
 
 def update_snapshot(
-    nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot, image_version: int | None = None
+    nodes: NodeInfoList,
+    tree: NodeTree,
+    snapshot: Snapshot,
+    image_version: int | None = None,
+    pvc_delta: dict[str, int] | None = None,
 ) -> None:
     """``UpdateSnapshot`` (the caller holds the cache lock): bring ``snapshot`` up to date with the cache.
 
     ``image_version`` is the cache's image-state version (see ``NodeInfo.snapshot``); None makes every clone check
     its image summaries. A changed entry is found by its list item's name, which is the node's name (the ``nodes``
-    map is keyed by it), so the Node object itself is not read.
+    map is keyed by it), so the Node object itself is not read. ``pvc_delta`` is the cache's ``pvcRefCountsDelta``
+    in a profile with ``incremental_pvc_ref_counts`` (v1.37; None before): without a full rebuild it is added to
+    the snapshot's counts (``applyPVCRefCountDelta``; a count below zero forces a full rebuild), a full rebuild
+    recounts the listed nodes, and either clears it.
 
     Fails with ``SnapshotInconsistent`` when the node list and the node tree then differ in length; the lists
     have been fully rebuilt by then, for the next cycle.
@@ -131,7 +141,7 @@ def update_snapshot(
                 update_affinity = True
             if (was_empty ^ now_empty) & EMPTY_ANTI_AFFINITY:
                 update_anti_affinity = True
-            if not update_pvc and not was_empty & now_empty & EMPTY_PVCS:
+            if pvc_delta is None and not update_pvc and not was_empty & now_empty & EMPTY_PVCS:
                 new_pvcs = existing.pvc_ref_counts
                 update_pvc = len(old_pvcs) != len(new_pvcs) or any(key not in old_pvcs for key in new_pvcs)
         item = item.next
@@ -140,16 +150,37 @@ def update_snapshot(
     if len(node_info_map) > tree.num_nodes:
         remove_deleted_nodes_from_snapshot(nodes, tree, snapshot)
         update_all = True
+    if pvc_delta is not None and not update_all and not apply_pvc_ref_count_delta(snapshot, pvc_delta):
+        update_all = True  # Kubernetes logs "rebuilding node snapshot due to unexpected error ..."
     if update_all or update_affinity or update_anti_affinity or update_pvc:
-        update_node_info_snapshot_list(tree, snapshot, update_all)
+        update_node_info_snapshot_list(tree, snapshot, update_all, pvc_delta)
     if len(snapshot.node_info_list) != tree.num_nodes:
         message = (
             f"snapshot state is not consistent, length of NodeInfoList={len(snapshot.node_info_list)} "
             f"not equal to length of nodes in tree={tree.num_nodes} , length of NodeInfoMap={len(node_info_map)}, "
             f"length of nodes in cache={len(nodes)}, trying to recover"
         )
-        update_node_info_snapshot_list(tree, snapshot, True)
+        update_node_info_snapshot_list(tree, snapshot, True, pvc_delta)
         raise CacheError(ErrorKind.SNAPSHOT_INCONSISTENT, message)
+
+
+def apply_pvc_ref_count_delta(snapshot: Snapshot, pvc_delta: dict[str, int]) -> bool:
+    """``applyPVCRefCountDelta``: add the delta to the snapshot's counts, dropping claims that reach zero, and clear
+    it; False, with the delta kept, when a count goes below zero (the caller then rebuilds every list, which
+    recounts)."""
+    counts = snapshot.used_pvc_ref_counts
+    for key, delta in pvc_delta.items():
+        count = counts.get(key, 0) + delta
+        if count <= 0:
+            counts.pop(key, None)
+            snapshot.used_pvc_set.discard(key)
+            if count < 0:
+                return False
+        else:
+            counts[key] = count
+            snapshot.used_pvc_set.add(key)
+    pvc_delta.clear()
+    return True
 
 
 def remove_deleted_nodes_from_snapshot(nodes: NodeInfoList, tree: NodeTree, snapshot: Snapshot) -> None:
@@ -170,9 +201,12 @@ def remove_deleted_nodes_from_snapshot(nodes: NodeInfoList, tree: NodeTree, snap
         snapshot.epoch = object()  # Every entry a list item remembers must be looked up again.
 
 
-def update_node_info_snapshot_list(tree: NodeTree, snapshot: Snapshot, update_all: bool) -> None:
+def update_node_info_snapshot_list(
+    tree: NodeTree, snapshot: Snapshot, update_all: bool, pvc_delta: dict[str, int] | None = None
+) -> None:
     """``updateNodeInfoSnapshotList``: recompute the affinity lists and the used PVCs, and the node list if
-    ``update_all`` (in node-tree order, skipping names the map lacks, which Kubernetes only logs)."""
+    ``update_all`` (in node-tree order, skipping names the map lacks, which Kubernetes only logs). With a
+    ``pvc_delta`` (v1.37) the claims are recounted only if ``update_all``, which clears the delta."""
     with_affinity: list[NodeInfo] = []
     with_anti_affinity: list[NodeInfo] = []
     used_pvcs: set[str] = set()
@@ -192,4 +226,13 @@ def update_node_info_snapshot_list(tree: NodeTree, snapshot: Snapshot, update_al
         used_pvcs.update(info.pvc_ref_counts)
     snapshot.have_pods_with_affinity_node_info_list = with_affinity
     snapshot.have_pods_with_required_anti_affinity_node_info_list = with_anti_affinity
-    snapshot.used_pvc_set = used_pvcs
+    if pvc_delta is None:
+        snapshot.used_pvc_set = used_pvcs
+    elif update_all:
+        counts: dict[str, int] = {}
+        for info in snapshot.node_info_list:
+            for key, count in info.pvc_ref_counts.items():
+                counts[key] = counts.get(key, 0) + count
+        snapshot.used_pvc_ref_counts = counts
+        snapshot.used_pvc_set = set(counts)
+        pvc_delta.clear()

@@ -84,6 +84,12 @@ class CacheState:
     """The last value of the global generation counter (``nextGeneration``)."""
     next_image_serial: int = 0
     metrics: CacheSizeMetrics = CacheSizeMetrics()
+    pvc_ref_counts_total: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    """Profiles with ``incremental_pvc_ref_counts``: the sum of every change ``refreshPVCRefCountsDelta`` has added to
+    ``pvcRefCountsDelta`` (zero entries dropped). Kubernetes clears its delta in each ``UpdateSnapshot``; the spec's
+    update leaves the cache unchanged, so the snapshot keeps the sum it last consumed
+    (:attr:`spec.cache.snapshot.Snapshot.pvc_ref_counts_consumed`) and the delta is the difference: the same value for
+    the one snapshot a scheduler keeps per cache."""
 
 
 def new_cache(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> CacheState:
@@ -218,6 +224,24 @@ def _remove_node_info_from_list(state: CacheState, name: str) -> CacheState:
     )
 
 
+def _refresh_pvc_ref_counts_delta(
+    state: CacheState, before: FrozenMap[str, int], after: FrozenMap[str, int]
+) -> CacheState:
+    """``refreshPVCRefCountsDelta(before, -1)`` and ``(after, +1)`` around a NodeInfo change: add the change of its
+    ``PVCRefCounts`` to the delta (only in profiles with ``incremental_pvc_ref_counts``).
+
+    Kubernetes: `cacheImpl.refreshPVCRefCountsDelta` (pkg/scheduler/backend/cache/cache.go, v1.37)
+    """
+    if not state.profile.incremental_pvc_ref_counts:
+        return state
+    total = dict(state.pvc_ref_counts_total)
+    for key, count in before.items():
+        total[key] = total.get(key, 0) - count
+    for key, count in after.items():
+        total[key] = total.get(key, 0) + count
+    return replace(state, pvc_ref_counts_total=FrozenMap({k: v for k, v in total.items() if v != 0}))
+
+
 def _add_pod(state: CacheState, pod: Pod, assume: bool) -> CacheState:
     """``addPod``: charge the pod to ``pod.node_name``, creating a placeholder NodeInfo if needed.
 
@@ -229,9 +253,9 @@ def _add_pod(state: CacheState, pod: Pod, assume: bool) -> CacheState:
         state, generation = _next_generation(state)
         state = replace(state, nodes=state.nodes.set(name, nodeinfo.new_node_info(generation)))
     state, generation = _next_generation(state)
-    info = nodeinfo.add_pod(
-        state.nodes[name], pod, generation, pod_level_resources=state.profile.pod_level_resources
-    )
+    before = state.nodes[name]
+    info = nodeinfo.add_pod(before, pod, generation, pod_level_resources=state.profile.pod_level_resources)
+    state = _refresh_pvc_ref_counts_delta(state, before.pvc_ref_counts, info.pvc_ref_counts)
     state = _move_node_info_to_head(replace(state, nodes=state.nodes.set(name, info)), name)
     return replace(
         state,
@@ -263,6 +287,7 @@ def _remove_pod(state: CacheState, pod: Pod) -> CacheState:
             after = replace(state, nodes=state.nodes.set(name, error.info_after))
             raise CacheErrorAfterChange(error.kind, error.message, after) from None
         state = replace(state, generation=generation, nodes=state.nodes.set(name, updated))
+        state = _refresh_pvc_ref_counts_delta(state, info.pvc_ref_counts, updated.pvc_ref_counts)
         if len(updated.pods) == 0 and updated.node is None:
             state = _remove_node_info_from_list(state, name)
         else:
@@ -512,8 +537,9 @@ def remove_node(state: CacheState, node: Node) -> CacheState:
     """``RemoveNode``: the informer reports a node deleted.
 
     A NodeInfo with no pods is deleted; one with pods stays as a *ghost* (node None) because the
-    pods' delete events may still be on their way. Then the node leaves the tree and its images
-    (as listed by *this* node object) are released. Fails with ``NodeNotFound`` (no change), or
+    pods' delete events may still be on their way (v1.37 first subtracts the node's PVC counts from the delta,
+    so a later removal of one of those pods subtracts its claims a second time). Then the node leaves the tree
+    and its images (as listed by *this* node object) are released. Fails with ``NodeNotFound`` (no change), or
     with ``NodeNotInTree`` after the NodeInfo has already been changed
     (:class:`CacheErrorAfterChange`; reached when the object's zone is not the cached one, or
     on a second removal of a ghost).
@@ -523,6 +549,8 @@ def remove_node(state: CacheState, node: Node) -> CacheState:
     info = state.nodes.get(node.name)
     if info is None:
         raise CacheError(ErrorKind.NODE_NOT_FOUND, f"node {node.name} is not found")
+    # v1.37: "only subtract the PVCRefCount into the delta map" (the node's pods stay on the ghost)
+    state = _refresh_pvc_ref_counts_delta(state, info.pvc_ref_counts, FrozenMap())
     state, generation = _next_generation(state)
     state = replace(state, nodes=state.nodes.set(node.name, nodeinfo.remove_node(info, generation)))
     if len(info.pods) == 0:

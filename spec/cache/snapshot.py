@@ -24,7 +24,7 @@ from spec.cache.nodeinfo import NodeInfo
 from spec.cache.nodetree import go_quote, list_nodes
 from spec.errors import CacheError, ErrorKind
 from spec.frozenmap import FrozenMap
-from spec.valuetypes import cached_hash
+from spec.valuetypes import cached_hash, replace
 
 
 @cached_hash
@@ -39,9 +39,16 @@ class Snapshot:
     """The nodes of ``node_info_list`` with pods that have (anti-)affinity, in list order."""
     have_pods_with_required_anti_affinity_list: tuple[str, ...] = ()
     used_pvc_set: frozenset[str] = frozenset()
-    """``namespace/claim`` keys of the PVCs used by pods on the listed nodes."""
+    """``namespace/claim`` keys of the PVCs used by pods on the listed nodes (v1.37: the keys of
+    ``used_pvc_ref_counts``)."""
     generation: int = 0
     """The cache generation this snapshot is up to date with."""
+    used_pvc_ref_counts: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    """Profiles with ``incremental_pvc_ref_counts``: ``usedPVCRefCounts``, positive counts by claim key."""
+    pvc_ref_counts_consumed: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    """Profiles with ``incremental_pvc_ref_counts``: the cache's
+    :attr:`~spec.cache.cache.CacheState.pvc_ref_counts_total`
+    when this snapshot last took the delta (Kubernetes then cleared ``pvcRefCountsDelta``)."""
 
 
 EMPTY_SNAPSHOT = Snapshot()
@@ -108,13 +115,57 @@ def _rebuild_lists(cache: CacheState, snapshot: Snapshot, update_all: bool) -> S
         order = tuple(name for name in list_nodes(cache.node_tree) if name in m)
     else:
         order = snapshot.node_info_list
-    return Snapshot(
+    rebuilt = Snapshot(
         node_info_map=m,
         node_info_list=order,
         have_pods_with_affinity_list=tuple(n for n in order if m[n].pods_with_affinity),
         have_pods_with_required_anti_affinity_list=tuple(n for n in order if m[n].pods_with_required_anti_affinity),
         used_pvc_set=frozenset(key for n in order for key in m[n].pvc_ref_counts),
         generation=snapshot.generation,
+    )
+    if not cache.profile.incremental_pvc_ref_counts:
+        return rebuilt
+    if not update_all:  # v1.37 rebuilds the affinity lists only; the counts are the delta's
+        return replace(
+            rebuilt,
+            used_pvc_set=snapshot.used_pvc_set,
+            used_pvc_ref_counts=snapshot.used_pvc_ref_counts,
+            pvc_ref_counts_consumed=snapshot.pvc_ref_counts_consumed,
+        )
+    counts: dict[str, int] = {}
+    for name in order:
+        for key, count in m[name].pvc_ref_counts.items():
+            counts[key] = counts.get(key, 0) + count
+    return replace(  # "reset the deltas if update all"
+        rebuilt, used_pvc_ref_counts=FrozenMap(counts), pvc_ref_counts_consumed=cache.pvc_ref_counts_total
+    )
+
+
+def _apply_pvc_ref_count_delta(cache: CacheState, snapshot: Snapshot) -> Snapshot | None:
+    """``applyPVCRefCountDelta``: add the delta since the snapshot last took it to its counts, dropping the claims
+    that reach zero; None if a count goes below zero (Kubernetes then logs the error and rebuilds every list, which
+    recounts and clears the delta, so the keys it had already applied do not matter).
+
+    Kubernetes: `cacheImpl.applyPVCRefCountDelta` (pkg/scheduler/backend/cache/cache.go, v1.37)
+    """
+    counts = dict(snapshot.used_pvc_ref_counts)
+    consumed = snapshot.pvc_ref_counts_consumed
+    for key in sorted(set(cache.pvc_ref_counts_total) | set(consumed)):
+        delta = cache.pvc_ref_counts_total.get(key, 0) - consumed.get(key, 0)
+        if delta == 0:
+            continue
+        count = counts.get(key, 0) + delta
+        if count < 0:
+            return None
+        if count == 0:
+            counts.pop(key, None)
+        else:
+            counts[key] = count
+    return replace(
+        snapshot,
+        used_pvc_ref_counts=FrozenMap(counts),
+        used_pvc_set=frozenset(counts),
+        pvc_ref_counts_consumed=cache.pvc_ref_counts_total,
     )
 
 
@@ -143,7 +194,9 @@ def update_snapshot(cache: CacheState, snapshot: Snapshot) -> Snapshot:
        node is new and whether the affinity lists or the PVC set must be recomputed.
     2. Take the generation of the most recently updated NodeInfo.
     3. If the map holds more nodes than the tree, remove the ones no longer live (full rebuild).
-    4. Recompute the lists if anything above asked for it.
+    4. v1.37 (``incremental_pvc_ref_counts``): without a full rebuild, apply the PVC reference-count delta; a count
+       below zero asks for a full rebuild instead.
+    5. Recompute the lists if anything above asked for it (a full rebuild recounts the claims).
 
     Fails with :class:`SnapshotInconsistent`, carrying a fully rebuilt snapshot, when the list
     and the tree then differ in length.
@@ -177,14 +230,15 @@ def update_snapshot(cache: CacheState, snapshot: Snapshot) -> Snapshot:
     if len(m) > cache.node_tree.num_nodes:
         _remove_deleted_nodes(cache, m)
         update_all = True
-    updated = Snapshot(
-        FrozenMap(m),
-        snapshot.node_info_list,
-        snapshot.have_pods_with_affinity_list,
-        snapshot.have_pods_with_required_anti_affinity_list,
-        snapshot.used_pvc_set,
-        generation,
-    )
+    updated = replace(snapshot, node_info_map=FrozenMap(m), generation=generation)
+    if cache.profile.incremental_pvc_ref_counts:
+        update_pvc = False  # v1.37 has no such flag: the delta is applied instead
+        if not update_all:
+            applied = _apply_pvc_ref_count_delta(cache, updated)
+            if applied is None:
+                update_all = True  # "rebuilding node snapshot due to unexpected error from refreshing PVC ref counts"
+            else:
+                updated = applied
     if update_all or update_affinity or update_anti_affinity or update_pvc:
         updated = _rebuild_lists(cache, updated, update_all)
     tree_size = cache.node_tree.num_nodes

@@ -1,8 +1,9 @@
 """The result table of Kubernetes' own code in docs/conformance.md, from runs of examples/kubernetes-adapter.
 
-``python -m tests.conformance.kubernetes_results`` builds the adapter for v1.35.0 and v1.34.0 (needs Go), runs each
-on every vector with its expected-failures file, as ``make conform-kubernetes`` does, and prints the table; a test
-checks the docs hold it.
+``python -m tests.conformance.kubernetes_results`` builds the adapter for every release of
+examples/kubernetes-adapter/releases.txt (needs Go), runs each on every vector with its expected-failures file, as
+``make conform-kubernetes`` does, and prints one table per release; a test checks the docs hold the table of each
+release whose build is warm in Go's build cache (the default release's always).
 """
 
 from __future__ import annotations
@@ -24,11 +25,34 @@ from conformance.runner import (
 )
 
 ADAPTER: Final = Path(__file__).resolve().parents[2] / "examples" / "kubernetes-adapter"
-BUILDS: Final = {
-    "v1.35": ("v1.35.0", ()),
-    "v1.34": ("v1.34.0", ("-modfile=go.v1.34.mod", "-tags", "k8s_v1_34")),
-}
-"""Profile: (Kubernetes version, the go build flags that select it)."""
+
+
+def read_releases(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """releases.txt: profile -> (Kubernetes version, the go build flags that select it), the default first. Fails
+    with ``ValueError`` naming a line that is not ``profile version tag modfile``."""
+    releases: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 4:
+            raise ValueError(f"releases.txt line {number}: expected 'profile version tag modfile', got {line!r}")
+        profile, version, tag, modfile = fields
+        releases[profile] = (version, (f"-modfile={modfile}", *(() if tag == "-" else ("-tags", tag))))
+    return releases
+
+
+BUILDS: Final = read_releases((ADAPTER / "releases.txt").read_text())
+"""Profile: (Kubernetes version, the go build flags that select it), the default release first."""
+DEFAULT: Final = next(iter(BUILDS))
+
+
+def is_warm(profile: str) -> bool:
+    """Whether Go's build cache holds the release's Kubernetes packages (a build then only links)."""
+    done = subprocess.run(["go", "list", *BUILDS[profile][1], "-f", "{{.Stale}}",
+                           "k8s.io/kubernetes/pkg/scheduler/backend/cache"], cwd=ADAPTER, capture_output=True,
+                          text=True, timeout=600)
+    return done.returncode == 0 and done.stdout.strip() == "false"
 
 
 def build(profile: str, directory: Path) -> Path:
@@ -52,7 +76,8 @@ def run(profile: str, binary: Path) -> list[VectorResult]:
 
 def results_markdown(runs: dict[str, Sequence[VectorResult]]) -> str:
     """Per area and build: vectors passed, failed as expected, and not applicable (they hold for other profiles
-    only, or the area is not driven). Fails with ``ValueError`` if a run has a failure, an error or a stale entry."""
+    only, or the area is not driven). Fails with ``ValueError`` if a run has a failure, an error or a stale entry.
+    The docs hold one such table per release (``runs`` of one build)."""
     counts: dict[str, Counter[tuple[str, Outcome]]] = {}
     for profile, results in runs.items():
         bad = [f"{r.id}: {r.outcome.value} {r.detail}" for r in results
@@ -75,8 +100,8 @@ def results_markdown(runs: dict[str, Sequence[VectorResult]]) -> str:
 
 
 def measure(directory: Path) -> str:
-    """Build and run both, and render the table."""
-    return results_markdown({profile: run(profile, build(profile, directory)) for profile in BUILDS})
+    """Build and run every release, and render one table per release."""
+    return "\n".join(results_markdown({profile: run(profile, build(profile, directory))}) for profile in BUILDS)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""The Go adapter over Kubernetes v1.35.0's own cache and call queue (examples/kubernetes-adapter) speaks the protocol.
+"""The Go adapter over Kubernetes' own cache and call queue (examples/kubernetes-adapter) speaks the protocol.
 
-Where ``go`` is installed, the adapter is built (the k8s.io modules come from the Go module cache, or the module
-proxy) and run on a few vectors covering every path of the protocol: TTL expiry through the linked cleanup, the
-node tree, the snapshot, a klog.FlushAndExit and a nil dereference answered as ``fatal``, and the call queue popped
-and finished step by step. Both builds (v1.35.0, v1.34.0) then run every vector, as ``make conform-kubernetes`` does,
-and the result table in docs/conformance.md must be theirs. The expected-failures files are checked without Go.
+Where ``go`` is installed, the default release's adapter (releases.txt's first line) is built (the k8s.io modules
+come from the Go module cache, or the module proxy) and run on a few vectors covering every path of the protocol:
+TTL expiry through the linked cleanup, the node tree, the snapshot, a klog.FlushAndExit and a nil dereference
+answered as ``fatal``, and the call queue popped and finished step by step. Each release then runs every vector, as
+``make conform-kubernetes`` does, and its result table in docs/conformance.md must be its own: the default release
+always, the others when Go's build cache is warm for them (a cold build takes minutes; ``make conform-kubernetes``
+warms it). The releases file and the expected-failures files are checked without Go.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from conformance.protocol import hello_request
 from conformance.runner import EXIT_OK, judge_step, read_expected_failures
 from conformance.sessions import SubprocessSession
 from tests.conformance.cli import ksspec
-from tests.conformance.kubernetes_results import ADAPTER, BUILDS, build, results_markdown, run
+from tests.conformance.kubernetes_results import ADAPTER, BUILDS, DEFAULT, build, is_warm, results_markdown, run
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 EXPECTED_FAILURES = sorted(ADAPTER.glob("expected-failures-*.txt"))
@@ -45,15 +47,15 @@ needs_go = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Both adapters, built once (the k8s.io packages compile once into Go's build cache, shared with make)."""
-    directory = tmp_path_factory.mktemp("kubernetes-adapter")
-    return {profile: build(profile, directory) for profile in BUILDS}
+def build_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("kubernetes-adapter")
 
 
 @pytest.fixture(scope="module")
-def adapter(builds: dict[str, Path]) -> str:
-    return str(builds["v1.35"])
+def adapter(build_directory: Path) -> str:
+    """The default release's adapter, built once (the k8s.io packages compile once into Go's build cache, shared
+    with make)."""
+    return str(build(DEFAULT, build_directory))
 
 
 @needs_go
@@ -80,7 +82,7 @@ def test_the_adapter_reports_what_kubernetes_does_not_what_a_vector_expects(
         hello = session.request(hello_request(1))
         assert hello["capabilities"] == {"areas": ["cache", "snapshot", "node_tree", "dispatcher"],
                                          "profiles": ["v1.35"]}
-        assert "v1.35.0" in hello["implementation"]
+        assert BUILDS["v1.35"][0] in hello["implementation"]
         refused = session.request({"type": "reset", "id": 2, "vector": vector.id, "area": "cache",
                                    "profile": "v1.34", "ttl_ns": 0})
         assert refused["type"] == "failure" and "profile \"v1.35\" only" in refused["message"]
@@ -100,8 +102,12 @@ def test_the_adapter_reports_what_kubernetes_does_not_what_a_vector_expects(
 
 
 @needs_go
-def test_docs_show_the_result_table_of_both_builds(builds: dict[str, Path]) -> None:
-    table = results_markdown({profile: run(profile, binary) for profile, binary in builds.items()})
+@pytest.mark.parametrize("profile", list(BUILDS))
+def test_docs_show_the_result_table_of_each_release(profile: str, adapter: str, build_directory: Path) -> None:
+    if profile != DEFAULT and not is_warm(profile):
+        pytest.skip(f"Go's build cache is cold for {BUILDS[profile][0]}: 'make conform-kubernetes' builds it")
+    binary = Path(adapter) if profile == DEFAULT else build(profile, build_directory)
+    table = results_markdown({profile: run(profile, binary)})
     assert table in DOCS.read_text(), f"regenerate it: python -m tests.conformance.kubernetes_results\n{table}"
 
 
@@ -116,5 +122,21 @@ def test_every_expected_failure_is_a_vector_with_a_reason(path: Path, vectors: l
     assert read_expected_failures(path.read_text()) <= ids
 
 
-def test_there_is_an_expected_failures_file_per_build() -> None:
-    assert [p.name for p in EXPECTED_FAILURES] == ["expected-failures-v1.34.txt", "expected-failures-v1.35.txt"]
+def test_there_is_an_expected_failures_file_per_release() -> None:
+    assert [p.name for p in EXPECTED_FAILURES] == sorted(f"expected-failures-{profile}.txt" for profile in BUILDS)
+
+
+def test_every_release_has_its_module_file_and_release_file() -> None:
+    """releases.txt names the newest patch release of each profile the adapter builds, with the module file that
+    requires it and the build tag of its release file (the default release: go.mod, no tag)."""
+    assert list(BUILDS) == ["v1.35", "v1.34", "v1.36", "v1.37"]
+    for profile, (version, flags) in BUILDS.items():
+        assert version.startswith(profile + "."), (profile, version)
+        modfile = ADAPTER / flags[0].removeprefix("-modfile=")
+        assert f"\tk8s.io/kubernetes {version}\n" in modfile.read_text(), f"{modfile.name} does not require {version}"
+        release_file = ADAPTER / f"release_{profile.replace('.', '_')}.go"
+        text = release_file.read_text()
+        assert f'kubernetesVersion = "{version}"' in text
+        assert ("-tags" in flags) == (profile != DEFAULT)
+        if profile != DEFAULT:
+            assert text.startswith(f"//go:build {flags[2]}\n"), release_file.name

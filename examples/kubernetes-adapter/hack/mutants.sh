@@ -1,0 +1,66 @@
+#!/bin/sh
+# Proof that the adapter can fail (make conform-kubernetes-mutants): each one-line bug of mutants.txt is injected
+# into a copy of the default release's Kubernetes file through `go build -overlay` (the module cache is not
+# touched), the adapter is built over it and the conformance suite is run under the release's profile. Every
+# mutant must be rejected; the script prints the vectors that reject each and fails if one passes, if its line is
+# not what mutants.txt says, or if it does not build.
+#
+#   hack/mutants.sh KSSPEC [MUTANT_ID ...]
+set -eu
+ksspec=$1
+shift
+wanted="$*"
+python=$(dirname "$ksspec")/python
+cd "$(dirname "$0")/.."
+read -r profile version tag modfile <<EOF2
+$(grep -v '^#' releases.txt | head -n 1)
+EOF2
+module_dir=$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+survived=""
+rejected=0
+while IFS='|' read -r id file line original replacement bug; do
+	case $id in "#"* | "") continue ;; esac
+	if [ -n "$wanted" ] && ! echo " $wanted " | grep -q " $id "; then
+		continue
+	fi
+	source_file="$module_dir/$file"
+	actual=$(sed -n "${line}p" "$source_file" | sed 's/^[[:space:]]*//;s/[[:space:]]*$//')
+	if [ "$actual" != "$original" ]; then
+		echo "mutant $id: line $line of $file in $version is '$actual', not '$original'" >&2
+		exit 1
+	fi
+	mkdir -p "$work/$id"
+	mutated="$work/$id/$(basename "$file")"
+	awk -v n="$line" -v text="$replacement" 'NR == n { match($0, /^[[:space:]]*/); print substr($0, 1, RLENGTH) text; next } { print }' \
+		"$source_file" > "$mutated"
+	printf '{"Replace": {"%s": "%s"}}\n' "$source_file" "$mutated" > "$work/$id/overlay.json"
+	binary="$work/$id/kubernetes-adapter"
+	if ! go build -overlay "$work/$id/overlay.json" -o "$binary" . 2> "$work/$id/build.log"; then
+		echo "mutant $id: does not build:" >&2
+		cat "$work/$id/build.log" >&2
+		exit 1
+	fi
+	"$ksspec" conform --adapter "$binary" --profile "$profile" --no-progress --json "$work/$id/report.json" \
+		> /dev/null 2>&1 || true
+	failing=$("$python" -c '
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+bad = sorted(r["id"] for r in results if r["outcome"] in ("fail", "error"))
+print(len(bad), " ".join(bad[:4]) + (" ..." if len(bad) > 4 else ""))
+' "$work/$id/report.json")
+	count=${failing%% *}
+	if [ "$count" = 0 ]; then
+		echo "SURVIVED $id ($bug): every vector passes"
+		survived="$survived $id"
+	else
+		rejected=$((rejected + 1))
+		echo "rejected $id ($bug): $count vectors fail, e.g. ${failing#* }"
+	fi
+done < mutants.txt
+if [ -n "$survived" ]; then
+	echo "the suite did not reject:$survived" >&2
+	exit 1
+fi
+echo "all $rejected mutants of Kubernetes $version rejected"

@@ -1,0 +1,96 @@
+//go:build !k8s_v1_34 && !k8s_v1_36 && !k8s_v1_37
+
+package main
+
+// Built against Kubernetes v1.35 (go.mod), the default: built when no release tag is given. A new release's tag
+// joins the negations above.
+
+import (
+	"context"
+	"reflect"
+	"time"
+	"unsafe"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	apicalls "k8s.io/kubernetes/pkg/scheduler/framework/api_calls"
+)
+
+const (
+	kubernetesVersion = "v1.35.8"
+	// profile is the spec's version profile (spec/versions.py) whose behaviour this build is.
+	profile = "v1.35"
+	// releaseTag and modFile are how this release is built (linkname_test.go builds the same way).
+	releaseTag = ""
+	modFile    = "go.mod"
+)
+
+// NominatingInfo moved to k8s.io/kube-scheduler/framework in v1.35.
+type (
+	nominatingInfo = fwk.NominatingInfo
+	nominatingMode = fwk.NominatingMode
+)
+
+const (
+	modeNoop     = fwk.ModeNoop
+	modeOverride = fwk.ModeOverride
+)
+
+// newCache is what scheduler.New calls in v1.35: cache.New(ctx, durationToExpireAssumedPod, apiDispatcher).
+func newCache(ctx context.Context, ttl time.Duration) cache.Cache { return cache.New(ctx, ttl, nil) }
+
+func addNode(c cache.Cache, logger klog.Logger, node *v1.Node) *framework.NodeInfo {
+	return c.AddNode(logger, node)
+}
+
+func updateNode(c cache.Cache, logger klog.Logger, old, node *v1.Node) *framework.NodeInfo {
+	return c.UpdateNode(logger, old, node)
+}
+
+// The TTL era's clock-taking methods (see internals.go).
+
+//go:linkname cacheFinishBinding k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).finishBinding
+func cacheFinishBinding(c unsafe.Pointer, logger klog.Logger, pod *v1.Pod, now time.Time) error
+
+//go:linkname cacheCleanupAssumedPods k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).cleanupAssumedPods
+func cacheCleanupAssumedPods(c unsafe.Pointer, logger klog.Logger, now time.Time)
+
+func finishBinding(impl unsafe.Pointer, logger klog.Logger, pod *v1.Pod, now time.Time) error {
+	return cacheFinishBinding(impl, logger, pod, now)
+}
+
+func cleanupAssumedPods(impl unsafe.Pointer, logger klog.Logger, now time.Time) error {
+	cacheCleanupAssumedPods(impl, logger, now)
+	return nil
+}
+
+// exportedFinishBinding is FinishBinding: finishBinding with time.Now() (-exported-only).
+func exportedFinishBinding(c cache.Cache, logger klog.Logger, pod *v1.Pod) error {
+	return c.FinishBinding(logger, pod)
+}
+
+// newStatusPatch: v1.35's status patch carries one condition.
+func newStatusPatch(pod *v1.Pod, condition *v1.PodCondition, info *nominatingInfo) fwk.APICall {
+	return apicalls.Implementations.PodStatusPatch(pod, condition, info)
+}
+
+// statusPatchConditions reads the call's newCondition field (nil: none).
+func statusPatchConditions(call reflect.Value) []*v1.PodCondition {
+	if condition := field(call, "newCondition").Interface().(*v1.PodCondition); condition != nil {
+		return []*v1.PodCondition{condition}
+	}
+	return nil
+}
+
+// limiter: v1.35's Run pops without a goroutine limit (PR #134154 removed the limiter from Run; the type is
+// still in the package, unused).
+type limiter struct{}
+
+func newLimiter(*apidispatcher.APIDispatcher) limiter { return limiter{} }
+func (limiter) acquire()                              {}
+func (limiter) release()                              {}
+func (limiter) available() bool                       { return true }
