@@ -5,6 +5,7 @@ what turns the "conformance" check on.
 """
 
 import importlib.metadata
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,30 @@ def test_every_named_hypothesis_profile_is_registered() -> None:
         settings.get_profile(name)  # raises InvalidArgument for a name tests/conftest.py does not register
     fast, ci = settings.get_profile("fast"), settings.get_profile("ci")
     assert fast.derandomize and fast.max_examples < ci.max_examples
+
+
+FAST_MACHINE_EXAMPLES = 50
+"""What the fast profile states (cli.FAST.leaves_out): 50 examples per refinement machine, 20 per property."""
+
+
+def test_no_refinement_test_runs_more_examples_under_fast_than_the_profile_states() -> None:
+    """A test that pins its own ``max_examples`` (or a machine without a ``fast`` number) runs its ``ci`` or ``dev``
+    budget in ``ksspec verify`` too: the refinement row then took 120 CPU-seconds of the main job's 240."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tests.support.example_budget", cli.REFINEMENT_DIR],
+                          cwd=packages_root(), env={**os.environ, "HYPOTHESIS_PROFILE": FAST.hypothesis_profile},
+                          capture_output=True, text=True, check=True)
+    budget: dict[str, int] = json.loads(done.stdout)
+    assert len(budget) > 30  # every machine and property of the suite was found
+    stated = f"{FAST_MACHINE_EXAMPLES} examples per machine and configuration, 20 per property"
+    assert stated in FAST.leaves_out
+    over = {name: examples for name, examples in budget.items() if examples > FAST_MACHINE_EXAMPLES}
+    assert over == {}
+    properties = {name: examples for name, examples in budget.items() if ".test_" in name}
+    assert max(properties.values()) <= FAST_MACHINE_EXAMPLES and min(properties.values()) == 20
 
 
 def test_the_fast_profile_still_finds_a_refinement_bug(monkeypatch: pytest.MonkeyPatch) -> None:
