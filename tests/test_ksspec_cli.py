@@ -110,8 +110,14 @@ def test_verify_with_no_suites_exits_1(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_profiles_differ_only_in_the_proofs_row() -> None:
     assert FAST.checks == CHECKS
     assert len(FAST.checks) == len(THOROUGH.checks)
-    different = [(f.command, t.command) for f, t in zip(FAST.checks, THOROUGH.checks, strict=True) if f != t]
-    assert different == [(("prove", "--no-crosshair"), ("prove",))]  # CrossHair only in the thorough profile
+    different = [(f.command or f.pytest_args, t.command or t.pytest_args)
+                 for f, t in zip(FAST.checks, THOROUGH.checks, strict=True) if f != t]
+    assert different == [
+        # the refinement suite: one process without the heavy tests, where --thorough runs it all on 2 workers
+        (("-n", "0", "-m", "not heavy"), ("-n", "2")),
+        (("prove", "--no-crosshair"), ("prove",)),  # CrossHair only in the thorough profile
+    ]
+    assert "marked heavy" in FAST.leaves_out
     assert (FAST.hypothesis_profile, THOROUGH.hypothesis_profile) == ("fast", "ci")
     assert {FAST.hypothesis_profile, THOROUGH.hypothesis_profile} <= set(HYPOTHESIS_PROFILES)
 
@@ -145,6 +151,22 @@ def test_no_refinement_test_runs_more_examples_under_fast_than_the_profile_state
     assert over == {}
     properties = {name: examples for name, examples in budget.items() if ".test_" in name}
     assert max(properties.values()) <= FAST_MACHINE_EXAMPLES and min(properties.values()) == 20
+
+
+def test_the_fast_profile_leaves_out_only_the_tests_marked_heavy() -> None:
+    """The refinement row's pytest command deselects the heavy tests, which exist (a marker that selects nothing
+    would leave nothing out) and are fewer than the rest."""
+    import subprocess
+    import sys
+
+    refinement = FAST.checks[0]
+    command = cli.pytest_command(refinement)
+    assert command[-3:] == ["-m", "not heavy", cli.REFINEMENT_DIR] and command[command.index("-n") + 1] == "0"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:randomly", "-m", "heavy",
+                           cli.REFINEMENT_DIR], cwd=packages_root(), capture_output=True, text=True, check=False)
+    heavy = [line for line in done.stdout.splitlines() if "::" in line]
+    assert 5 < len(heavy) < 40, done.stdout[-2000:]
+    assert all("test_fast_paths.py" in line or "test_bench" in line for line in heavy)
 
 
 def test_the_fast_profile_still_finds_a_refinement_bug(monkeypatch: pytest.MonkeyPatch) -> None:

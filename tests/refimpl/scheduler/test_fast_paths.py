@@ -137,6 +137,7 @@ WORKLOADS = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("workload", sorted(WORKLOADS))
 def test_simulations_are_identical_with_the_fast_paths(workload: str) -> None:
     config = WORKLOADS[workload]
@@ -147,6 +148,7 @@ def test_simulations_are_identical_with_the_fast_paths(workload: str) -> None:
         assert got == expected, f"{workload}: entry {index} differs"
 
 
+@pytest.mark.heavy
 def test_the_overfull_workload_rejects_pods_on_every_node() -> None:
     """The overfull workload does exercise the rejection paths compared above."""
     trace = simulate(WORKLOADS["overfull"], fast=True)
