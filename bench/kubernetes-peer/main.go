@@ -5,7 +5,8 @@
 //	kubernetes-peer -workload FILE -mode schedule -plugins default|refimpl -batching=true|false
 //	kubernetes-peer -workload FILE -mode snapshot
 //
-// schedule: scheduler.New with a fake clientset (k8s.io/client-go/kubernetes/fake) whose pods/binding create writes
+// schedule: scheduler.New with a fake clientset (fake.NewSimpleClientset: without NewClientset's managed fields, which
+// cost more CPU than the scheduling cycle itself) whose pods/binding create writes
 // spec.nodeName back (so the informers confirm the binding, as an API server's watch does), real shared informers,
 // event recording off (a FakeRecorder without a channel drops every event), klog silenced, GOMAXPROCS=1. The nodes
 // and pods are in the clientset before the informers start; the timed part runs from sched.Run until every pod is
@@ -175,7 +176,7 @@ func schedule(w Workload, plugins string, batching bool) (map[string]any, error)
 	for _, p := range w.Pods {
 		objects = append(objects, v1Pod(p))
 	}
-	client := fake.NewClientset(objects...)
+	client := fake.NewSimpleClientset(objects...) // no managed fields: NewClientset's field manager would dominate the CPU time
 	podsResource := v1.SchemeGroupVersion.WithResource("pods")
 	var bound atomic.Int64
 	done := make(chan struct{})
