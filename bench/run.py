@@ -303,6 +303,16 @@ def bench_checker() -> dict[str, Any]:
     return {"rows": [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]}
 
 
+def bench_kubernetes() -> dict[str, Any]:
+    """refimpl : Kubernetes per CPU-second (bench/kubernetes_peer.py, issue 29): Kubernetes v1.35.0's scheduler and
+    cache, built from the Go module cache, on the same workloads; its own interpreter. Without Go, a row says so."""
+    command = [sys.executable, str(Path(__file__).resolve().parent / "kubernetes_peer.py"), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/kubernetes_peer.py failed:\n{done.stderr}")
+    return {"rows": json.loads(done.stdout.strip().splitlines()[-1])}
+
+
 CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "build": bench_build,
     "snapshot": bench_snapshot,
@@ -311,6 +321,7 @@ CASES: dict[str, Callable[..., dict[str, Any]]] = {
     "dispatcher": bench_dispatcher,
     "conformance": bench_conformance,
     "scheduler": bench_scheduler,
+    "kubernetes": bench_kubernetes,
     "checker": bench_checker,
     "soak": bench_soak,
 }
@@ -330,6 +341,7 @@ PLAN = [
     Run("dispatcher", {}),
     Run("conformance", {}),
     Run("scheduler", {}),
+    Run("kubernetes", {}),
     Run("checker", {}),
     Run("soak", {}),
 ]
@@ -387,7 +399,7 @@ def render(results: list[tuple[Run, dict[str, Any]]], console: Console) -> None:
         elif run.case == "cycle":
             table.add_row("pod cycle", "assume → finish_binding → add_pod → remove_pod",
                           f"{result['cycles_per_second']:,.0f} cycles/s", "")
-        elif run.case in ("dispatcher", "conformance", "scheduler", "checker", "soak"):
+        elif run.case in ("dispatcher", "conformance", "scheduler", "kubernetes", "checker", "soak"):
             for row in result["rows"]:
                 table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
         elif run.case == "cleanup":

@@ -5,6 +5,7 @@ what turns the "conformance" check on.
 """
 
 import importlib.metadata
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,14 @@ def test_verify_with_no_suites_exits_1(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_profiles_differ_only_in_the_proofs_row() -> None:
     assert FAST.checks == CHECKS
     assert len(FAST.checks) == len(THOROUGH.checks)
-    different = [(f.command, t.command) for f, t in zip(FAST.checks, THOROUGH.checks, strict=True) if f != t]
-    assert different == [(("prove", "--no-crosshair"), ("prove",))]  # CrossHair only in the thorough profile
+    different = [(f.command or f.pytest_args, t.command or t.pytest_args)
+                 for f, t in zip(FAST.checks, THOROUGH.checks, strict=True) if f != t]
+    assert different == [
+        # the refinement suite: one process without the heavy tests, where --thorough runs it all on 2 workers
+        (("-n", "0", "-m", "not heavy"), ("-n", "2")),
+        (("prove", "--no-crosshair"), ("prove",)),  # CrossHair only in the thorough profile
+    ]
+    assert "marked heavy" in FAST.leaves_out
     assert (FAST.hypothesis_profile, THOROUGH.hypothesis_profile) == ("fast", "ci")
     assert {FAST.hypothesis_profile, THOROUGH.hypothesis_profile} <= set(HYPOTHESIS_PROFILES)
 
@@ -121,6 +128,46 @@ def test_every_named_hypothesis_profile_is_registered() -> None:
         settings.get_profile(name)  # raises InvalidArgument for a name tests/conftest.py does not register
     fast, ci = settings.get_profile("fast"), settings.get_profile("ci")
     assert fast.derandomize and fast.max_examples < ci.max_examples
+
+
+FAST_MACHINE_EXAMPLES = 50
+"""What the fast profile states (cli.FAST.leaves_out): 50 examples per refinement machine, 20 per property."""
+
+
+def test_no_refinement_test_runs_more_examples_under_fast_than_the_profile_states() -> None:
+    """A test that pins its own ``max_examples`` (or a machine without a ``fast`` number) runs its ``ci`` or ``dev``
+    budget in ``ksspec verify`` too: the refinement row then took 120 CPU-seconds of the main job's 240."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tests.support.example_budget", verify_command.REFINEMENT_DIR],
+                          cwd=packages_root(), env={**os.environ, "HYPOTHESIS_PROFILE": FAST.hypothesis_profile},
+                          capture_output=True, text=True, check=True)
+    budget: dict[str, int] = json.loads(done.stdout)
+    assert len(budget) > 30  # every machine and property of the suite was found
+    stated = f"{FAST_MACHINE_EXAMPLES} examples per machine and configuration, 20 per property"
+    assert stated in FAST.leaves_out
+    over = {name: examples for name, examples in budget.items() if examples > FAST_MACHINE_EXAMPLES}
+    assert over == {}
+    properties = {name: examples for name, examples in budget.items() if ".test_" in name}
+    assert max(properties.values()) <= FAST_MACHINE_EXAMPLES and min(properties.values()) == 20
+
+
+def test_the_fast_profile_leaves_out_only_the_tests_marked_heavy() -> None:
+    """The refinement row's pytest command deselects the heavy tests, which exist (a marker that selects nothing
+    would leave nothing out) and are fewer than the rest."""
+    import subprocess
+    import sys
+
+    refinement = FAST.checks[0]
+    command = verify_command.pytest_command(refinement)
+    assert command[-3:] == ["-m", "not heavy", verify_command.REFINEMENT_DIR] and command[command.index("-n") + 1] == "0"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:randomly", "-m", "heavy",
+                           verify_command.REFINEMENT_DIR], cwd=packages_root(), capture_output=True, text=True, check=False)
+    heavy = [line for line in done.stdout.splitlines() if "::" in line]
+    assert 5 < len(heavy) < 40, done.stdout[-2000:]
+    assert all("test_fast_paths.py" in line or "test_bench" in line for line in heavy)
 
 
 def test_the_fast_profile_still_finds_a_refinement_bug(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,6 +47,8 @@ class Check:
     command: tuple[str, ...] = ()  # if set, run `ksspec <command>` in the project root instead of pytest
     weight: float = 1.0
     """Its rough cost relative to the others: ``ksspec verify`` starts the lightest first, then the heaviest first."""
+    pytest_args: tuple[str, ...] = ("-n", "2")
+    """A pytest row's options (default: 2 pytest-xdist workers, the project's machines' cores)."""
 
 
 ADVERSARIAL_CHECK = ("check", "--mode", "adversarial", "--nodes", "2", "--pods", "1")
@@ -66,11 +68,18 @@ REFINEMENT_DIR: Final = "tests/refimpl"
 """The refinement suite: the one row that needs a checkout (the tests are not installed with the package)."""
 
 
-def _checks(prove: Check) -> tuple[Check, ...]:
-    """The rows of ``ksspec verify`` in table order, with ``prove`` as the proofs' row: the main job, every check
-    of the bundled reference implementation against the spec (the spec's own tests are ``make test``'s)."""
+FAST_REFINEMENT_ARGS: Final = ("-n", "0", "-m", "not heavy")
+"""The fast profile's refinement row: one process (the other checks keep the second core busy, and pytest-xdist's
+workers would each import and collect the suite again) and without the tests marked ``heavy`` (whole simulations
+run twice to compare refimpl's fast paths with its node-by-node ones, and the benchmark harness's tests)."""
+
+
+def _checks(prove: Check, refinement_args: tuple[str, ...] = ("-n", "2")) -> tuple[Check, ...]:
+    """The rows of ``ksspec verify`` in table order, with ``prove`` as the proofs' row and ``refinement_args`` as
+    the refinement row's pytest options: the main job, every check of the bundled reference implementation against
+    the spec (the spec's own tests are ``make test``'s)."""
     return (
-        Check("refimpl refines spec (Hypothesis stateful)", REFINEMENT_DIR, weight=40),
+        Check("refimpl refines spec (Hypothesis stateful)", REFINEMENT_DIR, weight=40, pytest_args=refinement_args),
         Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
               ("conformance", "generate", "--check"), weight=8),
         Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
@@ -92,7 +101,8 @@ def _checks(prove: Check) -> tuple[Check, ...]:
 
 # The checks of each profile, in table order. A new verification floor adds a row to _checks.
 FAST_CHECKS: tuple[Check, ...] = _checks(
-    Check("Z3 obligations (ksspec prove --no-crosshair)", "spec/verify", ("prove", "--no-crosshair"), weight=10)
+    Check("Z3 obligations (ksspec prove --no-crosshair)", "spec/verify", ("prove", "--no-crosshair"), weight=10),
+    FAST_REFINEMENT_ARGS,
 )
 THOROUGH_CHECKS: tuple[Check, ...] = _checks(
     Check("Z3 obligations and CrossHair contracts (ksspec prove)", "spec/verify", ("prove",), weight=100)
@@ -120,7 +130,9 @@ FAST: Final = VerifyProfile(
     "fast",
     "the fast profile leaves to `make test` and `ksspec verify --thorough`: the refinement machines' full example "
     "budget (Hypothesis profile fast: 50 examples per machine and configuration, 20 per property; ci: 500 and "
-    "100) and CrossHair's search of refimpl's contracts (`ksspec prove`); the spec's own tests are `make test`'s",
+    "100), the refinement suite's tests marked heavy (whole simulations compared with and without refimpl's fast "
+    "paths, the benchmark harness) and CrossHair's search of refimpl's contracts (`ksspec prove`); the spec's own "
+    "tests are `make test`'s",
 )
 THOROUGH: Final = VerifyProfile(
     "thorough",
@@ -173,9 +185,6 @@ def default_project_root() -> Path:
     return packages_root()
 
 
-PYTEST_WORKERS = "2"  # pytest-xdist workers: the project's machines have 2 cores
-
-
 def default_jobs() -> int:
     """Checks run at once by default: one per core this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -184,7 +193,7 @@ def default_jobs() -> int:
 def pytest_command(check: Check) -> list[str]:
     if check.command:
         return [sys.executable, "-m", "conformance.cli.main", *check.command]
-    return [sys.executable, "-m", "pytest", "-q", "-n", PYTEST_WORKERS, check.test_dir]
+    return [sys.executable, "-m", "pytest", "-q", *check.pytest_args, check.test_dir]
 
 
 def last_line(output: str) -> str:
@@ -342,7 +351,7 @@ def rerun_command(result: CheckResult, hypothesis_profile: str) -> str:
     """The command line that runs ``result``'s check alone."""
     if result.check.command:
         return " ".join(["ksspec", *result.check.command])
-    return f"HYPOTHESIS_PROFILE={hypothesis_profile} " + " ".join(["python", *pytest_command(result.check)[1:]])
+    return f"HYPOTHESIS_PROFILE={hypothesis_profile} " + shlex.join(["python", *pytest_command(result.check)[1:]])
 
 
 def show_failure(console: Console, result: CheckResult, hypothesis_profile: str = "ci") -> None:

@@ -7,6 +7,8 @@ from rich.console import Console
 
 from bench import run as bench
 
+pytestmark = pytest.mark.heavy  # the benchmark harness, not refinement: ksspec verify's fast profile leaves it out
+
 
 def test_benchmarks_run_on_a_tiny_cluster(capsys: pytest.CaptureFixture[str]) -> None:
     results = [

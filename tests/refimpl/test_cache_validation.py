@@ -280,7 +280,7 @@ NODE_CORRUPTIONS: list[Callable[[Node], Any]] = [
 ]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(steps=valid_steps, base=strategies.placed_pods, other=strategies.placed_pods,
        corrupt=st.sampled_from(POD_CORRUPTIONS), operation=st.sampled_from(sorted(POD_OPERATIONS)))
 def test_any_malformed_pod_leaves_any_cache_as_it_was(steps: list[tuple[str, Any]], base: Pod, other: Pod,
@@ -296,7 +296,7 @@ def test_any_malformed_pod_leaves_any_cache_as_it_was(steps: list[tuple[str, Any
     unchanged.check()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(steps=valid_steps, base=strategies.nodes, corrupt=st.sampled_from(NODE_CORRUPTIONS),
        operation=st.sampled_from(sorted(NODE_OPERATIONS)))
 def test_any_malformed_node_leaves_any_cache_as_it_was(steps: list[tuple[str, Any]], base: Node,

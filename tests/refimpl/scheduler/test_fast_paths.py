@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from refimpl.cache import Cache, FakeClock, NodeInfo, Snapshot
@@ -55,6 +55,7 @@ from refimpl.simulator.workload import Churn
 from spec.frozenmap import FrozenMap
 from spec.objects import LABEL_TOPOLOGY_ZONE, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
 from spec.quantities import resource_list
+from tests.support.machines import property_settings
 
 # ================================================================================================
 # Whole simulations
@@ -136,6 +137,7 @@ WORKLOADS = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("workload", sorted(WORKLOADS))
 def test_simulations_are_identical_with_the_fast_paths(workload: str) -> None:
     config = WORKLOADS[workload]
@@ -146,6 +148,7 @@ def test_simulations_are_identical_with_the_fast_paths(workload: str) -> None:
         assert got == expected, f"{workload}: entry {index} differs"
 
 
+@pytest.mark.heavy
 def test_the_overfull_workload_rejects_pods_on_every_node() -> None:
     """The overfull workload does exercise the rejection paths compared above."""
     trace = simulate(WORKLOADS["overfull"], fast=True)
@@ -229,7 +232,11 @@ def _with_rows(infos: list[NodeInfo], *, full: bool = False) -> NodeSlice:
     return NodeSlice(infos, columns, range(len(infos)))
 
 
-@settings(max_examples=300)
+FAST_PATH_EXAMPLES = {"ci": 300, "dev": 300, "thorough": 3000, "fast": 50}
+"""Three times the profile's examples (the fast paths have many branches); ``fast`` (``ksspec verify``) runs 50."""
+
+
+@property_settings(FAST_PATH_EXAMPLES)
 @given(infos=_node_infos(), pod=_pods("p"))
 def test_the_fast_framework_paths_agree_with_the_node_by_node_ones(infos: list[NodeInfo], pod: Pod) -> None:
     fwk = _framework(infos)

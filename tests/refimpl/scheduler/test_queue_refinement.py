@@ -76,7 +76,7 @@ from spec.queue.state import pop_candidates
 from spec.versions import V1_35
 from tests.support.machines import configured_test_case, machine_settings
 
-STATEFUL_EXAMPLES = {"ci": 300, "dev": 100, "thorough": 3000}
+STATEFUL_EXAMPLES = {"ci": 300, "dev": 100, "thorough": 3000, "fast": 50}
 STEPS_PER_EXAMPLE = 40
 
 UIDS = ("a", "b", "c")

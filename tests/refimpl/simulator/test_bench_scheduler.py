@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench import scheduler as bench
+
+pytestmark = pytest.mark.heavy  # the benchmark harness, not refinement: ksspec verify's fast profile leaves it out
 
 
 def test_identical_pods_are_batched_only_with_batching_on() -> None:
@@ -33,7 +37,7 @@ def test_a_row_is_measured_on_a_checkout_of_a_revision_too() -> None:
     assert before["bound"] == now["bound"] == 6
     rows = bench.describe(row, 6, {**now, "pods_per_second": 1000.0}, {**before, "pods_per_second": 400.0}, "abc")
     assert [r["result"] for r in rows] == ["1,000 pods/s", "2.50x"]
-    assert rows[0]["target"] == "≥ 680 pods/s ✓" and "400 pods/s" in rows[1]["parameters"]
+    assert rows[0]["target"] == "≥ 270 pods/s ✓" and "400 pods/s" in rows[1]["parameters"]
     assert "pods per CPU second" in rows[0]["parameters"]  # this revision measures its CPU time too
     assert bench.batching_ratio(rows) is None  # the baseline rows carry no rate of their own
 

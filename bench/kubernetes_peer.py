@@ -1,0 +1,320 @@
+"""refimpl : Kubernetes per CPU-second, on the same nodes and pods, in one run on one machine.
+
+Each workload is built once here, as refimpl's objects (:mod:`spec.objects`), and both schedulers get the same ones:
+refimpl's scheduler in its deterministic simulator (:mod:`refimpl.simulator`, as ``bench/scheduler.py`` measures it)
+and Kubernetes v1.35.0's own scheduler, the Go program in ``bench/kubernetes-peer`` (``scheduler.New``, real
+informers, a fake clientset whose pods/binding writes ``spec.nodeName`` back, event recording off, GOMAXPROCS=1),
+which reads them from a JSON file this module writes. Figures are per CPU-second of the process that schedules
+(the machine is shared, so wall time counts other processes' turns): refimpl's includes its simulated API server,
+informers and dispatcher; Kubernetes' includes its informers, the fake clientset and Go's garbage collector.
+
+Workloads:
+
+- ``basic``: SchedulingBasic-like (Kubernetes' ``test/integration/scheduler_perf/misc/performance-config.yaml``,
+  its ``node-default.yaml`` and ``pod-default.yaml`` templates): nodes of 4 CPU, 32 GiB and 110 pods, pods
+  requesting 100m CPU and 500 MiB; without the 1,000 already-scheduled pods scheduler_perf creates first.
+- ``identical``: refimpl's identical replicas (9 CPU, 8 GiB) on uniform 16-CPU nodes, one per node: the workload
+  opportunistic batching serves (KEP-5598).
+
+Kubernetes' scheduler_perf gives SchedulingBasic 5000Nodes_10000Pods a threshold of 270 pods/s
+(:data:`SCHEDULER_PERF_THRESHOLD`), a floor for its CI machines, not a measurement on this one.
+
+``python bench/kubernetes_peer.py`` prints the table (``--full``: 10,000 pods); ``make bench`` includes its rows.
+Without Go the Kubernetes columns are a row saying so (``skipped: go not installed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from rich.console import Console
+from rich.table import Table
+
+from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
+from refimpl.simulator import Simulation, SimulationConfig
+from refimpl.simulator.workload import IDENTICAL_POD, MACHINE_SHAPES
+from spec.frozenmap import FrozenMap
+from spec.objects import LABEL_HOSTNAME, LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE, Container, Node, Pod
+from spec.quantities import SECOND, resource_list
+from spec.versions import V1_35
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+PEER: Final = ROOT / "bench" / "kubernetes-peer"
+BINARY: Final = PEER / "bin" / "kubernetes-peer"
+SCHEDULER_PERF_THRESHOLD: Final = 270
+"""pods/s: SchedulingBasic 5000Nodes_10000Pods in Kubernetes v1.35.0's
+test/integration/scheduler_perf/misc/performance-config.yaml (``threshold: 270``)."""
+MIB: Final = 2**20
+GIB: Final = 2**30
+ZONES: Final = ("zone-a", "zone-b", "zone-c")
+BASIC_NODE: Final = (4_000, 32 * GIB, 110)
+"""(milli-CPU, memory, pods) of scheduler_perf's node-default.yaml."""
+BASIC_POD: Final = (100, 500 * MIB)
+"""(milli-CPU, memory) requests of scheduler_perf's pod-default.yaml."""
+IMAGE: Final = "registry.k8s.io/pause:3.10.1"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Nodes and pods, and what they are."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    pods: tuple[Pod, ...]
+
+    def describe(self) -> str:
+        if self.name == "basic":
+            return (f"SchedulingBasic-like: {len(self.nodes):,} nodes of 4 CPU/32Gi/110 pods, {len(self.pods):,} "
+                    "pods of 100m/500Mi")
+        cpu, memory = IDENTICAL_POD
+        return (f"identical: {len(self.nodes):,} uniform 16-CPU nodes, {len(self.pods):,} identical pods of "
+                f"{cpu // 1000} CPU/{memory // GIB}Gi (one per node)")
+
+
+def _labels(name: str, index: int) -> FrozenMap[str, str]:
+    return FrozenMap({LABEL_TOPOLOGY_REGION: "region-1", LABEL_TOPOLOGY_ZONE: ZONES[index % len(ZONES)],
+                      LABEL_HOSTNAME: name})
+
+
+def workload(name: str, nodes: int, pods: int) -> Workload:
+    """The ``basic`` or ``identical`` workload of ``nodes`` nodes and ``pods`` pods (see the module docstring)."""
+    if name == "basic":
+        cpu, memory, capacity = BASIC_NODE
+        pod_cpu, pod_memory = BASIC_POD
+    elif name == "identical":
+        (cpu, memory), capacity = MACHINE_SHAPES[2], 110
+        pod_cpu, pod_memory = IDENTICAL_POD
+    else:
+        raise ValueError(f"unknown workload {name!r}: basic or identical")
+    node_objects = tuple(
+        Node(f"node-{i}", allocatable=resource_list(cpu=cpu, memory=memory, pods=capacity),
+             labels=_labels(f"node-{i}", i))
+        for i in range(nodes)
+    )
+    container = (Container("app", requests=resource_list(cpu=pod_cpu, memory=pod_memory), image=IMAGE),)
+    pod_objects = tuple(Pod(uid=f"uid-{i}", name=f"pod-{i}", namespace="bench", containers=container)
+                        for i in range(pods))
+    return Workload(name, node_objects, pod_objects)
+
+
+def export(w: Workload, path: Path, bound: bool = False) -> None:
+    """Write ``w`` as the Go peer's workload file; with ``bound``, pod ``i`` on node ``i mod n`` (the snapshot)."""
+    nodes = [{"name": n.name, "milli_cpu": n.allocatable["cpu"], "memory": n.allocatable["memory"],
+              "pods": n.allocatable["pods"], "labels": dict(n.labels)} for n in w.nodes]
+    pods = [{"name": p.name, "namespace": p.namespace, "uid": p.uid,
+             "milli_cpu": p.containers[0].requests["cpu"], "memory": p.containers[0].requests["memory"],
+             "node_name": w.nodes[i % len(w.nodes)].name if bound else ""} for i, p in enumerate(w.pods)]
+    path.write_text(json.dumps({"nodes": nodes, "pods": pods}), encoding="utf-8")
+
+
+# ================================================================================================
+# refimpl
+# ================================================================================================
+
+
+def refimpl_schedule(w: Workload, batching: bool) -> dict[str, Any]:
+    """Place ``w``'s pods with refimpl's scheduler (its 8 default plugins) in the simulator; the timed part starts
+    once the nodes are in the scheduler's cache and the pods are created (as bench/scheduler.py's measure)."""
+    sim = Simulation(SimulationConfig(nodes=0, pods=0, seed=1, opportunistic_batching=batching))
+    for node in w.nodes:
+        sim.add_node(node)
+    sim.run_for(SECOND)
+    assert sim.cache.node_count() == len(w.nodes)
+    for pod in w.pods:
+        sim.create_pod(pod)
+    gc.collect()
+    gc.disable()
+    try:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        stats = sim.run()
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    finally:
+        gc.enable()
+    return {"bound": stats.bound, "seconds": elapsed, "cpu_seconds": cpu, "pods_per_cpu_second": stats.bound / cpu}
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def refimpl_snapshot(w: Workload, rounds: int = 2000) -> dict[str, Any]:
+    """refimpl's ``update_snapshot`` on ``w`` (pod ``i`` bound to node ``i mod n``), timed as the Go peer's snapshot
+    mode times Kubernetes': into a new snapshot (full; median of 7), after one pod was added to one node, and with
+    nothing changed (medians of ``rounds``)."""
+    cache = Cache(profile=V1_35, ttl=0, clock=FakeClock(), generations=GenerationCounter())
+    for node in w.nodes:
+        cache.add_node(node)
+    for i, pod in enumerate(w.pods):
+        cache.add_pod(Pod(uid=pod.uid, name=pod.name, namespace=pod.namespace, containers=pod.containers,
+                          node_name=w.nodes[i % len(w.nodes)].name))
+
+    def timed(snapshot: Snapshot) -> float:
+        started = time.perf_counter()
+        cache.update_snapshot(snapshot)
+        return time.perf_counter() - started
+
+    gc.collect()
+    gc.disable()
+    try:
+        full = [timed(Snapshot()) for _ in range(7)]
+        snapshot = Snapshot()
+        timed(snapshot)
+        one, none = [], []
+        for i in range(rounds):
+            node = w.nodes[(i * 7919) % len(w.nodes)]
+            extra = Pod(uid=f"extra-{i}", name=f"extra-{i}", namespace="bench", node_name=node.name,
+                        containers=w.pods[0].containers)
+            cache.add_pod(extra)
+            one.append(timed(snapshot))
+            cache.remove_pod(extra)
+            timed(snapshot)
+            none.append(timed(snapshot))
+    finally:
+        gc.enable()
+    assert snapshot.num_nodes() == len(w.nodes)
+    return {"full_seconds": _median(full), "one_changed_seconds": _median(one), "unchanged_seconds": _median(none)}
+
+
+# ================================================================================================
+# Kubernetes (the Go peer)
+# ================================================================================================
+
+
+def build_peer() -> str | None:
+    """Build the Go peer (``go build`` in bench/kubernetes-peer; the first build compiles Kubernetes' scheduler,
+    10-20 minutes on 2 cores, later ones reuse Go's build cache). None if it is built, else why not."""
+    go = shutil.which("go")
+    if go is None:
+        return "skipped: go not installed"
+    done = subprocess.run([go, "build", "-o", str(BINARY.relative_to(PEER)), "."], cwd=PEER, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        return f"skipped: go build failed: {done.stderr.strip().splitlines()[-1:] or done.returncode}"
+    return None
+
+
+def peer(path: Path, *arguments: str) -> dict[str, Any]:
+    """Run the Go peer on the workload file ``path``; its JSON result (fails with the peer's stderr)."""
+    done = subprocess.run([str(BINARY), "-workload", str(path), *arguments], capture_output=True, text=True,
+                          check=False, env={**os.environ, "GOMAXPROCS": "1"})
+    if done.returncode != 0:
+        raise RuntimeError(f"kubernetes-peer {' '.join(arguments)} failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# ================================================================================================
+# The table
+# ================================================================================================
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scheduling comparison."""
+
+    workload: str
+    batching: bool
+
+
+CASES: Final = (Case("basic", False), Case("basic", True), Case("identical", True), Case("identical", False))
+SIZES: Final = {"basic": (5_000, 1_000, 10_000), "identical": (5_000, 2_000, 5_000)}
+"""Per workload: nodes, pods (make bench), pods (--full: scheduler_perf's 10,000; identical: one per node)."""
+
+
+def _fmt_time(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} µs"
+
+
+def run(full: bool = False) -> list[dict[str, Any]]:
+    """The rows: per case, refimpl's pods per CPU-second and Kubernetes' with the default profile and with
+    refimpl's plugin set, with the ratios; then UpdateSnapshot. Without Go, one row says why."""
+    rows: list[dict[str, Any]] = []
+    why_not = build_peer()
+    with tempfile.TemporaryDirectory(prefix="kubernetes-peer-") as directory:
+        for case in CASES:
+            nodes, pods, full_pods = SIZES[case.workload]
+            w = workload(case.workload, nodes, full_pods if full else pods)
+            batching = "batching on" if case.batching else "batching off"
+            mine = refimpl_schedule(w, case.batching)
+            rows.append({"benchmark": f"refimpl : Kubernetes, {case.workload}, {batching}",
+                         "parameters": f"{w.describe()}; refimpl (8 plugins)",
+                         "result": f"{mine['pods_per_cpu_second']:,.0f} pods/CPU-s", "target": "",
+                         "row": f"refimpl {case.workload} {batching}", **mine})
+            if why_not is not None:
+                continue
+            path = Path(directory) / f"{case.workload}.json"
+            export(w, path)
+            for plugins in ("refimpl", "default"):
+                batching_flag = f"-batching={str(case.batching).lower()}"
+                theirs = peer(path, "-mode", "schedule", "-plugins", plugins, batching_flag)
+                assert theirs["bound"] == len(w.pods) == mine["bound"], (theirs, mine)
+                ratio = mine["pods_per_cpu_second"] / theirs["pods_per_cpu_second"]
+                label = f"{len(theirs['plugin_names'])} plugins" + (": refimpl's" if plugins == "refimpl" else
+                                                                     ", the default profile")
+                rows.append({"benchmark": "", "parameters": f"Kubernetes {theirs['go']} ({label}): "
+                             f"{theirs['pods_per_cpu_second']:,.0f} pods/CPU-s",
+                             "result": f"{ratio:.2f}x", "target": "≥ 1.0x " + ("✓" if ratio >= 1.0 else "✗"),
+                             "row": f"kubernetes {case.workload} {batching} {plugins}", **theirs})
+        nodes, pods, _ = SIZES["basic"]
+        w = workload("basic", nodes, pods)
+        mine = refimpl_snapshot(w)
+        go_snapshot: dict[str, Any] | None = None
+        if why_not is None:
+            path = Path(directory) / "snapshot.json"
+            export(w, path, bound=True)
+            go_snapshot = peer(path, "-mode", "snapshot")
+        for key, what in (("full_seconds", "full (into a new snapshot)"), ("one_changed_seconds", "one node changed"),
+                          ("unchanged_seconds", "nothing changed")):
+            parameters = f"{nodes:,} nodes, {pods:,} pods: {what}; refimpl {_fmt_time(mine[key])}"
+            if go_snapshot is None:
+                rows.append({"benchmark": "UpdateSnapshot, refimpl : Kubernetes" if key == "full_seconds" else "",
+                             "parameters": parameters, "result": why_not or "", "target": ""})
+                continue
+            ratio = mine[key] / go_snapshot[key]
+            rows.append({"benchmark": "UpdateSnapshot, refimpl : Kubernetes" if key == "full_seconds" else "",
+                         "parameters": f"{parameters}, Kubernetes {_fmt_time(go_snapshot[key])}",
+                         "result": f"{ratio:.2f}x time", "target": "≤ 2x " + ("✓" if ratio <= 2 else "✗"),
+                         "row": f"snapshot {key}", "refimpl_seconds": mine[key],
+                         "kubernetes_seconds": go_snapshot[key]})
+    if why_not is not None:
+        rows.append({"benchmark": "Kubernetes peer", "parameters": "bench/kubernetes-peer (Go)", "result": why_not,
+                     "target": ""})
+    rows.append({"benchmark": "", "parameters": "scheduler_perf's threshold for SchedulingBasic 5000Nodes_10000Pods "
+                 "(Kubernetes v1.35.0, its CI machines)", "result": f"{SCHEDULER_PERF_THRESHOLD} pods/s",
+                 "target": ""})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--full", action="store_true", help="scheduler_perf's 10,000 pods (several minutes)")
+    parser.add_argument("--json", action="store_true", help="print the rows as one JSON line")
+    args = parser.parse_args(argv)
+    rows = run(args.full)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    table = Table(title=f"refimpl : Kubernetes per CPU-second (CPython {sys.version.split()[0]}, GOMAXPROCS=1)")
+    for column in ("benchmark", "parameters", "result", "target"):
+        table.add_column(column, justify="right" if column == "result" else "left")
+    for row in rows:
+        table.add_row(row["benchmark"], row["parameters"], row["result"], row["target"])
+    Console(width=160).print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""bench/kubernetes_peer.py: both schedulers get the same objects; without Go the Kubernetes rows say why; with the
+peer built, Kubernetes' scheduler binds every pod of a tiny workload (timings are not checked)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import kubernetes_peer as peer
+
+pytestmark = pytest.mark.heavy  # the benchmark harness, not refinement: ksspec verify's fast profile leaves it out
+
+
+def test_the_basic_workload_is_scheduler_perfs_templates() -> None:
+    w = peer.workload("basic", 4, 6)
+    assert {(n.allocatable["cpu"], n.allocatable["memory"], n.allocatable["pods"]) for n in w.nodes} == {
+        (4_000, 32 * 2**30, 110)}
+    assert {(p.containers[0].requests["cpu"], p.containers[0].requests["memory"]) for p in w.pods} == {
+        (100, 500 * 2**20)}
+    assert "4 CPU/32Gi/110 pods" in w.describe() and "100m/500Mi" in w.describe()
+    with pytest.raises(ValueError, match="unknown workload"):
+        peer.workload("mixed", 1, 1)
+
+
+def test_the_exported_file_holds_the_same_objects(tmp_path: Path) -> None:
+    w = peer.workload("identical", 3, 5)
+    path = tmp_path / "w.json"
+    peer.export(w, path, bound=True)
+    data = json.loads(path.read_text())
+    assert [n["name"] for n in data["nodes"]] == [n.name for n in w.nodes]
+    assert [n["milli_cpu"] for n in data["nodes"]] == [n.allocatable["cpu"] for n in w.nodes]
+    assert dict(w.nodes[1].labels) == data["nodes"][1]["labels"]
+    assert [(p["uid"], p["milli_cpu"], p["memory"]) for p in data["pods"]] == [
+        (p.uid, p.containers[0].requests["cpu"], p.containers[0].requests["memory"]) for p in w.pods]
+    assert [p["node_name"] for p in data["pods"]] == ["node-0", "node-1", "node-2", "node-0", "node-1"]
+
+
+def test_without_go_the_kubernetes_rows_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda _: None)
+    monkeypatch.setattr(peer, "SIZES", {"basic": (6, 4, 4), "identical": (5, 3, 3)})
+    rows = peer.run()
+    refimpl = [row for row in rows if row.get("row", "").startswith("refimpl ")]
+    assert len(refimpl) == len(peer.CASES) and all(row["bound"] in (3, 4) for row in refimpl)
+    assert not any(row.get("row", "").startswith("kubernetes ") for row in rows)
+    assert any(row["result"] == "skipped: go not installed" for row in rows)
+    assert any(row["result"] == "270 pods/s" for row in rows)  # scheduler_perf's threshold, v1.35.0
+
+
+@pytest.mark.skipif(not peer.BINARY.is_file(), reason="the Go peer is not built (make bench builds it)")
+def test_the_go_peer_binds_every_pod_and_times_snapshots(tmp_path: Path) -> None:
+    w = peer.workload("basic", 6, 8)
+    path = tmp_path / "w.json"
+    peer.export(w, path)
+    for plugins, count in (("refimpl", 9), ("default", 19)):
+        result = peer.peer(path, "-mode", "schedule", "-plugins", plugins, "-batching=false")
+        assert result["bound"] == 8 and len(result["plugin_names"]) == count and result["gomaxprocs"] == 1
+    peer.export(w, path, bound=True)
+    snapshot = peer.peer(path, "-mode", "snapshot", "-rounds", "5")
+    assert snapshot["nodes"] == 6 and snapshot["pods"] == 8 and snapshot["full_seconds"] > 0
