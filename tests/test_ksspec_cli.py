@@ -162,9 +162,10 @@ def test_the_fast_profile_leaves_out_only_the_tests_marked_heavy() -> None:
 
     refinement = FAST.checks[0]
     command = verify_command.pytest_command(refinement)
-    assert command[-3:] == ["-m", "not heavy", verify_command.REFINEMENT_DIR] and command[command.index("-n") + 1] == "0"
+    refinement_dir = verify_command.REFINEMENT_DIR
+    assert command[-3:] == ["-m", "not heavy", refinement_dir] and command[command.index("-n") + 1] == "0"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:randomly", "-m", "heavy",
-                           verify_command.REFINEMENT_DIR], cwd=packages_root(), capture_output=True, text=True, check=False)
+                           refinement_dir], cwd=packages_root(), capture_output=True, text=True, check=False)
     heavy = [line for line in done.stdout.splitlines() if "::" in line]
     assert 5 < len(heavy) < 40, done.stdout[-2000:]
     assert all("test_fast_paths.py" in line or "test_bench" in line for line in heavy)
