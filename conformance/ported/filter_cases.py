@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from conformance.operations import (
     BindPod,
     ClusterAddNode,
+    ClusterUpdateNode,
     ConfirmBinding,
     CreatePod,
     CycleOperation,
@@ -57,12 +58,14 @@ def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] 
 
 def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
     """The cluster with the case's nodes and existing pods, and the steps that built it; None if no order of the
-    existing pods passes the filters."""
+    existing pods passes the filters. A node with taints is added without them and updated to have them once the
+    existing pods are placed (the Go test puts pods on tainted nodes directly)."""
     cluster = new_cluster()
     ops: list[CycleOperation] = []
     for node in case.nodes:
-        cluster, _ = apply_cycle(cluster, ClusterAddNode(node))
-        ops.append(ClusterAddNode(node))
+        add = ClusterAddNode(replace(node, taints=()))
+        cluster, _ = apply_cycle(cluster, add)
+        ops.append(add)
     waiting = list(case.pods)
     while waiting:
         for pod in waiting:
@@ -74,6 +77,10 @@ def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
                 break
         else:
             return None
+    for node in case.nodes:
+        if node.taints:
+            cluster, _ = apply_cycle(cluster, ClusterUpdateNode(node))
+            ops.append(ClusterUpdateNode(node))
     return cluster, ops
 
 
@@ -91,3 +98,14 @@ def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
     ops += [SchedulePod(case.pod.uid, n.name) for n in case.nodes if n.name not in feasible]
     ops.append(SchedulePod(case.pod.uid, feasible[0]) if feasible else FailScheduling(case.pod.uid))
     return go_case("cycle", go_file, case.test, case.name, ops, *labels)
+
+
+def unique_ids(scenarios: list[Scenario]) -> list[Scenario]:
+    """``scenarios`` with ids made unique: a case name whose slug (cut at 64 characters) repeats an earlier one's
+    gets ``_2``, ``_3``... (the description keeps the whole Go case name)."""
+    seen: dict[str, int] = {}
+    out = []
+    for s in scenarios:
+        seen[s.id] = seen.get(s.id, 0) + 1
+        out.append(s if seen[s.id] == 1 else replace(s, id=f"{s.id}_{seen[s.id]}"))
+    return out

@@ -1,17 +1,21 @@
 """Ported from pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go: TestRequiredAffinitySingleNode
 and TestRequiredAffinityMultipleNodes, case by case, with the status code the Go case expects on each node.
 
-:data:`CASES` keeps each case's objects and Go's expected codes; ``tests/conformance/test_ported_affinity.py`` checks
+:func:`cases` keeps each case's objects and Go's expected codes; ``tests/spec/cycle/test_ported_affinity.py`` checks
 the spec's Filter (:func:`spec.cycle.interpodaffinity.filter_node`) and refimpl's plugin against them, and
-:func:`conformance.ported.filter_cases.scenarios` makes each a cycle vector. Go's ``defaultNamespace`` is "".
+:func:`scenarios` makes each a cycle vector (:func:`conformance.ported.filter_cases.scenario`; ids
+``cycle.ported.required_affinity_single_node.*`` and ``cycle.ported.required_affinity_multiple_nodes.*``). Go's
+``defaultNamespace`` is "". Not ported yet: the other 16 cases of TestRequiredAffinitySingleNode and 13 of
+TestRequiredAffinityMultipleNodes.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from conformance.ported.filter_cases import FilterCase
+from conformance.ported.filter_cases import FilterCase, scenario, unique_ids
 from conformance.ported.wrappers import make_node, make_pod
+from conformance.traces import Scenario
 from spec.cycle.status import Code
 
 FILE: Final = "framework/plugins/interpodaffinity/filtering_test.go"
@@ -132,3 +136,14 @@ def multiple_nodes() -> list[FilterCase]:
 def cases() -> list[FilterCase]:
     """Every ported filter case of this file."""
     return [*single_node(), *multiple_nodes()]
+
+
+def _has_terms(case: FilterCase) -> bool:
+    """Whether some pod of the case has (anti-)affinity (else InterPodAffinity skips: no ``pod-affinity`` label)."""
+    return any(p.pod_affinity is not None or p.pod_anti_affinity is not None for p in (case.pod, *case.pods))
+
+
+def scenarios() -> list[Scenario]:
+    """Each case as a cycle vector (:func:`conformance.ported.filter_cases.scenario`)."""
+    built = (scenario(c, FILE, *(("pod-affinity",) if _has_terms(c) else ())) for c in cases())
+    return unique_ids([s for s in built if s is not None])

@@ -4,7 +4,9 @@ TestMultipleConstraints, case by case, with the status code the Go case expects 
 Transliterated with :mod:`conformance.ported.wrappers` (``fooSelector`` is ``exists("foo")``). Not ported: the cases
 whose pods use required node affinity terms or are terminating (the spec models neither), and the cases that turn
 ``enableNodeInclusionPolicy`` off while setting a policy (the feature is locked on in v1.35; with no policy set, off
-and on agree). ``tests/spec/cycle/test_ported_affinity.py`` checks the spec and refimpl against the codes.
+and on agree). ``tests/spec/cycle/test_ported_affinity.py`` checks the spec and refimpl against the codes;
+:func:`scenarios` makes each case a cycle vector (ids ``cycle.ported.single_constraint.*`` and
+``cycle.ported.multiple_constraints.*``; a tainted node gets its taints after the existing pods are placed).
 """
 
 # ruff: noqa: E501  (each case keeps its Go builder chain on one line, as transliterated)
@@ -13,8 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from conformance.ported.filter_cases import FilterCase
+from conformance.ported.filter_cases import FilterCase, scenario, unique_ids
 from conformance.ported.wrappers import exists, make_node, make_pod
+from conformance.traces import Scenario
 from spec.cycle.status import Code
 from spec.objects import Node, Pod, Taint
 
@@ -189,3 +192,9 @@ def cases() -> list[FilterCase]:
              (make_node().name("node-a").label("zone", "zone1").label("node", "node-a").obj(), make_node().name("node-b").label("zone", "zone1").label("node", "node-b").obj(), make_node().name("node-x").label("zone", "zone2").label("node", "node-x").obj(), make_node().name("node-y").label("zone", "zone2").label("node", "node-y").obj(), ),
              {'node-a': U, 'node-b': U, 'node-x': U, 'node-y': U}),
     ]
+
+
+def scenarios() -> list[Scenario]:
+    """Each case as a cycle vector (:func:`conformance.ported.filter_cases.scenario`)."""
+    built = (scenario(c, FILE, "topology-spread") for c in cases())
+    return unique_ids([s for s in built if s is not None])

@@ -107,7 +107,11 @@ class WeightedAffinityTerm:
 
 def affinity_term(owner: Pod, term: PodAffinityTerm) -> AffinityTerm:
     """``newAffinityTerm``: the namespaces are the term's, or the owner's own if the term names none and has no
-    namespace selector (``getNamespacesFromPodAffinityTerm``)."""
+    namespace selector (``getNamespacesFromPodAffinityTerm``).
+
+    Kubernetes: `newAffinityTerm` (staging/src/k8s.io/kube-scheduler/framework/types.go)
+    Kubernetes: `getNamespacesFromPodAffinityTerm` (staging/src/k8s.io/kube-scheduler/framework/types.go)
+    """
     if not term.namespaces and term.namespace_selector is None:
         namespaces = frozenset({owner.namespace})
     else:
@@ -129,34 +133,52 @@ def _preferred(affinity: AffinityTerms | None, owner: Pod) -> tuple[WeightedAffi
 
 
 def required_affinity_terms(pod: Pod) -> tuple[AffinityTerm, ...]:
-    """``PodInfo.GetRequiredAffinityTerms`` (``NewPodInfo``)."""
+    """``PodInfo.GetRequiredAffinityTerms`` (``NewPodInfo``).
+
+    Kubernetes: `PodInfo.GetRequiredAffinityTerms` (pkg/scheduler/framework/types.go)
+    """
     return _required(pod.pod_affinity, pod)
 
 
 def required_anti_affinity_terms(pod: Pod) -> tuple[AffinityTerm, ...]:
-    """``PodInfo.GetRequiredAntiAffinityTerms``."""
+    """``PodInfo.GetRequiredAntiAffinityTerms``.
+
+    Kubernetes: `PodInfo.GetRequiredAntiAffinityTerms` (pkg/scheduler/framework/types.go)
+    """
     return _required(pod.pod_anti_affinity, pod)
 
 
 def preferred_affinity_terms(pod: Pod) -> tuple[WeightedAffinityTerm, ...]:
-    """``PodInfo.GetPreferredAffinityTerms``."""
+    """``PodInfo.GetPreferredAffinityTerms``.
+
+    Kubernetes: `PodInfo.GetPreferredAffinityTerms` (pkg/scheduler/framework/types.go)
+    """
     return _preferred(pod.pod_affinity, pod)
 
 
 def preferred_anti_affinity_terms(pod: Pod) -> tuple[WeightedAffinityTerm, ...]:
-    """``PodInfo.GetPreferredAntiAffinityTerms``."""
+    """``PodInfo.GetPreferredAntiAffinityTerms``.
+
+    Kubernetes: `PodInfo.GetPreferredAntiAffinityTerms` (pkg/scheduler/framework/types.go)
+    """
     return _preferred(pod.pod_anti_affinity, pod)
 
 
 def namespace_labels(namespace: str, namespaces: NamespaceLabels) -> FrozenMap[str, str]:
-    """``GetNamespaceLabelsSnapshot``: the labels of ``namespace``, empty if it does not exist (plugin.go)."""
+    """``GetNamespaceLabelsSnapshot``: the labels of ``namespace``, empty if it does not exist (plugin.go).
+
+    Kubernetes: `GetNamespaceLabelsSnapshot` (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go)
+    """
     return namespaces.get(namespace, FrozenMap())
 
 
 def merge_namespaces(term: AffinityTerm, namespaces: NamespaceLabels) -> AffinityTerm:
     """``mergeAffinityTermNamespacesIfNotEmpty`` for a term of the incoming pod: a namespace selector that is not
     empty is replaced by the existing namespaces it selects (then by Nothing); an empty one (every namespace) stays,
-    and so does a nil one (plugin.go)."""
+    and so does a nil one (plugin.go).
+
+    Kubernetes: `mergeAffinityTermNamespacesIfNotEmpty` (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go)
+    """
     selector = term.namespace_selector
     if selector is None or selector.is_empty():
         return term
@@ -166,7 +188,10 @@ def merge_namespaces(term: AffinityTerm, namespaces: NamespaceLabels) -> Affinit
 
 def pod_matches_all_affinity_terms(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
     """``podMatchesAllAffinityTerms``: there are terms and ``pod`` matches each (the incoming pod's terms have their
-    namespace selectors merged, so no namespace labels are needed)."""
+    namespace selectors merged, so no namespace labels are needed).
+
+    Kubernetes: `podMatchesAllAffinityTerms` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     return bool(terms) and all(t.matches(pod, FrozenMap()) for t in terms)
 
 
@@ -233,7 +258,10 @@ def _nodes(snapshot: Snapshot, names: Iterable[str]) -> Iterable[tuple[Node, Nod
 
 def existing_anti_affinity_counts(pod: Pod, labels: Mapping[str, str], snapshot: Snapshot) -> Counter[TopologyPair]:
     """``getExistingAntiAffinityCounts``: over the snapshot's nodes with pods with required anti-affinity, and each
-    such pod on them, the terms matching ``pod`` (whose namespace has ``labels``), counted by their node's pair."""
+    such pod on them, the terms matching ``pod`` (whose namespace has ``labels``), counted by their node's pair.
+
+    Kubernetes: `getExistingAntiAffinityCounts` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     counts: Counter[TopologyPair] = Counter()
     for node, info in _nodes(snapshot, snapshot.have_pods_with_required_anti_affinity_list):
         for existing in info.pods_with_required_anti_affinity:
@@ -247,7 +275,10 @@ def incoming_affinity_counts(affinity: Sequence[AffinityTerm], anti_affinity: Se
                              snapshot: Snapshot) -> tuple[Counter[TopologyPair], Counter[TopologyPair]]:
     """``getIncomingAffinityAntiAffinityCounts``: over every pod of every listed node, each affinity term's pair
     counts the pod if it matches *all* the affinity terms, and each anti-affinity term's pair if it matches that
-    term."""
+    term.
+
+    Kubernetes: `getIncomingAffinityAntiAffinityCounts` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     affinity_counts: Counter[TopologyPair] = Counter()
     anti_counts: Counter[TopologyPair] = Counter()
     if not affinity and not anti_affinity:
@@ -285,14 +316,20 @@ def pre_filter(pod: Pod, snapshot: Snapshot, namespaces: NamespaceLabels = NO_NA
 
 
 def satisfy_existing_pods_anti_affinity(state: PreFilterState, node: Node) -> bool:
-    """``satisfyExistingPodsAntiAffinity``: no pair of the node's labels has an existing pod's matching term."""
+    """``satisfyExistingPodsAntiAffinity``: no pair of the node's labels has an existing pod's matching term.
+
+    Kubernetes: `satisfyExistingPodsAntiAffinity` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     counts = state.existing_anti_affinity_counts
     return not any(counts.get((key, value), 0) > 0 for key, value in node.labels.items())
 
 
 def satisfy_pod_anti_affinity(state: PreFilterState, node: Node) -> bool:
     """``satisfyPodAntiAffinity``: for no anti-affinity term does the node's pair hold a matching pod (a node without
-    the term's topology key satisfies it)."""
+    the term's topology key satisfies it).
+
+    Kubernetes: `satisfyPodAntiAffinity` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     counts = state.anti_affinity_counts
     return not any(t.topology_key in node.labels and counts.get((t.topology_key, node.labels[t.topology_key]), 0) > 0
                    for t in state.anti_affinity_terms)
@@ -301,7 +338,10 @@ def satisfy_pod_anti_affinity(state: PreFilterState, node: Node) -> bool:
 def satisfy_pod_affinity(state: PreFilterState, node: Node) -> bool:
     """``satisfyPodAffinity``: the node has every term's topology key, and each term's pair of the node holds a pod
     matching all the terms; or, when no pod in the cluster matches them all, the pod matches its own terms (the
-    first pod of a group)."""
+    first pod of a group).
+
+    Kubernetes: `satisfyPodAffinity` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
     pods_exist = True
     for term in state.affinity_terms:
         if term.topology_key not in node.labels:
@@ -416,7 +456,10 @@ def normalize_score(topology_score: TopologyScore, scores: Sequence[int]) -> lis
 def node_scores(pod: Pod, snapshot: Snapshot, feasible: Sequence[str], namespaces: NamespaceLabels = NO_NAMESPACES,
                 hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT) -> dict[str, int] | None:
     """PreScore, Score of each feasible node (names in ``snapshot``) and NormalizeScore: each node's final score,
-    or None if PreScore skips (the plugin does not score this pod)."""
+    or None if PreScore skips (the plugin does not score this pod).
+
+    Kubernetes: none (PreScore, Score and NormalizeScore composed, as the framework runs them for one plugin)
+    """
     topology_score = pre_score(pod, snapshot, namespaces, hard_pod_affinity_weight)
     if topology_score is None:
         return None

@@ -125,7 +125,10 @@ class Constraint:
 
 def merge_match_label_keys(selector: LabelSelector | None, keys: Sequence[str],
                            labels: Mapping[str, str]) -> LabelSelector | None:
-    """``mergeLabelSetWithSelector`` of the pod's labels for ``keys`` (those it has): a nil selector stays nil."""
+    """``mergeLabelSetWithSelector`` of the pod's labels for ``keys`` (those it has): a nil selector stays nil.
+
+    Kubernetes: `mergeLabelSetWithSelector` (pkg/scheduler/framework/plugins/podtopologyspread/common.go)
+    """
     added = tuple(LabelSelectorRequirement(k, SELECTOR_IN, (labels[k],)) for k in keys if k in labels)
     if selector is None or not added:
         return selector
@@ -134,7 +137,10 @@ def merge_match_label_keys(selector: LabelSelector | None, keys: Sequence[str],
 
 def filter_constraints(constraints: Sequence[TopologySpreadConstraint], labels: Mapping[str, str],
                        action: str) -> tuple[Constraint, ...]:
-    """``filterTopologySpreadConstraints``: the constraints whose ``whenUnsatisfiable`` is ``action``, processed."""
+    """``filterTopologySpreadConstraints``: the constraints whose ``whenUnsatisfiable`` is ``action``, processed.
+
+    Kubernetes: `filterTopologySpreadConstraints` (pkg/scheduler/framework/plugins/podtopologyspread/common.go)
+    """
     return tuple(
         Constraint(c.max_skew, c.topology_key, merge_match_label_keys(c.label_selector, c.match_label_keys, labels),
                    1 if c.min_domains is None else c.min_domains,
@@ -161,14 +167,20 @@ def get_constraints(pod: Pod, action: str, args: SpreadArgs = DEFAULT_SPREAD_ARG
 
 
 def node_labels_match_spread_constraints(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
-    """``nodeLabelsMatchSpreadConstraints``: the node has every constraint's topology key."""
+    """``nodeLabelsMatchSpreadConstraints``: the node has every constraint's topology key.
+
+    Kubernetes: `nodeLabelsMatchSpreadConstraints` (pkg/scheduler/framework/plugins/podtopologyspread/common.go)
+    """
     return all(c.topology_key in labels for c in constraints)
 
 
 def match_node_inclusion_policies(constraint: Constraint, pod: Pod, info: NodeInfo, node_affinity: NodeCheck,
                                   node_taints: NodeCheck) -> bool:
     """``matchNodeInclusionPolicies``: under Honor, the node must pass NodeAffinity's check (``nodeAffinityPolicy``)
-    and TaintToleration's (``nodeTaintsPolicy``: NoSchedule and NoExecute taints tolerated)."""
+    and TaintToleration's (``nodeTaintsPolicy``: NoSchedule and NoExecute taints tolerated).
+
+    Kubernetes: `matchNodeInclusionPolicies` (pkg/scheduler/framework/plugins/podtopologyspread/common.go)
+    """
     node = info.node
     assert node is not None
     if constraint.node_affinity_policy == NODE_INCLUSION_HONOR and not node_affinity(pod, node, info):
@@ -178,7 +190,10 @@ def match_node_inclusion_policies(constraint: Constraint, pod: Pod, info: NodeIn
 
 def count_pods_match_selector(pods: Sequence[Pod], selector: LabelSelector | None, namespace: str) -> int:
     """``countPodsMatchSelector``: the pods in ``namespace`` the selector matches; 0 for an empty selector (which
-    would match every pod) as for a nil one. The spec's pods are never terminating."""
+    would match every pod) as for a nil one. The spec's pods are never terminating.
+
+    Kubernetes: `countPodsMatchSelector` (pkg/scheduler/framework/plugins/podtopologyspread/common.go)
+    """
     if selector is None or selector.is_empty():
         return 0
     return sum(1 for p in pods if p.namespace == namespace and selector.matches(p.labels))
@@ -270,12 +285,18 @@ class PreScoreState:
 
 
 def topology_normalizing_weight(size: int) -> float:
-    """``topologyNormalizingWeight``: ``log(size + 2)``."""
+    """``topologyNormalizingWeight``: ``log(size + 2)``.
+
+    Kubernetes: `topologyNormalizingWeight` (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go)
+    """
     return math.log(size + 2)
 
 
 def score_for_count(count: int, max_skew: int, weight: float) -> float:
-    """``scoreForCount``: ``count * weight + maxSkew - 1``."""
+    """``scoreForCount``: ``count * weight + maxSkew - 1``.
+
+    Kubernetes: `scoreForCount` (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go)
+    """
     return count * weight + (max_skew - 1)
 
 
@@ -322,7 +343,10 @@ def pre_score(pod: Pod, snapshot: Snapshot, feasible: Sequence[str], node_affini
 
 
 def go_round(value: float) -> int:
-    """Go's ``math.Round``: halves away from zero (Python's ``round`` takes halves to even)."""
+    """Go's ``math.Round``: halves away from zero (Python's ``round`` takes halves to even).
+
+    Kubernetes: none (Go's math.Round, which Score applies)
+    """
     return int(math.copysign(math.floor(abs(value) + 0.5), value))
 
 
@@ -372,7 +396,10 @@ def node_scores(pod: Pod, snapshot: Snapshot, feasible: Sequence[str], node_affi
                 node_taints: NodeCheck, args: SpreadArgs = DEFAULT_SPREAD_ARGS,
                 default_selector: LabelSelector | None = None) -> dict[str, int] | None:
     """PreScore, Score of each feasible node and NormalizeScore: each node's final score, or None if PreScore
-    skips (the plugin does not score this pod)."""
+    skips (the plugin does not score this pod).
+
+    Kubernetes: none (PreScore, Score and NormalizeScore composed, as the framework runs them for one plugin)
+    """
     state = pre_score(pod, snapshot, feasible, node_affinity, node_taints, args, default_selector)
     if state is None:
         return None

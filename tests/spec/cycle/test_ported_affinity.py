@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.ported import interpodaffinity as ported_ipa
-from conformance.ported import podtopologyspread as ported_pts
-from conformance.ported.filter_cases import FilterCase
+from conformance.operations import CreatePod, apply_cycle, refreshed_snapshot
+from conformance.ported import interpodaffinity_filtering as ported_ipa
+from conformance.ported import podtopologyspread_filtering as ported_pts
+from conformance.ported.filter_cases import FilterCase, setup
 from refimpl.cache import Cache
 from refimpl.scheduler.framework import CycleState, Handle
 from refimpl.scheduler.framework.status import CODE_NAMES
@@ -19,7 +20,7 @@ from refimpl.scheduler.plugins import InterPodAffinity, PodTopologySpread
 from spec.cache import cache as spec_cache
 from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, update_snapshot
 from spec.cycle import interpodaffinity, podtopologyspread
-from spec.cycle.filters import fits_node_affinity, fits_taint_toleration
+from spec.cycle.filters import FILTER_ORDER, first_rejection, fits_node_affinity, fits_taint_toleration
 from spec.cycle.status import Code
 from spec.versions import DEFAULT_PROFILE
 
@@ -90,3 +91,27 @@ def test_reasons_are_kubernetes_err_reasons() -> None:
             == "node(s) didn't satisfy existing pods anti-affinity rules")
     assert (podtopologyspread.ERR_REASON_NODE_LABEL_NOT_MATCH
             == "node(s) didn't match pod topology spread constraints (missing required label)")
+
+
+@pytest.mark.parametrize("case", [*IPA_CASES, *PTS_CASES], ids=lambda c: f"{c.test}/{c.name[:60]}")
+def test_vector_cluster_gives_go_codes_where_the_plugin_decides(case: FilterCase) -> None:
+    # The cycle vector's cluster (conformance.ported.filter_cases.setup: the existing pods placed through the
+    # scheduler, taints added afterwards) with the incoming pod: on each node where no filter before the plugin
+    # rejects, the first rejection is the plugin's with Go's code, or none where Go expects success.
+    plugin = interpodaffinity.NAME if case in IPA_CASES else podtopologyspread.NAME
+    built = setup(case)
+    assert built is not None, case.name
+    cluster, _ = built
+    cluster, outcome = apply_cycle(cluster, CreatePod(case.pod))
+    assert outcome.kind is None
+    snapshot = refreshed_snapshot(cluster)
+    decided = 0
+    for node in case.nodes:
+        rejection = first_rejection(case.pod, snapshot.node_info_map[node.name], snapshot)
+        if rejection is not None and FILTER_ORDER.index(rejection.plugin) < FILTER_ORDER.index(plugin):
+            continue
+        decided += 1
+        got = None if rejection is None else rejection.code
+        assert rejection is None or rejection.plugin == plugin
+        assert got == case.want[node.name], f"{case.test} / {case.name}: {node.name}"
+    assert decided, "the plugin decides at least one node"
