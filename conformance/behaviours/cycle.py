@@ -30,22 +30,31 @@ from conformance.operations import (
     refreshed_snapshot,
 )
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
+from spec.cache.snapshot import Snapshot
+from spec.cycle import interpodaffinity, podtopologyspread
 from spec.cycle.cycle import Cluster, FailurePoint
 from spec.cycle.filters import (
+    DEFAULT_FILTERS,
     NO_EXECUTE,
     NO_SCHEDULE,
     Code,
+    PreFilterStates,
     failing_filters,
+    fits_node_affinity,
+    fits_taint_toleration,
     insufficient_resources,
     ports_conflict,
+    pre_filter,
     rejection_code,
 )
-from spec.objects import Pod
+from spec.objects import Node, Pod, selector_matches
 from spec.resources import compute_pod_resource, get_host_ports
 
 _FILTER_TAGS = {"NodeUnschedulable": "cycle.filter.node_unschedulable",
                 "TaintToleration": "cycle.filter.taint_toleration", "NodeAffinity": "cycle.filter.node_affinity",
-                "NodePorts": "cycle.filter.node_ports", "NodeResourcesFit": "cycle.filter.node_resources_fit"}
+                "NodePorts": "cycle.filter.node_ports", "NodeResourcesFit": "cycle.filter.node_resources_fit",
+                podtopologyspread.NAME: "cycle.filter.pod_topology_spread",
+                interpodaffinity.NAME: "cycle.filter.inter_pod_affinity"}
 _FIT_TAGS = {"pods": "cycle.fit.pod_count", "cpu": "cycle.fit.cpu", "memory": "cycle.fit.memory",
              "ephemeral-storage": "cycle.fit.ephemeral_storage"}
 
@@ -130,7 +139,7 @@ def _schedule(before: Cluster, uid: str, node: str, outcome: CycleOutcome) -> se
     if outcome.kind == NODE_NOT_IN_SNAPSHOT:
         return {"cycle.schedule.node_not_in_snapshot"}
     snapshot = refreshed_snapshot(before)
-    tags = _examined(before, before.pending[uid], snapshot.node_info_map[node])
+    tags = _examined(before, before.pending[uid], snapshot.node_info_map[node], snapshot)
     if outcome.kind is None:
         tags.add("cycle.schedule.assumed")
     return tags
@@ -140,24 +149,24 @@ def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: Failure
     snapshot = refreshed_snapshot(before)
     pod = before.pending[uid]
     if node is not None:
-        tags = _examined(before, pod, snapshot.node_info_map[node])
+        tags = _examined(before, pod, snapshot.node_info_map[node], snapshot)
         return tags | {"cycle.reserve.rejected" if point is FailurePoint.RESERVE else "cycle.permit.rejected"}
     if not snapshot.node_info_list:
         return {"cycle.unschedulable.no_nodes"}
     tags = {"cycle.unschedulable.no_feasible_node"}
     for name in snapshot.node_info_list:
-        tags |= _examined(before, pod, snapshot.node_info_map[name])
+        tags |= _examined(before, pod, snapshot.node_info_map[name], snapshot)
     return tags
 
 
-def _examined(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
+def _examined(before: Cluster, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> set[str]:
     """The filter rules that decided whether ``pod`` fits the snapshot entry ``info``."""
     node = info.node
     assert node is not None
-    failing = failing_filters(pod, info)
+    failing = failing_filters(pod, info, snapshot)
     tags = {_FILTER_TAGS[failing[0]]} if failing else set()
     if failing and failing[0] == "NodeResourcesFit":
-        unresolvable = rejection_code("NodeResourcesFit", pod, info) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        unresolvable = rejection_code("NodeResourcesFit", pod, info, snapshot) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         tags.add("cycle.fit.code_unresolvable" if unresolvable else "cycle.fit.code_unschedulable")
     if len(failing) >= 2:
         tags.add("cycle.filter.first_failure_reported")
@@ -171,6 +180,62 @@ def _examined(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
         tags.add("cycle.selector.matched")
     tags |= _ports(pod, info)
     tags |= _fit(before, pod, info)
+    if not any(name in failing for name, _ in DEFAULT_FILTERS):  # the snapshot filters were reached
+        tags |= _spread(pod, node, snapshot) | _pod_affinity(node, snapshot, pre_filter(pod, snapshot))
+    return tags
+
+
+def _spread(pod: Pod, node: Node, snapshot: Snapshot) -> set[str]:
+    """PodTopologySpread's rules that decided ``node`` (:mod:`spec.cycle.podtopologyspread`)."""
+    state = pre_filter(pod, snapshot).pod_topology_spread
+    if state is None:
+        return set()
+    rejection = podtopologyspread.filter_node(state, pod, node)
+    tags = set()
+    if rejection is None:
+        tags.add("cycle.spread.within_skew")
+    elif rejection.reason == podtopologyspread.ERR_REASON_NODE_LABEL_NOT_MATCH:
+        tags.add("cycle.spread.missing_topology_key")
+    else:
+        tags.add("cycle.spread.skew_exceeded")
+    constraints = state.constraints
+    if any(len(state.tp_value_to_match_num[i]) < c.min_domains for i, c in enumerate(constraints)):
+        tags.add("cycle.spread.min_domains_unmet")
+    if any(not selector_matches(c.selector, pod.labels) for c in constraints):
+        tags.add("cycle.spread.self_not_counted")
+    for name in snapshot.node_info_list:
+        info = snapshot.node_info_map[name]
+        other = info.node
+        assert other is not None
+        if not podtopologyspread.node_labels_match_spread_constraints(other.labels, constraints):
+            continue
+        for c in constraints:
+            if not podtopologyspread.match_node_inclusion_policies(c, pod, info, fits_node_affinity,
+                                                                   fits_taint_toleration):
+                tags.add("cycle.spread.node_excluded_by_policy")
+            elif any(p.namespace != pod.namespace and selector_matches(c.selector, p.labels) for p in info.pods):
+                tags.add("cycle.spread.other_namespace_not_counted")
+    return tags
+
+
+def _pod_affinity(node: Node, snapshot: Snapshot, states: PreFilterStates) -> set[str]:
+    """InterPodAffinity's rules that decided ``node`` (:mod:`spec.cycle.interpodaffinity`), in Filter's order."""
+    state = states.inter_pod_affinity
+    if state is None:
+        return set()
+    tags = set()
+    if state.affinity_terms:
+        if any(t.topology_key not in node.labels for t in state.affinity_terms):
+            tags.add("cycle.affinity.missing_topology_key")
+        if not interpodaffinity.satisfy_pod_affinity(state, node):
+            return tags | {"cycle.affinity.required_unmatched"}
+        tags.add("cycle.affinity.first_of_group" if not state.affinity_counts else "cycle.affinity.required_matched")
+    if state.anti_affinity_terms:
+        if not interpodaffinity.satisfy_pod_anti_affinity(state, node):
+            return tags | {"cycle.affinity.anti_affinity_rejected"}
+        tags.add("cycle.affinity.anti_affinity_satisfied")
+    if not interpodaffinity.satisfy_existing_pods_anti_affinity(state, node):
+        tags.add("cycle.affinity.existing_anti_affinity_rejected")
     return tags
 
 

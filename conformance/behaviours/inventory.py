@@ -361,8 +361,40 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cycle.filter.node_ports", "NodePorts rejects a host-port conflict", f"NodePorts.Filter ({_PLUGINS})"),
     ("cycle.filter.node_resources_fit", "NodeResourcesFit rejects a node without room",
      f"NodeResourcesFit.Filter ({_PLUGINS})"),
+    ("cycle.filter.pod_topology_spread", "PodTopologySpread rejects a node (a missing topology key, or too much "
+     "skew)", f"PodTopologySpread.Filter ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.filter.inter_pod_affinity", "InterPodAffinity rejects a node (the pod's affinity or anti-affinity, or "
+     "an existing pod's anti-affinity)", f"InterPodAffinity.Filter ({_PLUGINS}/interpodaffinity)"),
     ("cycle.filter.first_failure_reported", "several filters reject a node; the first in profile order is "
      "reported", "RunFilterPlugins (pkg/scheduler/framework/runtime)"),
+    ("cycle.spread.within_skew", "a node with every topology key whose domain stays within maxSkew passes",
+     f"PodTopologySpread.Filter ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.missing_topology_key", "a node without a DoNotSchedule constraint's topology key is "
+     "UnschedulableAndUnresolvable", f"PodTopologySpread.Filter ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.skew_exceeded", "matching pods in the node's domain, plus the pod if it matches, minus the "
+     "global minimum exceed maxSkew: Unschedulable", f"PodTopologySpread.Filter ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.min_domains_unmet", "fewer domains than minDomains: the global minimum is 0",
+     f"preFilterState.minMatchNum ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.self_not_counted", "a pod its own constraint's selector does not match adds nothing to the skew",
+     f"PodTopologySpread.Filter ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.node_excluded_by_policy", "a node the pod's node selector or taints exclude (nodeAffinityPolicy "
+     "or nodeTaintsPolicy Honor) is not counted", f"matchNodeInclusionPolicies ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.spread.other_namespace_not_counted", "matching pods of another namespace are not counted",
+     f"countPodsMatchSelector ({_PLUGINS}/podtopologyspread)"),
+    ("cycle.affinity.required_matched", "a node whose domain holds a pod matching all the required affinity terms "
+     "passes", f"satisfyPodAffinity ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.first_of_group", "no pod matches all the required affinity terms and the pod matches them "
+     "itself: any node with the topology keys passes", f"satisfyPodAffinity ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.missing_topology_key", "a node without a required affinity term's topology key fails it",
+     f"satisfyPodAffinity ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.required_unmatched", "the required affinity is not met on the node: "
+     "UnschedulableAndUnresolvable", f"InterPodAffinity.Filter ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.anti_affinity_satisfied", "no pod a required anti-affinity term matches is in the node's "
+     "domain", f"satisfyPodAntiAffinity ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.anti_affinity_rejected", "a pod a required anti-affinity term matches is in the node's domain: "
+     "Unschedulable", f"InterPodAffinity.Filter ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.existing_anti_affinity_rejected", "an existing pod's required anti-affinity term matches the "
+     "pod in the node's domain: Unschedulable", f"satisfyExistingPodsAntiAffinity ({_PLUGINS}/interpodaffinity)"),
     ("cycle.taint.tolerated", "a tolerated NoSchedule or NoExecute taint passes", "Toleration.ToleratesTaint"),
     ("cycle.taint.prefer_no_schedule_ignored", "a PreferNoSchedule taint does not filter",
      f"TaintToleration.Filter ({_PLUGINS})"),
@@ -523,7 +555,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                                                    "cache.update.nil_node_fatal", "node_tree.update_nil_old_fatal")),
     ("fifo", "FIFO order of calls", ("dispatcher.pop.fifo_head", "dispatcher.add.keeps_fifo_slot")),
     ("filter", "the filter plugins", ("cycle.filter.", "cycle.taint.", "cycle.ports.", "cycle.fit.", "cycle.cordon.",
-                                      "cycle.selector.")),
+                                      "cycle.selector.", "cycle.spread.", "cycle.affinity.")),
     ("forget", "ForgetPod", ("cache.forget.", "cycle.reserve.", "cycle.permit.", "cycle.fail_binding.",
                              "cycle.delete.assumed_forgotten")),
     ("generation", "generations and recency", ("cache.recency.", "snapshot.")),
@@ -592,6 +624,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
                                                                               "cache.finish_binding.unsupported")),
     ("zones", "zones and the node tree", ("node_tree.",)),
     ("ported", "a Kubernetes table test case ported as a vector (the description names it)", ()),
+    ("pod-affinity", "inter-pod affinity and anti-affinity", ("cycle.affinity.", "cycle.filter.inter_pod_affinity")),
+    ("topology-spread", "pod topology spread constraints", ("cycle.spread.", "cycle.filter.pod_topology_spread")),
     ("accounting", "a curated accounting case of issue 13 (pod and node shapes)", ()),
     # -- the scheduling queue -------------------------------------------------------------------------------
     ("activate", "the scheduling queue's Activate (also of a pod in no sub-queue, which moves nothing)", ()),

@@ -2,17 +2,28 @@
 
 One module per Go test file: :mod:`.framework_types` (framework/types_test.go), :mod:`.node_tree`
 (node_tree_test.go and snapshot_test.go), :mod:`.cache` (cache_test.go), :mod:`.call_queue` (call_queue_test.go),
-:mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it).
+:mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it),
+:mod:`.interpodaffinity_filtering` and :mod:`.podtopologyspread_filtering` (the two plugins' filtering_test.go, as
+cycle vectors), :mod:`.interpodaffinity_scoring` and :mod:`.podtopologyspread_scoring` (their scoring_test.go, as
+data for the score functions' tests until the cycle observation carries scores).
 The expected outcomes are the spec's; ``tests/conformance/test_ported.py`` checks that the spec agrees with the
 expectations the Go tests state.
 """
 
 from __future__ import annotations
 
-from conformance.ported import cache, call_queue, framework_types, node_tree
+from conformance.ported import (
+    cache,
+    call_queue,
+    framework_types,
+    interpodaffinity_filtering,
+    node_tree,
+    podtopologyspread_filtering,
+)
 from conformance.traces import Scenario
 
 
 def ported() -> list[Scenario]:
     """Every ported table case."""
-    return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios()]
+    return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios(),
+            *interpodaffinity_filtering.scenarios(), *podtopologyspread_filtering.scenarios()]

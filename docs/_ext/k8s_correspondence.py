@@ -37,6 +37,8 @@ MODULES: Final = (
     "spec.cache.nodeinfo",
     "spec.dispatcher.call_queue",
     "spec.cycle.cycle",
+    "spec.cycle.interpodaffinity",
+    "spec.cycle.podtopologyspread",
 )
 """The modules whose every public function must name its Kubernetes counterpart."""
 
