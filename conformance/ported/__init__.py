@@ -2,17 +2,27 @@
 
 One module per Go test file: :mod:`.framework_types` (framework/types_test.go), :mod:`.node_tree`
 (node_tree_test.go and snapshot_test.go), :mod:`.cache` (cache_test.go), :mod:`.call_queue` (call_queue_test.go),
-:mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it).
+:mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it), :mod:`.taint_toleration`,
+:mod:`.balanced_allocation` and :mod:`.image_locality` (the Score cases of the plugins' tests).
 The expected outcomes are the spec's; ``tests/conformance/test_ported.py`` checks that the spec agrees with the
 expectations the Go tests state.
 """
 
 from __future__ import annotations
 
-from conformance.ported import cache, call_queue, framework_types, node_tree
+from conformance.ported import (
+    balanced_allocation,
+    cache,
+    call_queue,
+    framework_types,
+    image_locality,
+    node_tree,
+    taint_toleration,
+)
 from conformance.traces import Scenario
 
 
 def ported() -> list[Scenario]:
     """Every ported table case."""
-    return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios()]
+    return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios(),
+            *taint_toleration.scenarios(), *balanced_allocation.scenarios(), *image_locality.scenarios()]

@@ -2,9 +2,9 @@
 
 In the order of Kubernetes' default ``MultiPoint`` configuration (pkg/scheduler/apis/config/v1/default_plugins.go,
 v1.35), keeping the plugins this project models: NodeUnschedulable, NodeName, TaintToleration (weight 3),
-NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), ImageLocality (weight 1), DefaultBinder. Not
-modelled: SchedulingGates, PrioritySort (the queue orders pods itself), the volume plugins, PodTopologySpread,
-InterPodAffinity, DefaultPreemption and NodeResourcesBalancedAllocation.
+NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), NodeResourcesBalancedAllocation (weight 1),
+ImageLocality (weight 1), DefaultBinder. Not modelled: SchedulingGates, PrioritySort (the queue orders pods itself),
+the volume plugins, PodTopologySpread, InterPodAffinity and DefaultPreemption.
 """
 
 from __future__ import annotations
@@ -21,13 +21,17 @@ from refimpl.scheduler.plugins.image_locality import ImageLocality
 from refimpl.scheduler.plugins.node_affinity import NodeAffinity
 from refimpl.scheduler.plugins.node_name import NodeName
 from refimpl.scheduler.plugins.node_ports import NodePorts
+from refimpl.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from refimpl.scheduler.plugins.taint_toleration import TaintToleration
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
-DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "ImageLocality": 1}
+DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
+                                 "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+"""The default profile's Score weights (``getDefaultPlugins``), as :data:`spec.cycle.scores.DEFAULT_SCORE_PLUGINS`
+gives them (tests/refimpl/scheduler/test_plugins.py compares the two)."""
 
 
 def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
@@ -40,6 +44,7 @@ def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(pod_level_resources),
+        NodeResourcesBalancedAllocation(pod_level_resources),
         ImageLocality(handle),
         DefaultBinder(handle),
     ]
@@ -99,6 +104,7 @@ __all__ = [
     "NodeAffinity",
     "NodeName",
     "NodePorts",
+    "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
     "TaintToleration",
