@@ -6,7 +6,8 @@
 - ``fast``: ``ci`` with fewer examples (20 per property where ``ci`` runs 100; the refinement machines name their
   own numbers, 50 where ``ci`` runs 500): ``ksspec verify``'s default, so ``make verify`` ends within two minutes.
 
-Every name here is in ``conformance.cli.verify.HYPOTHESIS_PROFILES``, which ``ksspec verify --hypothesis-profile`` checks.
+Every name here is in ``conformance.cli.verify.HYPOTHESIS_PROFILES``, which ``ksspec verify --hypothesis-profile``
+checks.
 """
 
 import os

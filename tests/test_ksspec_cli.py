@@ -264,7 +264,8 @@ def test_outside_a_checkout_the_test_suite_rows_need_one(tmp_path: Path) -> None
 def test_verify_outside_a_checkout_says_so_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(verify_command, "run_checks", lambda checks, *_: [run_check(c, tmp_path, "fast") for c in checks])
+    monkeypatch.setattr(verify_command, "run_checks",
+                        lambda checks, *_: [run_check(c, tmp_path, "fast") for c in checks])
     assert main(["verify", "--root", str(tmp_path)]) == 1  # nothing ran at all
     out = capsys.readouterr().out
     assert f"not a checkout: {tmp_path} has no tests/" in out
