@@ -235,7 +235,7 @@ def refreshed_snapshot(cluster: Cluster) -> Snapshot:
 def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str) -> Rejection | None:
     """The first filter rejecting ``pod`` on ``node`` in ``snapshot``, with its status code (None if all pass);
     ``node`` must be in the snapshot's list."""
-    return first_rejection(pod, snapshot.node_info_map[node])
+    return first_rejection(pod, snapshot.node_info_map[node], snapshot)
 
 
 def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, Rejection], ...]:

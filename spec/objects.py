@@ -8,6 +8,7 @@ behaviour depends on nil versus empty.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -73,19 +74,175 @@ class Container:
         return self.restart_policy == RESTART_POLICY_ALWAYS
 
 
+# --------------------------------------------------------------------------------------------
+# Label selectors and inter-pod affinity terms
+# --------------------------------------------------------------------------------------------
+
+SELECTOR_IN: Final = "In"
+SELECTOR_NOT_IN: Final = "NotIn"
+SELECTOR_EXISTS: Final = "Exists"
+SELECTOR_DOES_NOT_EXIST: Final = "DoesNotExist"
+SELECTOR_OPERATORS: Final = (SELECTOR_IN, SELECTOR_NOT_IN, SELECTOR_EXISTS, SELECTOR_DOES_NOT_EXIST)
+"""``metav1.LabelSelectorOperator``: the operators ``LabelSelectorAsSelector`` accepts."""
+
+
+@cached_hash
+@dataclass(frozen=True)
+class LabelSelectorRequirement:
+    """``metav1.LabelSelectorRequirement``: ``key operator (values)``.
+
+    Fails with ``ValueError`` where ``metav1.LabelSelectorAsSelector`` fails: an unknown operator, ``In`` or
+    ``NotIn`` without values, ``Exists`` or ``DoesNotExist`` with values (API validation rejects such pods).
+    """
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.operator not in SELECTOR_OPERATORS:
+            raise ValueError(f"label selector requirement {self.key!r}: operator {self.operator!r} is not one of "
+                             f"{', '.join(SELECTOR_OPERATORS)}")
+        if self.operator in (SELECTOR_IN, SELECTOR_NOT_IN) and not self.values:
+            raise ValueError(f"label selector requirement {self.key!r}: operator {self.operator} needs values")
+        if self.operator in (SELECTOR_EXISTS, SELECTOR_DOES_NOT_EXIST) and self.values:
+            raise ValueError(f"label selector requirement {self.key!r}: operator {self.operator} takes no values")
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """``labels.Requirement.Matches``: In needs the label with one of the values; NotIn is true when the label
+        is absent or has none of them; Exists and DoesNotExist ask only whether the label is there."""
+        if self.operator == SELECTOR_IN:
+            return self.key in labels and labels[self.key] in self.values
+        if self.operator == SELECTOR_NOT_IN:
+            return self.key not in labels or labels[self.key] not in self.values
+        if self.operator == SELECTOR_EXISTS:
+            return self.key in labels
+        return self.key not in labels
+
+
+@cached_hash
+@dataclass(frozen=True)
+class LabelSelector:
+    """``metav1.LabelSelector``. Where Kubernetes takes a pointer, the spec uses ``LabelSelector | None``: a nil
+    selector (None) matches nothing (``labels.Nothing()``), an empty one (``LabelSelector()``) everything."""
+
+    match_labels: FrozenMap[str, str] = field(default_factory=FrozenMap)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    def is_empty(self) -> bool:
+        """``Selector.Empty()`` of ``LabelSelectorAsSelector(self)``: no requirement, so it matches everything."""
+        return not self.match_labels and not self.match_expressions
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """``LabelSelectorAsSelector(self).Matches(labels)``: every label and every expression matches."""
+        return (all(labels.get(k) == v for k, v in self.match_labels.items())
+                and all(e.matches(labels) for e in self.match_expressions))
+
+
+def selector_matches(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
+    """Whether ``selector`` (None: nil, which matches nothing) selects ``labels``."""
+    return selector is not None and selector.matches(labels)
+
+
+@cached_hash
+@dataclass(frozen=True)
+class PodAffinityTerm:
+    """``v1.PodAffinityTerm``. The zero value (``PodAffinityTerm()``) is Go's ``v1.PodAffinityTerm{}``: a nil
+    selector (matches no pod), the owning pod's namespace, and an empty topology key (no node has it)."""
+
+    label_selector: LabelSelector | None = None
+    namespaces: tuple[str, ...] = ()
+    topology_key: str = ""
+    namespace_selector: LabelSelector | None = None
+    """None is nil: only ``namespaces`` (or the pod's own namespace) count; ``LabelSelector()`` is every namespace."""
+    match_label_keys: tuple[str, ...] = ()
+    """Keys of the owning pod's labels merged into ``label_selector`` as ``key In (value)`` by the API server at
+    creation (``applyMatchLabelKeysAndMismatchLabelKeys``, pkg/registry/core/pod/strategy.go); the scheduler does not
+    read it."""
+    mismatch_label_keys: tuple[str, ...] = ()
+    """As :attr:`match_label_keys`, merged as ``key NotIn (value)``."""
+
+
+@cached_hash
+@dataclass(frozen=True)
+class WeightedPodAffinityTerm:
+    """``v1.WeightedPodAffinityTerm``: a preferred term and its weight (1-100 in valid pods)."""
+
+    weight: int = 0
+    pod_affinity_term: PodAffinityTerm = field(default_factory=PodAffinityTerm)
+
+
 @cached_hash
 @dataclass(frozen=True)
 class AffinityTerms:
-    """A non-nil ``v1.PodAffinity`` or ``v1.PodAntiAffinity``, reduced to how many terms it has.
+    """A non-nil ``v1.PodAffinity`` or ``v1.PodAntiAffinity``: its required and preferred terms.
 
     The cache only asks whether the struct is present and whether it has required terms
-    (``podWithAffinity``, ``podWithRequiredAntiAffinity`` in framework/types.go).
+    (``podWithAffinity``, ``podWithRequiredAntiAffinity`` in framework/types.go), so :attr:`required` and
+    :attr:`preferred` count the terms. The terms themselves are :attr:`required_terms` and :attr:`preferred_terms`;
+    when those are left empty, the counts stand for that many zero-valued terms (``v1.PodAffinityTerm{}``, see
+    :class:`PodAffinityTerm`), which is how the cache's vectors, written before the terms were modelled, read.
+
+    Fails with ``ValueError`` if terms are given and a count disagrees with their number (a count left at 0 is
+    filled in from the terms).
     """
 
     required: int = 0
     """Number of ``RequiredDuringSchedulingIgnoredDuringExecution`` terms."""
     preferred: int = 0
     """Number of ``PreferredDuringSchedulingIgnoredDuringExecution`` terms."""
+    required_terms: tuple[PodAffinityTerm, ...] = ()
+    preferred_terms: tuple[WeightedPodAffinityTerm, ...] = ()
+
+    def __post_init__(self) -> None:
+        for count, terms, what in ((self.required, self.required_terms, "required"),
+                                   (self.preferred, self.preferred_terms, "preferred")):
+            if terms and count == 0:
+                object.__setattr__(self, what, len(terms))
+            elif terms and count != len(terms):
+                raise ValueError(f"AffinityTerms: {what}={count} but {len(terms)} {what}_terms given")
+
+    def required_affinity_terms(self) -> tuple[PodAffinityTerm, ...]:
+        """The required terms: :attr:`required_terms`, or :attr:`required` zero-valued terms if none are given."""
+        return self.required_terms or (PodAffinityTerm(),) * self.required
+
+    def preferred_affinity_terms(self) -> tuple[WeightedPodAffinityTerm, ...]:
+        """The preferred terms: :attr:`preferred_terms`, or :attr:`preferred` zero-valued terms if none are given."""
+        return self.preferred_terms or (WeightedPodAffinityTerm(),) * self.preferred
+
+
+def pod_affinity(required: tuple[PodAffinityTerm, ...] = (),
+                 preferred: tuple[WeightedPodAffinityTerm, ...] = ()) -> AffinityTerms:
+    """A ``v1.PodAffinity`` (or ``v1.PodAntiAffinity``) with these terms."""
+    return AffinityTerms(required_terms=required, preferred_terms=preferred)
+
+
+# --------------------------------------------------------------------------------------------
+# Topology spread constraints
+# --------------------------------------------------------------------------------------------
+
+DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
+"""``v1.UnsatisfiableConstraintAction``."""
+NODE_INCLUSION_HONOR: Final = "Honor"
+NODE_INCLUSION_IGNORE: Final = "Ignore"
+"""``v1.NodeInclusionPolicy``."""
+
+
+@cached_hash
+@dataclass(frozen=True)
+class TopologySpreadConstraint:
+    """``v1.TopologySpreadConstraint``. None stands for Go's nil pointer where the API has one (``MinDomains``,
+    ``NodeAffinityPolicy``, ``NodeTaintsPolicy``) and for a nil ``LabelSelector`` (matches no pod)."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str = DO_NOT_SCHEDULE
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = ()
 
 
 @cached_hash
@@ -133,6 +290,10 @@ class Pod:
     """Claim names of the pod's ``PersistentVolumeClaim`` volumes, one entry per volume."""
     priority: int = 0
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    labels: FrozenMap[str, str] = field(default_factory=FrozenMap)
+    """``ObjectMeta.Labels`` (InterPodAffinity and PodTopologySpread select pods by them)."""
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    """``Spec.TopologySpreadConstraints``."""
 
     @property
     def images(self) -> tuple[str, ...]:
@@ -192,3 +353,12 @@ class Node:
     unschedulable: bool = False
     images: tuple[ContainerImage, ...] = ()
     """``Status.Images``."""
+
+
+@cached_hash
+@dataclass(frozen=True)
+class Namespace:
+    """``v1.Namespace``: its name and labels (an affinity term's ``namespaceSelector`` selects namespaces by them)."""
+
+    name: str
+    labels: FrozenMap[str, str] = field(default_factory=FrozenMap)

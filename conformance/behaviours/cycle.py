@@ -30,6 +30,7 @@ from conformance.operations import (
     refreshed_snapshot,
 )
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
+from spec.cache.snapshot import Snapshot
 from spec.cycle.cycle import Cluster, FailurePoint
 from spec.cycle.filters import (
     NO_EXECUTE,
@@ -130,7 +131,7 @@ def _schedule(before: Cluster, uid: str, node: str, outcome: CycleOutcome) -> se
     if outcome.kind == NODE_NOT_IN_SNAPSHOT:
         return {"cycle.schedule.node_not_in_snapshot"}
     snapshot = refreshed_snapshot(before)
-    tags = _examined(before, before.pending[uid], snapshot.node_info_map[node])
+    tags = _examined(before, before.pending[uid], snapshot.node_info_map[node], snapshot)
     if outcome.kind is None:
         tags.add("cycle.schedule.assumed")
     return tags
@@ -172,24 +173,24 @@ def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: Failure
     snapshot = refreshed_snapshot(before)
     pod = before.pending[uid]
     if node is not None:
-        tags = _examined(before, pod, snapshot.node_info_map[node])
+        tags = _examined(before, pod, snapshot.node_info_map[node], snapshot)
         return tags | {"cycle.reserve.rejected" if point is FailurePoint.RESERVE else "cycle.permit.rejected"}
     if not snapshot.node_info_list:
         return {"cycle.unschedulable.no_nodes"}
     tags = {"cycle.unschedulable.no_feasible_node"}
     for name in snapshot.node_info_list:
-        tags |= _examined(before, pod, snapshot.node_info_map[name])
+        tags |= _examined(before, pod, snapshot.node_info_map[name], snapshot)
     return tags
 
 
-def _examined(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
+def _examined(before: Cluster, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> set[str]:
     """The filter rules that decided whether ``pod`` fits the snapshot entry ``info``."""
     node = info.node
     assert node is not None
-    failing = failing_filters(pod, info)
+    failing = failing_filters(pod, info, snapshot)
     tags = {_FILTER_TAGS[failing[0]]} if failing else set()
     if failing and failing[0] == "NodeResourcesFit":
-        unresolvable = rejection_code("NodeResourcesFit", pod, info) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        unresolvable = rejection_code("NodeResourcesFit", pod, info, snapshot) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         tags.add("cycle.fit.code_unresolvable" if unresolvable else "cycle.fit.code_unschedulable")
     if len(failing) >= 2:
         tags.add("cycle.filter.first_failure_reported")

@@ -35,6 +35,7 @@ from spec.cache.invariants import (
     trans_expiry_only_after_finish_binding,
 )
 from spec.cache.nodeinfo import NodeInfo as SpecNodeInfo
+from spec.cache.snapshot import EMPTY_SNAPSHOT, update_snapshot
 from spec.cycle.cycle import Cluster
 from spec.cycle.filters import is_feasible
 from spec.cycle.invariants import (
@@ -216,12 +217,13 @@ def unbound_pods_that_fit(sim: Simulation) -> dict[str, list[str]]:
     """The API server's unbound pods that some live node of the cache admits (every filter of
     :func:`spec.cycle.filters.is_feasible` passes on the node as the cache holds it): UID -> those nodes."""
     state = abstract_cache_state(sim.cache)
-    live = [info for info in state.nodes.values() if info.node is not None]
+    snapshot = update_snapshot(state, EMPTY_SNAPSHOT)
+    live = [snapshot.node_info_map[name] for name in snapshot.node_info_list]
     fitting = {}
     for pod in sim.world.unbound_pods():
         if pod.scheduler_name != sim.scheduler_name:
             continue  # another scheduler's pod (responsibleForPod)
-        nodes = [info.node.name for info in live if info.node is not None and is_feasible(pod, info)]
+        nodes = [info.node.name for info in live if info.node is not None and is_feasible(pod, info, snapshot)]
         if nodes:
             fitting[pod.uid] = nodes
     return fitting

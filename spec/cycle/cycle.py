@@ -116,7 +116,7 @@ def feasible_nodes(snapshot: Snapshot, pod: Pod) -> tuple[str, ...]:
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     """
-    return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name]))
+    return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name], snapshot))
 
 
 def _require(condition: bool, why: str) -> None:

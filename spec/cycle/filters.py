@@ -2,7 +2,9 @@
 
 These are the Filter extension points of the default plugins NodeName, NodeUnschedulable,
 TaintToleration, NodeAffinity (node selector only), NodePorts and NodeResourcesFit
-(pkg/scheduler/framework/plugins, v1.35). A node is *feasible* for a pod when every filter
+(pkg/scheduler/framework/plugins, v1.35), which read only the node, and PodTopologySpread
+(:mod:`spec.cycle.podtopologyspread`) and InterPodAffinity (:mod:`spec.cycle.interpodaffinity`), whose PreFilter
+reads every node of the cycle's snapshot. A node is *feasible* for a pod when every filter
 passes on the snapshot's NodeInfo. The scheduling cycle (:mod:`spec.cycle.cycle`) may choose any
 feasible node; scoring only narrows that choice, so the invariants do not depend on it.
 
@@ -15,10 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
+from functools import lru_cache
 from typing import Final
 
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, NodeInfo, host_port
+from spec.cache.snapshot import Snapshot
+from spec.cycle import interpodaffinity, podtopologyspread
+from spec.cycle.status import Code as Code  # re-exported: the code's home was this module
+from spec.cycle.status import FilterRejection
 from spec.objects import Node, Pod, Taint, Toleration
 from spec.resources import Resource, compute_pod_resource, get_host_ports
 
@@ -117,37 +123,69 @@ DEFAULT_FILTERS: Final[tuple[tuple[str, Filter], ...]] = (
     ("NodePorts", fits_node_ports),
     ("NodeResourcesFit", fits_node_resources),
 )
-"""The filters of the default profile that the spec models, in the profile's order: the MultiPoint list of
-``getDefaultPlugins`` (pkg/scheduler/apis/config/v1/default_plugins.go) puts NodeUnschedulable before NodeName."""
+"""The filters of the default profile that the spec models and that read only the node, in the profile's order: the
+MultiPoint list of ``getDefaultPlugins`` (pkg/scheduler/apis/config/v1/default_plugins.go) puts NodeUnschedulable
+before NodeName."""
+
+SNAPSHOT_FILTERS: Final = (podtopologyspread.NAME, interpodaffinity.NAME)
+"""The filters of the default profile whose PreFilter reads every node of the cycle's snapshot, in the profile's
+order; they follow NodeResourcesFit (and the volume plugins, which the spec does not model)."""
+FILTER_ORDER: Final = (*(name for name, _ in DEFAULT_FILTERS), *SNAPSHOT_FILTERS)
+"""Every filter the spec models, in the default profile's order."""
 
 
-def failing_filters(pod: Pod, info: NodeInfo) -> list[str]:
-    """The names of the filters that reject ``pod`` on the node of ``info`` (all of them if it has no node)."""
-    if info.node is None:
-        return [name for name, _ in DEFAULT_FILTERS]
-    return [name for name, passes in DEFAULT_FILTERS if not passes(pod, info.node, info)]
+@dataclass(frozen=True)
+class PreFilterStates:
+    """What the PreFilter of :data:`SNAPSHOT_FILTERS` computes once per cycle for a pod (None: the plugin skips)."""
+
+    pod_topology_spread: podtopologyspread.PreFilterState | None
+    inter_pod_affinity: interpodaffinity.PreFilterState | None
 
 
-def is_feasible(pod: Pod, info: NodeInfo) -> bool:
-    """Whether every filter passes: the pod may be placed on this node."""
-    return not failing_filters(pod, info)
+@lru_cache(maxsize=256)
+def pre_filter(pod: Pod, snapshot: Snapshot) -> PreFilterStates:
+    """``RunPreFilterPlugins`` of :data:`SNAPSHOT_FILTERS` for ``pod`` over ``snapshot`` (no namespace exists; the
+    profile's spread defaulting is the system's). Remembered: each node's filters of one cycle read the same state.
+
+    Kubernetes: `frameworkImpl.RunPreFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
+    """
+    return PreFilterStates(
+        podtopologyspread.pre_filter(pod, snapshot, fits_node_affinity, fits_taint_toleration),
+        interpodaffinity.pre_filter(pod, snapshot),
+    )
+
+
+def snapshot_filter_rejection(name: str, pod: Pod, node: Node, snapshot: Snapshot) -> FilterRejection | None:
+    """The rejection by filter ``name`` (one of :data:`SNAPSHOT_FILTERS`) of ``pod`` on ``node``, with its code and
+    reason, or None if it passes.
+
+    Kubernetes: `PodTopologySpread.Filter` (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go)
+    Kubernetes: `InterPodAffinity.Filter` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
+    states = pre_filter(pod, snapshot)
+    if name == podtopologyspread.NAME:
+        return podtopologyspread.filter_node(states.pod_topology_spread, pod, node)
+    return interpodaffinity.filter_node(states.inter_pod_affinity, node)
+
+
+def failing_filters(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> list[str]:
+    """The names of the filters that reject ``pod`` on the node of ``info`` (all of them if it has no node), in
+    :data:`FILTER_ORDER`; ``snapshot`` is the cycle's (the PreFilter of :data:`SNAPSHOT_FILTERS` reads it)."""
+    node = info.node
+    if node is None:
+        return list(FILTER_ORDER)
+    failing = [name for name, passes in DEFAULT_FILTERS if not passes(pod, node, info)]
+    return failing + [name for name in SNAPSHOT_FILTERS if snapshot_filter_rejection(name, pod, node, snapshot)]
+
+
+def is_feasible(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> bool:
+    """Whether every filter passes in the cycle's ``snapshot``: the pod may be placed on the node of ``info``."""
+    return not failing_filters(pod, info, snapshot)
 
 
 # ============================================================================================
 # The status of a rejection
 # ============================================================================================
-
-
-class Code(StrEnum):
-    """The code of a rejecting filter's status, by its Go name.
-
-    Kubernetes: `Code` (k8s.io/kube-scheduler framework/interface.go)
-    """
-
-    UNSCHEDULABLE = "Unschedulable"
-    """Rejected; preemption, or a change in the cluster, may make the node fit."""
-    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
-    """Rejected; preemption cannot help (PostFilter leaves the node out)."""
 
 
 FILTER_CODES: Final[dict[str, Code]] = {
@@ -178,13 +216,18 @@ def unresolvable_resources(request: Resource, info: NodeInfo) -> list[str]:
             if name != "pods" and wanted[name] > allocatable.get(name, 0)]
 
 
-def rejection_code(name: str, pod: Pod, info: NodeInfo) -> Code:
+def rejection_code(name: str, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> Code:
     """The code of filter ``name``'s status when it rejects ``pod`` on ``info``: the plugin's fixed code
     (:data:`FILTER_CODES`); for NodeResourcesFit UnschedulableAndUnresolvable if some lacking resource is beyond
-    the node's Allocatable (:func:`unresolvable_resources`), else Unschedulable.
+    the node's Allocatable (:func:`unresolvable_resources`), else Unschedulable; for :data:`SNAPSHOT_FILTERS` the
+    code of their rejection (:func:`snapshot_filter_rejection`).
 
     Kubernetes: `Fit.Filter` (pkg/scheduler/framework/plugins/noderesources/fit.go)
     """
+    if name in SNAPSHOT_FILTERS and info.node is not None:
+        rejection = snapshot_filter_rejection(name, pod, info.node, snapshot)
+        assert rejection is not None, f"{name} does not reject the pod"
+        return rejection.code
     if name != "NodeResourcesFit":
         return FILTER_CODES[name]
     if unresolvable_resources(compute_pod_resource(pod).resource, info):
@@ -200,13 +243,13 @@ class Rejection:
     code: Code
 
 
-def first_rejection(pod: Pod, info: NodeInfo) -> Rejection | None:
+def first_rejection(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> Rejection | None:
     """The status the Filter extension point gives ``pod`` on the node of ``info``: the first filter in the
     profile's order that rejects it (Filter stops there), with its code; None if every filter passes.
 
     Kubernetes: `frameworkImpl.RunFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
     """
-    failing = failing_filters(pod, info)
+    failing = failing_filters(pod, info, snapshot)
     if not failing:
         return None
-    return Rejection(failing[0], rejection_code(failing[0], pod, info))
+    return Rejection(failing[0], rejection_code(failing[0], pod, info, snapshot))

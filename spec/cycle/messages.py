@@ -8,8 +8,9 @@ PostFilter message, if any, after a space and *without* a period of its own (fra
 types_test.go ``TestFitError_Error`` expects none). A cluster without nodes fails with ``ErrNoNodesAvailable``.
 
 A filter's reasons are its rejecting status's reasons: one for every filter but NodeResourcesFit, which gives one per
-lacking resource. A Filter plugin added to :data:`spec.cycle.filters.DEFAULT_FILTERS` adds its entry to
-:data:`FILTER_REASONS`.
+lacking resource; PodTopologySpread's and InterPodAffinity's reason depends on which of their rules fails
+(:func:`spec.cycle.filters.snapshot_filter_rejection`). A Filter plugin added to
+:data:`spec.cycle.filters.FILTER_ORDER` adds its entry to :data:`FILTER_REASONS`.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from spec.cache.nodeinfo import NodeInfo
-from spec.cycle.filters import NO_EXECUTE, NO_SCHEDULE, insufficient_resources, tolerates
+from spec.cache.snapshot import Snapshot
+from spec.cycle import interpodaffinity, podtopologyspread
+from spec.cycle.filters import NO_EXECUTE, NO_SCHEDULE, insufficient_resources, snapshot_filter_rejection, tolerates
 from spec.objects import Pod
 from spec.resources import compute_pod_resource
 from spec.versions import VersionProfile
+
+Reasons = Callable[[Pod, NodeInfo, Snapshot, VersionProfile], tuple[str, ...]]
+"""A filter's reasons for rejecting a pod on a node of the cycle's snapshot, in a release."""
 
 NO_NODE_AVAILABLE_MSG: Final = "0/{} nodes are available"
 """``NoNodeAvailableMsg`` (pkg/scheduler/framework/types.go)."""
@@ -42,7 +48,7 @@ TOO_MANY_PODS: Final = "Too many pods"
 """NodeResourcesFit's reason when the node holds its ``pods`` allocatable already."""
 
 
-def taint_toleration_reasons(pod: Pod, info: NodeInfo, profile: VersionProfile) -> tuple[str, ...]:
+def taint_toleration_reasons(pod: Pod, info: NodeInfo, snapshot: Snapshot, profile: VersionProfile) -> tuple[str, ...]:
     """TaintToleration's reason: "node(s) had untolerated taint(s)"; v1.34 names the first untolerated NoSchedule
     or NoExecute taint instead, as ``{key: value}``.
 
@@ -56,7 +62,8 @@ def taint_toleration_reasons(pod: Pod, info: NodeInfo, profile: VersionProfile) 
     return (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",)
 
 
-def node_resources_fit_reasons(pod: Pod, info: NodeInfo, profile: VersionProfile) -> tuple[str, ...]:
+def node_resources_fit_reasons(pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                               profile: VersionProfile) -> tuple[str, ...]:
     """NodeResourcesFit's reasons: "Too many pods", and "Insufficient <resource>" for each resource it lacks.
 
     Kubernetes: `Fit.Filter` (pkg/scheduler/framework/plugins/noderesources/fit.go)
@@ -67,26 +74,48 @@ def node_resources_fit_reasons(pod: Pod, info: NodeInfo, profile: VersionProfile
                  for name in insufficient_resources(request, info))
 
 
-def _fixed(reason: str) -> Callable[[Pod, NodeInfo, VersionProfile], tuple[str, ...]]:
-    return lambda pod, info, profile: (reason,)
+def snapshot_filter_reasons(plugin: str) -> Reasons:
+    """The reasons of ``plugin`` (PodTopologySpread or InterPodAffinity): the one reason of its rejection in the
+    cycle's snapshot. PodTopologySpread: "node(s) didn't match pod topology spread constraints", with " (missing
+    required label)" when the node lacks a topology key; InterPodAffinity: the first of its three rules that fails
+    (the pod's affinity, the pod's anti-affinity, the existing pods' anti-affinity). Fails with ``AssertionError``
+    if the plugin does not reject the pod there.
+
+    Kubernetes: `PodTopologySpread.Filter` (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go)
+    Kubernetes: `InterPodAffinity.Filter` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
+    """
+    def reasons(pod: Pod, info: NodeInfo, snapshot: Snapshot, profile: VersionProfile) -> tuple[str, ...]:
+        assert info.node is not None, "a listed node has its Node object"
+        rejection = snapshot_filter_rejection(plugin, pod, info.node, snapshot)
+        assert rejection is not None, f"{plugin} does not reject the pod"
+        return (rejection.reason,)
+    return reasons
 
 
-FILTER_REASONS: Final[dict[str, Callable[[Pod, NodeInfo, VersionProfile], tuple[str, ...]]]] = {
+def _fixed(reason: str) -> Reasons:
+    return lambda pod, info, snapshot, profile: (reason,)
+
+
+FILTER_REASONS: Final[dict[str, Reasons]] = {
     "NodeUnschedulable": _fixed(ERR_REASON_UNSCHEDULABLE),
     "NodeName": _fixed(ERR_REASON_NODE_NAME),
     "TaintToleration": taint_toleration_reasons,
     "NodeAffinity": _fixed(ERR_REASON_NODE_AFFINITY),
     "NodePorts": _fixed(ERR_REASON_NODE_PORTS),
     "NodeResourcesFit": node_resources_fit_reasons,
+    podtopologyspread.NAME: snapshot_filter_reasons(podtopologyspread.NAME),
+    interpodaffinity.NAME: snapshot_filter_reasons(interpodaffinity.NAME),
 }
 """The reasons of each filter's rejecting status, by plugin name (``NodeUnschedulable.Filter``, ``NodeName.Filter``,
-``NodeAffinity.Filter``, ``NodePorts.Filter``; pkg/scheduler/framework/plugins, v1.35)."""
+``NodeAffinity.Filter``, ``NodePorts.Filter``, ``PodTopologySpread.Filter``, ``InterPodAffinity.Filter``;
+pkg/scheduler/framework/plugins, v1.35)."""
 
 
-def filter_reasons(plugin: str, pod: Pod, info: NodeInfo, profile: VersionProfile) -> tuple[str, ...]:
-    """The reasons of filter ``plugin``'s status when it rejects ``pod`` on the node of ``info``. Fails with
-    ``KeyError`` for a plugin without an entry in :data:`FILTER_REASONS`."""
-    return FILTER_REASONS[plugin](pod, info, profile)
+def filter_reasons(plugin: str, pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                   profile: VersionProfile) -> tuple[str, ...]:
+    """The reasons of filter ``plugin``'s status when it rejects ``pod`` on the node of ``info`` in the cycle's
+    ``snapshot``. Fails with ``KeyError`` for a plugin without an entry in :data:`FILTER_REASONS`."""
+    return FILTER_REASONS[plugin](pod, info, snapshot, profile)
 
 
 def fit_error_message(num_all_nodes: int, node_reasons: Iterable[tuple[str, ...]], pre_filter_msg: str = "",

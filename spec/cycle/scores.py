@@ -7,8 +7,10 @@ PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1, Imag
 
 A plugin is one :class:`ScorePlugin` entry: a pure ``score`` of one node, an optional ``normalize`` of every node's
 score, its weight, and ``skips`` (PreScore's Skip: the plugin neither scores nor appears among a node's scores).
-:data:`DEFAULT_SCORE_PLUGINS` lists the entries this module defines; another module adds its plugins to
-:data:`DEFAULT_SCORE_PLUGINS` by building the tuple with its own entries in the profile's order.
+:data:`DEFAULT_SCORE_PLUGINS` lists them in the profile's order; PodTopologySpread's and InterPodAffinity's
+PreScore, Score and NormalizeScore are the pure functions of :mod:`spec.cycle.podtopologyspread` and
+:mod:`spec.cycle.interpodaffinity`, whose PreScore reads the cycle's snapshot (and, for PodTopologySpread, the
+feasible nodes).
 :mod:`spec.cycle.select` runs them over the feasible nodes (``prioritizeNodes``).
 
 What is left out: NodeAffinity's preferred terms (``spec.objects.Pod`` does not model
@@ -21,13 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from math import sqrt
 from typing import Final
 
 from spec.cache.imagestates import ImageStateSummary
 from spec.cache.nodeinfo import NodeInfo
 from spec.cache.snapshot import Snapshot
-from spec.cycle.filters import tolerates
+from spec.cycle import interpodaffinity, podtopologyspread
+from spec.cycle.filters import fits_node_affinity, fits_taint_toleration, tolerates
 from spec.frozenmap import FrozenMap
 from spec.objects import Node, Pod, Taint, Toleration
 from spec.quantities import CPU, MEMORY, ResourceList
@@ -325,6 +329,86 @@ def node_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreContext)
 
 
 # ============================================================================================
+# PodTopologySpread and InterPodAffinity (their PreScore reads the snapshot)
+# ============================================================================================
+
+
+@lru_cache(maxsize=256)
+def _spread_state(pod: Pod, snapshot: Snapshot, feasible: tuple[str, ...]) -> podtopologyspread.PreScoreState | None:
+    """PodTopologySpread's PreScore for the cycle (remembered: every node's Score of one cycle reads it)."""
+    return podtopologyspread.pre_score(pod, snapshot, feasible, fits_node_affinity, fits_taint_toleration)
+
+
+def _feasible_names(context: ScoreContext) -> tuple[str, ...]:
+    return tuple(info.name for info in context.feasible)
+
+
+def pod_topology_spread_skips(pod: Pod, context: ScoreContext) -> bool:
+    """PodTopologySpread's PreScore skips a pod without ScheduleAnyway constraints (its own, or the system's
+    defaults, which need a selector from the pod's Services or controller: none is modelled, so they never apply).
+
+    Kubernetes: `PodTopologySpread.PreScore` (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go)
+    """
+    return _spread_state(pod, context.snapshot, _feasible_names(context)) is None
+
+
+def pod_topology_spread_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """PodTopologySpread's Score: :func:`spec.cycle.podtopologyspread.score` with the cycle's PreScore state.
+
+    Kubernetes: `PodTopologySpread.Score` (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go)
+    """
+    state = _spread_state(pod, context.snapshot, _feasible_names(context))
+    assert state is not None, "PodTopologySpread scores only a pod its PreScore does not skip"
+    return podtopologyspread.score(state, pod, info)
+
+
+def pod_topology_spread_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
+    """PodTopologySpread's NormalizeScore: :func:`spec.cycle.podtopologyspread.normalize_score`.
+
+    Kubernetes: `PodTopologySpread.NormalizeScore` (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go)
+    """
+    state = _spread_state(pod, context.snapshot, _feasible_names(context))
+    assert state is not None, "PodTopologySpread normalises only for a pod its PreScore does not skip"
+    return tuple(podtopologyspread.normalize_score(state, [n for n, _ in scores], [s for _, s in scores]))
+
+
+@lru_cache(maxsize=256)
+def _affinity_state(pod: Pod, snapshot: Snapshot) -> interpodaffinity.TopologyScore | None:
+    """InterPodAffinity's PreScore for the cycle (no Namespace objects; hardPodAffinityWeight 1)."""
+    return interpodaffinity.pre_score(pod, snapshot)
+
+
+def inter_pod_affinity_skips(pod: Pod, context: ScoreContext) -> bool:
+    """InterPodAffinity's PreScore skips when no topology pair got a weight: neither the pod's preferred terms nor
+    the existing pods' required affinity and preferred terms match anything on a labelled node.
+
+    Kubernetes: `InterPodAffinity.PreScore` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
+    """
+    return _affinity_state(pod, context.snapshot) is None
+
+
+def inter_pod_affinity_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """InterPodAffinity's Score: :func:`spec.cycle.interpodaffinity.score`, the summed weights of the node's
+    topology pairs (negative for anti-affinity; NormalizeScore brings it into [0, 100]).
+
+    Kubernetes: `InterPodAffinity.Score` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
+    """
+    state = _affinity_state(pod, context.snapshot)
+    assert state is not None and info.node is not None, "InterPodAffinity scores a node only after its PreScore"
+    return interpodaffinity.score(state, info.node)
+
+
+def inter_pod_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
+    """InterPodAffinity's NormalizeScore: :func:`spec.cycle.interpodaffinity.normalize_score`.
+
+    Kubernetes: `InterPodAffinity.NormalizeScore` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
+    """
+    state = _affinity_state(pod, context.snapshot)
+    assert state is not None, "InterPodAffinity normalises only after its PreScore"
+    return tuple(interpodaffinity.normalize_score(state, [s for _, s in scores]))
+
+
+# ============================================================================================
 # The default profile's Score plugins
 # ============================================================================================
 
@@ -332,6 +416,10 @@ TAINT_TOLERATION: Final = ScorePlugin("TaintToleration", 3, taint_toleration_sco
 NODE_AFFINITY: Final = ScorePlugin("NodeAffinity", 2, node_affinity_score, node_affinity_normalize,
                                    node_affinity_skips)
 NODE_RESOURCES_FIT: Final = ScorePlugin("NodeResourcesFit", 1, least_allocated_score)
+POD_TOPOLOGY_SPREAD: Final = ScorePlugin(podtopologyspread.NAME, 2, pod_topology_spread_score,
+                                         pod_topology_spread_normalize, pod_topology_spread_skips)
+INTER_POD_AFFINITY: Final = ScorePlugin(interpodaffinity.NAME, 2, inter_pod_affinity_score,
+                                        inter_pod_affinity_normalize, inter_pod_affinity_skips)
 NODE_RESOURCES_BALANCED_ALLOCATION: Final = ScorePlugin("NodeResourcesBalancedAllocation", 1,
                                                         balanced_allocation_score, None, balanced_allocation_skips)
 IMAGE_LOCALITY: Final = ScorePlugin("ImageLocality", 1, image_locality_score)
@@ -340,10 +428,11 @@ DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     TAINT_TOLERATION,
     NODE_AFFINITY,
     NODE_RESOURCES_FIT,
+    POD_TOPOLOGY_SPREAD,
+    INTER_POD_AFFINITY,
     NODE_RESOURCES_BALANCED_ALLOCATION,
     IMAGE_LOCALITY,
 )
-"""The Score plugins of the default profile that the spec models, in the profile's order (``getDefaultPlugins``
-puts PodTopologySpread and InterPodAffinity, weight 2 each, between NodeResourcesFit and
-NodeResourcesBalancedAllocation). The order fixes only the order of a node's plugin scores; the total is their
-sum."""
+"""The Score plugins of the default profile that the spec models, in the profile's order (``getDefaultPlugins``,
+pkg/scheduler/apis/config/v1/default_plugins.go, v1.35). The order fixes only the order of a node's plugin scores;
+the total is their sum."""

@@ -113,7 +113,7 @@ def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, t
         if len(feasible) >= wanted:
             break
         name = names[(start + i) % count]
-        rejection = first_rejection(pod, snapshot.node_info_map[name])
+        rejection = first_rejection(pod, snapshot.node_info_map[name], snapshot)
         if rejection is None:
             feasible.append(name)
         else:
@@ -222,7 +222,7 @@ def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DE
     search = find_nodes_that_pass_filters(snapshot, pod, start, to_find)
     feasible = search.feasible
     if not feasible:
-        reasons = (filter_reasons(r.plugin, pod, snapshot.node_info_map[name], profile)
+        reasons = (filter_reasons(r.plugin, pod, snapshot.node_info_map[name], snapshot, profile)
                    for name, r in search.rejected)
         message = fit_error_message(count, reasons)
         return Decision((), (), (), message, search.rejected, search.next_start)

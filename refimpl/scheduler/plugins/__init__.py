@@ -2,9 +2,10 @@
 
 In the order of Kubernetes' default ``MultiPoint`` configuration (pkg/scheduler/apis/config/v1/default_plugins.go,
 v1.35), keeping the plugins this project models: NodeUnschedulable, NodeName, TaintToleration (weight 3),
-NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), NodeResourcesBalancedAllocation (weight 1),
-ImageLocality (weight 1), DefaultBinder. Not modelled: SchedulingGates, PrioritySort (the queue orders pods itself),
-the volume plugins, PodTopologySpread, InterPodAffinity and DefaultPreemption.
+NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), PodTopologySpread (weight 2), InterPodAffinity
+(weight 2), NodeResourcesBalancedAllocation (weight 1), ImageLocality (weight 1), DefaultBinder. Not modelled:
+SchedulingGates, PrioritySort (the queue orders pods itself), the volume plugins, DynamicResources and
+DefaultPreemption.
 """
 
 from __future__ import annotations
@@ -18,25 +19,29 @@ from refimpl.scheduler.framework import CycleState, FilterPlugin, Framework, Han
 from refimpl.scheduler.plugins.default_binder import DefaultBinder
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.plugins.image_locality import ImageLocality
+from refimpl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from refimpl.scheduler.plugins.node_affinity import NodeAffinity
 from refimpl.scheduler.plugins.node_name import NodeName
 from refimpl.scheduler.plugins.node_ports import NodePorts
 from refimpl.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from refimpl.scheduler.plugins.pod_topology_spread import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpread
 from refimpl.scheduler.plugins.taint_toleration import TaintToleration
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
-DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
-                                 "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
+                                 "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
 """The default profile's Score weights (``getDefaultPlugins``), as :data:`spec.cycle.scores.DEFAULT_SCORE_PLUGINS`
 gives them (tests/refimpl/scheduler/test_plugins.py compares the two)."""
 
 
 def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
-                    taint_reason_names_the_taint: bool = False) -> list[Plugin]:
-    """The default plugins, in the default profile's order (the flags: the release's, :mod:`spec.versions`)."""
+                    taint_reason_names_the_taint: bool = False,
+                    spread_defaulting: str = SYSTEM_DEFAULTING) -> list[Plugin]:
+    """The default plugins, in the default profile's order (the flags: the release's, :mod:`spec.versions`;
+    ``spread_defaulting``: PodTopologySpread's ``defaultingType``, System in the default profile)."""
     return [
         NodeUnschedulable(),
         NodeName(),
@@ -44,6 +49,8 @@ def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(pod_level_resources),
+        PodTopologySpread(handle, spread_defaulting),
+        InterPodAffinity(handle),
         NodeResourcesBalancedAllocation(pod_level_resources),
         ImageLocality(handle),
         DefaultBinder(handle),
@@ -51,10 +58,16 @@ def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
 
 
 def default_filter_plugins(*, pod_level_resources: bool = True) -> list[FilterPlugin]:
-    """The default profile's Filter plugins, in its order: NodeUnschedulable, NodeName, TaintToleration,
-    NodeAffinity, NodePorts, NodeResourcesFit. Each filters without its PreFilter having run."""
+    """The default profile's Filter plugins that read only the node, in its order: NodeUnschedulable, NodeName,
+    TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit. Each filters without its PreFilter having run."""
     return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(), NodePorts(),
             NodeResourcesFit(pod_level_resources)]
+
+
+def snapshot_filter_plugins(handle: Handle) -> list[FilterPlugin]:
+    """The default profile's Filter plugins whose PreFilter reads every node, in its order: PodTopologySpread,
+    InterPodAffinity (they follow :func:`default_filter_plugins`)."""
+    return [PodTopologySpread(handle), InterPodAffinity(handle)]
 
 
 def new_default_framework(
@@ -66,13 +79,17 @@ def new_default_framework(
     handle: Handle | None = None,
     clock: Clock | None = None,
     signing: bool = True,
+    spread_defaulting: str = SYSTEM_DEFAULTING,
 ) -> Framework:
     """The default profile for ``profile``'s release (``profile.NewMap`` over the default plugin configuration),
     with ``extra_plugins`` (for example a ``FaultInjector``) before the default plugins at every extension point.
-    The scheduler points its handle at the snapshot, clock and API access."""
+    The scheduler points its handle at the snapshot, clock and API access. Under the default ``spread_defaulting``
+    (System) PodTopologySpread refuses to sign any pod, so opportunistic batching never applies, as in Kubernetes;
+    ``"List"`` (no default constraints) lets pods without spread constraints or affinity be batched."""
     handle = handle if handle is not None else Handle(clock=clock)
     plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources,
-                                                taint_reason_names_the_taint=profile.taint_reason_names_the_taint)]
+                                                taint_reason_names_the_taint=profile.taint_reason_names_the_taint,
+                                                spread_defaulting=spread_defaulting)]
     return Framework(
         plugins,
         score_weights=DEFAULT_SCORE_WEIGHTS,
@@ -85,8 +102,8 @@ def new_default_framework(
 
 
 def first_failing_filter(pod: Pod, node_info: NodeInfo, plugins: Sequence[FilterPlugin] | None = None) -> str | None:
-    """``RunFilterPlugins`` without PreFilter: the name of the first plugin (default order) that does not pass,
-    or None if the pod fits the node."""
+    """``RunFilterPlugins`` without PreFilter: the name of the first plugin (default order, the plugins that read
+    only the node) that does not pass, or None if the pod fits the node."""
     state = CycleState()
     for plugin in plugins if plugins is not None else default_filter_plugins():
         status = plugin.filter(state, pod, node_info)
@@ -97,19 +114,24 @@ def first_failing_filter(pod: Pod, node_info: NodeInfo, plugins: Sequence[Filter
 
 __all__ = [
     "DEFAULT_SCORE_WEIGHTS",
+    "LIST_DEFAULTING",
+    "SYSTEM_DEFAULTING",
     "DefaultBinder",
     "FaultInjector",
     "FaultPoint",
     "ImageLocality",
+    "InterPodAffinity",
     "NodeAffinity",
     "NodeName",
     "NodePorts",
     "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
+    "PodTopologySpread",
     "TaintToleration",
     "default_filter_plugins",
     "default_plugins",
     "first_failing_filter",
     "new_default_framework",
+    "snapshot_filter_plugins",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from spec.cycle.cycle import Cluster, refreshed_snapshot  # the very refresh schedule_pod makes, not a second copy
-from spec.cycle.filters import DEFAULT_FILTERS, fits_node_resources
+from spec.cycle.filters import failing_filters
 from spec.objects import Node, Pod
 from spec.resources import Resource, compute_pod_resource, resource_from_list
 from spec.verify.cycle.symbolic import CYCLE_RESOURCES, PIPELINE_INVARIANTS, CycleBounds, PipelineState, Stage
@@ -115,11 +115,11 @@ def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | N
 def other_filters_pass(cluster: Cluster, uid: str, node: str) -> bool:
     """Whether every filter but NodeResourcesFit passes for pending pod ``uid`` on ``node`` in the
     refreshed snapshot (the ``others_pass`` argument of ``SchedulePod``)."""
-    info = refreshed_snapshot(cluster).node_info_map.get(node)
+    snapshot = refreshed_snapshot(cluster)
+    info = snapshot.node_info_map.get(node)
     if info is None or info.node is None:
         return False
-    pod = cluster.pending[uid]
-    return all(passes(pod, info.node, info) for _, passes in DEFAULT_FILTERS if passes is not fits_node_resources)
+    return failing_filters(cluster.pending[uid], info, snapshot) in ([], ["NodeResourcesFit"])
 
 
 def abstract_cycle_step(step: CycleStep, naming: CycleNaming, cluster: Cluster) -> tuple[str, dict[str, Any]] | None:

@@ -1,4 +1,7 @@
-"""Opportunistic batching (KEP-5598; runtime/batch.go, digest §E): when a hint is given, used, or refused."""
+"""Opportunistic batching (KEP-5598; runtime/batch.go, digest §E): when a hint is given, used, or refused.
+
+The default profile's PodTopologySpread (system defaulting) refuses to sign every pod, so Kubernetes never batches
+under it; these tests run the profile with ``defaultingType: List`` and no default constraints, which signs."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from refimpl.cache import Cache, FakeClock, NodeInfo
 from refimpl.dispatcher import FakeAPIServer
 from refimpl.scheduler.batching import MAX_BATCH_AGE, FlushReason, OpportunisticBatch
 from refimpl.scheduler.framework import CycleState, FilterPlugin, Status
-from refimpl.scheduler.plugins import new_default_framework
+from refimpl.scheduler.plugins import LIST_DEFAULTING, new_default_framework
 from refimpl.scheduler.queue import SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from spec.objects import Container, Node, Pod
@@ -43,7 +46,7 @@ def scheduler(
     for node in nodes:
         cache.add_node(node)
     queue = SchedulingQueue(clock)
-    fwk = new_default_framework(profile=profile, extra_plugins=tuple(extra))
+    fwk = new_default_framework(profile=profile, extra_plugins=tuple(extra), spread_defaulting=LIST_DEFAULTING)
     sched = Scheduler(cache, queue, fwk, client=FakeAPIServer(), profile=profile, clock=clock, rng=random.Random(0))
     return sched, queue, clock
 
@@ -138,6 +141,6 @@ def test_v134_has_no_batching() -> None:
 
 
 def test_signatures_ignore_the_pod_identity_but_not_its_requests() -> None:
-    fwk = new_default_framework()
+    fwk = new_default_framework(spread_defaulting=LIST_DEFAULTING)
     assert fwk.sign_pod(web_pod("a")) == fwk.sign_pod(web_pod("b"))
     assert fwk.sign_pod(web_pod("a")) != fwk.sign_pod(web_pod("a", cpu=200))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conformance.adapters.refimpl_abstraction import abstract_node_info
 from refimpl.cache import Cache, NodeInfo, Snapshot
-from refimpl.scheduler.framework import CycleState, Handle, NodeScore
+from refimpl.scheduler.framework import CycleState, Handle, NodeScore, PreFilterPlugin
 from refimpl.scheduler.framework.status import CODE_NAMES, Code
 from refimpl.scheduler.plugins import (
     ImageLocality,
@@ -28,13 +28,17 @@ from refimpl.scheduler.plugins import (
     default_filter_plugins,
     first_failing_filter,
     new_default_framework,
+    snapshot_filter_plugins,
 )
 from refimpl.scheduler.plugins.image_locality import calculate_priority, normalized_image_name
 from refimpl.scheduler.plugins.node_resources_fit import least_requested_score
 from refimpl.scheduler.plugins.taint_toleration import default_normalize_score
+from spec.cache.nodeinfo import NodeInfo as SpecNodeInfo
+from spec.cache.snapshot import Snapshot as SpecSnapshot
 from spec.cycle.filters import (
     DEFAULT_FILTERS,
     FILTER_CODES,
+    SNAPSHOT_FILTERS,
     Rejection,
     failing_filters,
     first_rejection,
@@ -358,6 +362,13 @@ _candidate_pods = st.builds(
 )
 
 
+def alone(info: SpecNodeInfo) -> SpecSnapshot:
+    """The spec's snapshot of a cluster with only this node (the PreFilter of the snapshot-wide filters reads it)."""
+    name = info.name
+    return SpecSnapshot(FrozenMap({name: info}), (name,), (name,) if info.pods_with_affinity else (),
+                        (name,) if info.pods_with_required_anti_affinity else ())
+
+
 @given(candidate=_candidate_pods, n=_nodes,
        existing=st.lists(st.sampled_from(("u1", "u2", "u3")).flatmap(pods_with_uid), max_size=3,
                          unique_by=lambda p: p.uid))
@@ -365,30 +376,46 @@ def test_filter_verdict_equals_spec_is_feasible(candidate: Pod, n: Node, existin
     info = node_info(n, *existing)
     spec_info = abstract_node_info(info)
     refimpl_failing = first_failing_filter(candidate, info)
-    assert (refimpl_failing is None) == is_feasible(candidate, spec_info)
-    spec_failing = failing_filters(candidate, spec_info)
+    state = CycleState()
+    if refimpl_failing is None:  # then the plugins whose PreFilter reads every node (here the one)
+        for plugin in snapshot_filter_plugins(Handle()):
+            assert isinstance(plugin, PreFilterPlugin)
+            _, pre = plugin.pre_filter(state, candidate, [info])
+            if pre is not None and pre.is_skip():
+                continue
+            found = plugin.filter(state, candidate, info)
+            if found is not None and not found.is_success():
+                refimpl_failing = plugin.name
+                break
+    assert (refimpl_failing is None) == is_feasible(candidate, spec_info, alone(spec_info))
+    spec_failing = failing_filters(candidate, spec_info, alone(spec_info))
     assert refimpl_failing == (spec_failing[0] if spec_failing else None)
     statuses = (plugin.filter(CycleState(), candidate, info) for plugin in default_filter_plugins())
     status = next((s for s in statuses if s is not None and not s.is_success()), None)
-    rejection = first_rejection(candidate, spec_info)
-    assert (status is None) == (rejection is None)
-    if status is not None and rejection is not None:  # the code too (spec.cycle.filters.rejection_code)
+    rejection = first_rejection(candidate, spec_info, alone(spec_info))
+    if status is None and rejection is not None:  # a snapshot-wide filter rejected: its code is the spec's too
+        assert rejection.plugin in SNAPSHOT_FILTERS and refimpl_failing == rejection.plugin
+    elif status is not None and rejection is not None:  # the code too (spec.cycle.filters.rejection_code)
         assert (CODE_NAMES[status.code], refimpl_failing) == (rejection.code, rejection.plugin)
+    else:
+        assert status is None and rejection is None
 
 
 def test_spec_codes_follow_kubernetes_filters() -> None:
     # fit.go Fit.Filter: UnschedulableAndUnresolvable only when some lacking resource is beyond Allocatable; the
     # pod count never is (fitsRequest); NodePorts is Unschedulable, the other filters UnschedulableAndUnresolvable.
     full = abstract_node_info(node_info(node(cpu=10, pods=1), pod("e", {"cpu": 5})))
-    assert first_rejection(pod("p", {"cpu": 6}), full) == Rejection("NodeResourcesFit", SpecCode.UNSCHEDULABLE)
-    assert first_rejection(pod("p", {"cpu": 11}), full) == Rejection(
+    assert first_rejection(pod("p", {"cpu": 6}), full, alone(full)) == Rejection("NodeResourcesFit",
+                                                                                  SpecCode.UNSCHEDULABLE)
+    assert first_rejection(pod("p", {"cpu": 11}), full, alone(full)) == Rejection(
         "NodeResourcesFit", SpecCode.UNSCHEDULABLE_AND_UNRESOLVABLE)
     assert unresolvable_resources(compute_pod_resource(pod("p", {"cpu": 11, "memory": 1})).resource, full) == ["cpu"]
     roomy = abstract_node_info(node_info(node(cpu=10, pods=2), pod("e", {"cpu": 5})))
-    assert first_rejection(pod("p", {"cpu": 6}), roomy) == Rejection("NodeResourcesFit", SpecCode.UNSCHEDULABLE)
-    assert first_rejection(pod("p", {"cpu": 5}), roomy) is None
+    assert first_rejection(pod("p", {"cpu": 6}), roomy, alone(roomy)) == Rejection("NodeResourcesFit",
+                                                                                    SpecCode.UNSCHEDULABLE)
+    assert first_rejection(pod("p", {"cpu": 5}), roomy, alone(roomy)) is None
     cordoned = abstract_node_info(node_info(node(unschedulable=True)))
-    assert first_rejection(pod("p"), cordoned) == Rejection("NodeUnschedulable",
+    assert first_rejection(pod("p"), cordoned, alone(cordoned)) == Rejection("NodeUnschedulable",
                                                             SpecCode.UNSCHEDULABLE_AND_UNRESOLVABLE)
     assert {name: code for name, code in FILTER_CODES.items() if code is SpecCode.UNSCHEDULABLE} == {
         "NodePorts": SpecCode.UNSCHEDULABLE}
@@ -397,6 +424,6 @@ def test_spec_codes_follow_kubernetes_filters() -> None:
 def test_default_filter_plugins_are_the_spec_filters_in_kubernetes_order() -> None:
     # Kubernetes' default MultiPoint order (default_plugins.go) puts NodeUnschedulable before NodeName.
     names = [p.name for p in default_filter_plugins()]
-    assert names == [name for name, _ in DEFAULT_FILTERS]
+    assert names == [name for name, _ in DEFAULT_FILTERS]  # those that read only the node
     assert names == ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                      "NodeResourcesFit"]

@@ -10,7 +10,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.adapters.refimpl_abstraction import abstract_node_info
+from conformance.adapters.refimpl_abstraction import abstract_snapshot
 from refimpl.cache import Cache, FakeClock
 from refimpl.dispatcher import FakeAPIServer
 from refimpl.scheduler.plugins import new_default_framework
@@ -52,9 +52,9 @@ def test_every_decision_is_allowed_by_the_spec(nodes: list[Node], pods: list[Pod
         server.create_pod(pod.namespace, pod.name, pod.uid)
         queue.add(pod)
     while (result := sched.schedule_one()) is not None:
-        snapshot = sched.snapshot  # what the cycle filtered: assumed pods included, this pod not yet
-        feasible = {name for name, info in snapshot.node_info_map.items()
-                    if info.node is not None and is_feasible(result.pod, abstract_node_info(info))}
+        snapshot = abstract_snapshot(sched.snapshot)  # what the cycle filtered: assumed pods included, not this pod
+        feasible = {name for name in snapshot.node_info_list
+                    if is_feasible(result.pod, snapshot.node_info_map[name], snapshot)}
         if result.outcome is Outcome.BINDING:
             assert result.node in feasible
         else:

@@ -126,12 +126,13 @@ def test_decision_scores_weigh_every_default_plugin() -> None:
 
 
 def test_weights_are_the_default_profiles_in_spec_and_refimpl() -> None:
-    """default_plugins.go: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1, BalancedAllocation 1,
-    ImageLocality 1."""
-    weights = {p.name: p.weight for p in DEFAULT_SCORE_PLUGINS}
-    assert weights == {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
-                       "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
-    assert weights == DEFAULT_SCORE_WEIGHTS
+    """default_plugins.go (v1.35), in its order: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1,
+    PodTopologySpread 2, InterPodAffinity 2, BalancedAllocation 1, ImageLocality 1."""
+    weights = [(p.name, p.weight) for p in DEFAULT_SCORE_PLUGINS]
+    assert weights == [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1),
+                       ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1),
+                       ("ImageLocality", 1)]
+    assert list(DEFAULT_SCORE_WEIGHTS.items()) == weights
 
 
 def test_score_formulas() -> None:

@@ -1,0 +1,93 @@
+"""A ported Filter table case (a pod, the existing pods, the nodes, Go's expected code per node) and its cycle
+vector.
+
+The vector adds the nodes, creates each existing pod and places it on its node through the scheduler (in an order
+the spec's filters allow; a case with no such order is not a vector), creates the incoming pod, asks to schedule it
+on each node the spec rejects (the step observes the first filter and its code), then on one node it accepts, or
+fails the cycle when there is none. Expected outcomes are the spec's, as for every vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from conformance.operations import (
+    BindPod,
+    ClusterAddNode,
+    ConfirmBinding,
+    CreatePod,
+    CycleOperation,
+    FailScheduling,
+    SchedulePod,
+    apply_cycle,
+    refreshed_snapshot,
+)
+from conformance.ported.common import go_case
+from conformance.traces import Scenario
+from spec.cycle.cycle import Cluster, new_cluster
+from spec.cycle.filters import failing_filters
+from spec.cycle.status import Code
+from spec.objects import Node, Pod
+
+
+@dataclass(frozen=True)
+class FilterCase:
+    """One Go table case: ``want`` maps each node to the code Go expects from the plugin (None: success)."""
+
+    test: str
+    name: str
+    pod: Pod
+    pods: tuple[Pod, ...]
+    nodes: tuple[Node, ...]
+    want: dict[str, Code | None]
+
+
+def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] | None:
+    """Create ``pod`` unscheduled and place it on its node; None if the spec's filters reject it there."""
+    unscheduled = replace(pod, node_name="")
+    ops: list[CycleOperation] = [CreatePod(unscheduled), SchedulePod(pod.uid, pod.node_name), BindPod(pod.uid),
+                                 ConfirmBinding(pod.uid)]
+    after = cluster
+    for op in ops:
+        after, outcome = apply_cycle(after, op)
+        if outcome.kind is not None:
+            return None
+    return after, ops
+
+
+def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
+    """The cluster with the case's nodes and existing pods, and the steps that built it; None if no order of the
+    existing pods passes the filters."""
+    cluster = new_cluster()
+    ops: list[CycleOperation] = []
+    for node in case.nodes:
+        cluster, _ = apply_cycle(cluster, ClusterAddNode(node))
+        ops.append(ClusterAddNode(node))
+    waiting = list(case.pods)
+    while waiting:
+        for pod in waiting:
+            placed = _placed(cluster, pod)
+            if placed is not None:
+                cluster, steps = placed
+                ops += steps
+                waiting.remove(pod)
+                break
+        else:
+            return None
+    return cluster, ops
+
+
+def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
+    """The cycle vector of ``case`` (None if its existing pods cannot be placed through the scheduler)."""
+    built = setup(case)
+    if built is None:
+        return None
+    cluster, ops = built
+    cluster, _ = apply_cycle(cluster, CreatePod(case.pod))
+    ops.append(CreatePod(case.pod))
+    snapshot = refreshed_snapshot(cluster)
+    feasible = [n.name for n in case.nodes
+                if not failing_filters(case.pod, snapshot.node_info_map[n.name], snapshot)]
+    ops += [SchedulePod(case.pod.uid, n.name) for n in case.nodes if n.name not in feasible]
+    ops.append(SchedulePod(case.pod.uid, feasible[0]) if feasible else FailScheduling(case.pod.uid))
+    return go_case("cycle", go_file, case.test, case.name, ops, *labels)

@@ -1,0 +1,134 @@
+"""Ported from pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go: TestRequiredAffinitySingleNode
+and TestRequiredAffinityMultipleNodes, case by case, with the status code the Go case expects on each node.
+
+:data:`CASES` keeps each case's objects and Go's expected codes; ``tests/conformance/test_ported_affinity.py`` checks
+the spec's Filter (:func:`spec.cycle.interpodaffinity.filter_node`) and refimpl's plugin against them, and
+:func:`conformance.ported.filter_cases.scenarios` makes each a cycle vector. Go's ``defaultNamespace`` is "".
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from conformance.ported.filter_cases import FilterCase
+from conformance.ported.wrappers import make_node, make_pod
+from spec.cycle.status import Code
+
+FILE: Final = "framework/plugins/interpodaffinity/filtering_test.go"
+SINGLE: Final = "TestRequiredAffinitySingleNode"
+MULTIPLE: Final = "TestRequiredAffinityMultipleNodes"
+U, UU = Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def single_node() -> list[FilterCase]:
+    """TestRequiredAffinitySingleNode: ``pod`` (service=securityscan) on node1 (region r1, zone z11)."""
+    service = {"service": "securityscan"}
+    existing = make_pod().name("existing").labels(service).node("node1").obj()
+    node1 = make_node().name("node1").labels({"region": "r1", "zone": "z11"}).obj()
+    s1 = {"security": "S1"}
+
+    def case(name: str, pod_: object, want: Code | None, pods: tuple[object, ...] = (existing,)) -> FilterCase:
+        return FilterCase(SINGLE, name, pod_, pods, (node1,), {"node1": want})  # type: ignore[arg-type]
+
+    return [
+        case("A pod that has no required pod affinity scheduling rules can schedule onto a node with no existing "
+             "pods", make_pod().name("incoming").obj(), None, ()),
+        case("satisfies with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using In operator that "
+             "matches the existing pod",
+             make_pod().name("incoming").labels(s1).pod_affinity_in("service", "region",
+                                                                   ("securityscan", "value2")).obj(), None),
+        case("satisfies the pod with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using not in "
+             "operator in labelSelector that matches the existing pod",
+             make_pod().name("incoming").labels(s1).pod_affinity_not_in("service", "region",
+                                                                       ("securityscan3", "value3")).obj(), None),
+        case("Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
+             make_pod().name("incoming").labels(service).pod_affinity_in(
+                 "service", "", ("antivirusscan", "value2")).obj(), UU),
+        case("satisfies the PodAffinity and PodAntiAffinity with the existing pod",
+             make_pod().name("incoming").labels(s1).pod_affinity_in("service", "region", ("securityscan", "value2"))
+             .pod_anti_affinity_in("service", "node", ("antivirusscan", "value2")).obj(), None),
+        case("satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
+             make_pod().name("incoming").labels(s1).pod_affinity_in("service", "region", ("securityscan", "value2"))
+             .pod_anti_affinity_in("service", "zone", ("securityscan", "value2")).obj(), U),
+        case("satisfies the PodAffinity and PodAntiAffinity but doesn't satisfy PodAntiAffinity symmetry with the "
+             "existing pod",
+             make_pod().name("incoming").labels(service).pod_affinity_in("service", "region",
+                                                                        ("securityscan", "value2"))
+             .pod_anti_affinity_in("service", "node", ("antivirusscan", "value2")).obj(), U,
+             (make_pod().name("existing").labels(service).node("node1")
+              .pod_anti_affinity_in("service", "zone", ("securityscan", "value2")).obj(),)),
+        case("verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. "
+             "doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+             make_pod().name("incoming").labels(service).obj(), U,
+             (make_pod().name("existing").node("node1").labels(service)
+              .pod_anti_affinity_in("service", "zone", ("securityscan", "value2")).obj(),)),
+        case("verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. "
+             "satisfy PodAntiAffinity symmetry with the existing pod",
+             make_pod().name("incoming").labels(service).obj(), None,
+             (make_pod().name("existing").node("node1").labels(service)
+              .pod_anti_affinity_not_in("service", "zone", ("securityscan", "value2")).obj(),)),
+        case("PodAntiAffinity symmetry check a1: incoming pod and existing pod partially match each other on "
+             "AffinityTerms",
+             make_pod().name("incoming").labels(service).pod_anti_affinity_exists("service", "zone")
+             .pod_anti_affinity_exists("security", "zone").obj(), U,
+             (make_pod().name("existing").node("node1").labels(s1)
+              .pod_anti_affinity_exists("security", "zone").obj(),)),
+    ]
+
+
+def multiple_nodes() -> list[FilterCase]:
+    """TestRequiredAffinityMultipleNodes."""
+    china = {"region": "China"}
+    china_az1 = {"region": "China", "az": "az1"}
+    india = {"region": "India"}
+
+    def nodes(*specs: tuple[str, dict[str, str]]) -> tuple[object, ...]:
+        return tuple(make_node().name(n).labels(labels).obj() for n, labels in specs)
+
+    def case(name: str, pod_: object, pods: tuple[object, ...], nodes_: tuple[object, ...],
+             want: tuple[Code | None, ...]) -> FilterCase:
+        names = [n.name for n in nodes_]  # type: ignore[attr-defined]
+        return FilterCase(MULTIPLE, name, pod_, pods, nodes_, dict(zip(names, want, strict=True)))  # type: ignore[arg-type]
+
+    az = {"zone": "az1", "hostname": "h1"}, {"zone": "az2", "hostname": "h2"}
+    return [
+        case("A pod can be scheduled onto all the nodes that have the same topology key & label value with one of "
+             "them has an existing pod that matches the affinity rules",
+             make_pod().name("incoming").pod_affinity_in("foo", "region", ("bar",)).obj(),
+             (make_pod().name("p1").node("node1").labels({"foo": "bar"}).obj(),),
+             nodes(("node1", china), ("node2", china_az1), ("node3", india)), (None, None, UU)),
+        case("The affinity rule is to schedule all of the pods of this collection to the same zone. The first pod "
+             "of the collection should not be blocked from being scheduled onto any node, even there's no existing "
+             "pod that matches the rule anywhere.",
+             make_pod().name("incoming").labels({"foo": "bar", "service": "securityscan"})
+             .pod_affinity_in("foo", "zone", ("bar",)).pod_affinity_in("service", "zone", ("securityscan",)).obj(),
+             (make_pod().name("p1").node("nodeA").labels({"foo": "bar"}).obj(),),
+             nodes(("nodeA", az[0]), ("nodeB", az[1])), (None, None)),
+        case("The first pod of the collection can only be scheduled on nodes labelled with the requested topology "
+             "keys",
+             make_pod().name("incoming").labels({"foo": "bar", "service": "securityscan"})
+             .pod_affinity_in("foo", "zone", ("bar",)).pod_affinity_in("service", "zone", ("securityscan",)).obj(),
+             (make_pod().name("p1").node("nodeA").labels({"foo": "bar"}).obj(),),
+             nodes(("nodeA", {"zoneLabel": "az1", "hostname": "h1"}),
+                   ("nodeB", {"zoneLabel": "az2", "hostname": "h2"})),
+             (UU, UU)),
+        case("NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter "
+             "pod affinity rule. The pod can not be scheduled onto nodeA and nodeB.",
+             make_pod().name("incoming").pod_anti_affinity_in("foo", "region", ("abc",)).obj(),
+             (make_pod().name("p1").node("nodeA").labels({"foo": "abc"}).obj(),),
+             nodes(("nodeA", {"region": "r1", "hostname": "nodeA"}), ("nodeB", {"region": "r1", "hostname": "nodeB"})),
+             (U, U)),
+        case("This test ensures that anti-affinity matches a pod when any term of the anti-affinity rule matches a "
+             "pod.",
+             make_pod().name("incoming").pod_anti_affinity_in("foo", "region", ("abc",))
+             .pod_anti_affinity_in("service", "zone", ("securityscan",)).obj(),
+             (make_pod().name("p1").node("nodeA").labels({"foo": "abc", "service": "securityscan"}).obj(),),
+             nodes(("nodeA", {"region": "r1", "zone": "z1", "hostname": "nodeA"}),
+                   ("nodeB", {"region": "r1", "zone": "z2", "hostname": "nodeB"})),
+             (U, U)),
+    ]
+
+
+def cases() -> list[FilterCase]:
+    """Every ported filter case of this file."""
+    return [*single_node(), *multiple_nodes()]
