@@ -12,7 +12,8 @@ from refimpl.scheduler.plugins.node_resources_balanced_allocation import (
     balanced_resource_score as refimpl_balanced_resource_score,
 )
 from refimpl.scheduler.select_host import num_feasible_nodes_to_find as refimpl_num_feasible_nodes_to_find
-from spec.cache.snapshot import Snapshot
+from spec.cache import cache as spec_cache
+from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, update_snapshot
 from spec.cycle import cycle
 from spec.cycle.messages import ERR_NO_NODES_AVAILABLE, fit_error_message
 from spec.cycle.scores import (
@@ -29,9 +30,23 @@ from spec.cycle.select import (
     num_feasible_nodes_to_find,
     schedule_decision,
 )
-from spec.objects import Container, Node, Pod, Taint
+from spec.frozenmap import FrozenMap
+from spec.objects import (
+    LABEL_HOSTNAME,
+    SCHEDULE_ANYWAY,
+    Container,
+    LabelSelector,
+    Node,
+    Pod,
+    PodAffinityTerm,
+    Taint,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+    pod_affinity,
+)
 from spec.quantities import resource_list
-from spec.versions import PROFILES
+from spec.valuetypes import replace
+from spec.versions import DEFAULT_PROFILE, PROFILES
 
 # TestNumFeasibleNodesToFind (schedule_one_test.go): (global, profile, all nodes, wanted)
 NUM_FEASIBLE = [
@@ -201,3 +216,64 @@ def test_taint_reason_names_the_taint_in_v1_34() -> None:
         "0/1 nodes are available: 1 node(s) had untolerated taint(s).")
     assert schedule_decision(snapshot, Pod("p"), PROFILES["v1.34"]).message == (
         "0/1 nodes are available: 1 node(s) had untolerated taint {k: v}.")
+
+
+def _bound_snapshot(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> Snapshot:
+    state = spec_cache.new_cache(DEFAULT_PROFILE)
+    for node in nodes:
+        state = spec_cache.add_node(state, node)
+    for bound in pods:
+        state = spec_cache.add_pod(state, bound)
+    return update_snapshot(state, EMPTY_SNAPSHOT)
+
+
+BIG = {"cpu": 10**6, "memory": 2**40}
+"""Nodes so large that an existing pod's 100m/200Mi default requests leave NodeResourcesFit's and
+BalancedAllocation's scores equal on both."""
+
+
+def test_decision_weighs_pod_topology_spread_and_inter_pod_affinity() -> None:
+    """PodTopologySpread and InterPodAffinity score in the cycle with weight 2. Two hostname domains, n1 with two
+    pods labelled app=a, n2 with none.
+
+    Spread (ScheduleAnyway, maxSkew 1, hostname): the weight is log(2 feasible + 2); n1 scores round(2 * log 4 + 0)
+    = 3, n2 0; normalised 100 * (3 + 0 - s) / 3: n1 0, n2 100; weighted 0 and 200 (scoring.go). Affinity
+    (preferred, weight 5, hostname, app=a): the term adds 5 at n1 for each of its two matching pods (10), n2 gets 0;
+    normalised 100 * (s - 0) / (10 - 0): n1 100, n2 0; weighted 200 and 0 (scoring.go); anti-affinity subtracts,
+    so the order turns round."""
+    nodes = tuple(_node(n, BIG["cpu"], BIG["memory"], labels=FrozenMap({LABEL_HOSTNAME: n})) for n in ("n1", "n2"))
+    app_a = FrozenMap({"app": "a"})
+    pods = tuple(Pod(f"e{i}", f"e{i}", node_name="n1", labels=app_a) for i in range(2))
+    snapshot = _bound_snapshot(nodes, pods)
+    selector = LabelSelector(app_a)
+    spread = Pod("s", "s", labels=app_a, topology_spread_constraints=(
+        TopologySpreadConstraint(1, LABEL_HOSTNAME, SCHEDULE_ANYWAY, selector),))
+    s1, s2 = schedule_decision(snapshot, spread).scores
+    assert (dict(s1.plugins)["PodTopologySpread"], dict(s2.plugins)["PodTopologySpread"]) == (0, 200)
+    assert "InterPodAffinity" not in dict(s1.plugins)  # no term anywhere: PreScore skips
+    assert schedule_decision(snapshot, spread).allowed == ("n2",)
+    term = WeightedPodAffinityTerm(5, PodAffinityTerm(selector, topology_key=LABEL_HOSTNAME))
+    attracted = Pod("f", "f", pod_affinity=pod_affinity(preferred=(term,)))
+    a1, a2 = schedule_decision(snapshot, attracted).scores
+    assert (dict(a1.plugins)["InterPodAffinity"], dict(a2.plugins)["InterPodAffinity"]) == (200, 0)
+    assert "PodTopologySpread" not in dict(a1.plugins)  # no constraint, no default selector: PreScore skips
+    assert schedule_decision(snapshot, attracted).allowed == ("n1",)
+    repelled = Pod("r", "r", pod_anti_affinity=pod_affinity(preferred=(term,)))
+    r1, r2 = schedule_decision(snapshot, repelled).scores
+    assert (dict(r1.plugins)["InterPodAffinity"], dict(r2.plugins)["InterPodAffinity"]) == (0, 200)
+
+
+def test_fit_error_names_the_affinity_and_spread_reasons() -> None:
+    """FitError's histogram carries PodTopologySpread's and InterPodAffinity's ErrReasons (filtering.go)."""
+    nodes = (_node("n1", labels=FrozenMap({LABEL_HOSTNAME: "n1"})), _node("bare"))
+    app_a = FrozenMap({"app": "a"})
+    snapshot = _bound_snapshot(nodes, (Pod("e", "e", node_name="n1", labels=app_a),))
+    term = PodAffinityTerm(LabelSelector(app_a), topology_key=LABEL_HOSTNAME)
+    repelled = Pod("r", "r", pod_anti_affinity=pod_affinity(required=(term,)), topology_spread_constraints=(
+        TopologySpreadConstraint(1, LABEL_HOSTNAME, label_selector=LabelSelector(app_a)),))
+    assert schedule_decision(snapshot, repelled).message == (
+        "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) didn't match pod "
+        "topology spread constraints (missing required label).")
+    attracted = Pod("a", "a", pod_affinity=pod_affinity(required=(replace(term, topology_key="zone"),)))
+    assert schedule_decision(snapshot, attracted).message == (
+        "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
