@@ -26,7 +26,8 @@ schedulers over one API server. While the scheduler is down, users' changes reac
 server; while it restarts, scheduling waits until the informers' initial list is delivered.
 
 What it abstracts: the scheduling queue's order (any pending pod may go next; the order is
-``refimpl``'s), the choice among feasible nodes (stated by :mod:`spec.cycle.select`), the dispatcher (a bind is one atomic step), Permit's waiting.
+``refimpl``'s), the choice among feasible nodes (stated by :mod:`spec.cycle.select`), the dispatcher
+(a bind is one atomic step), Permit's waiting.
 Every transition is a function ``(Cluster, ...) -> Cluster`` that raises
 :class:`CycleNotEnabled` when its guard is false, so a model checker can enumerate them.
 """
