@@ -34,8 +34,16 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "3.3.0"
+FORMAT_VERSION: Final = "4.0.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.0.0 (from 3.3.0) is a major bump: a cycle-area step that runs a scheduling cycle (``schedule_pod``,
+``fail_scheduling``) observes its ``decision``: the feasible nodes, each one's weighted Score-plugin scores and
+total, the nodes ``selectHost`` may return (``allowed``), and the failure message (``FitError.Error()``, the text of
+the pod's ``PodScheduled`` condition). An implementation reports the node its own selection chose as
+``decision.chosen``, which the runner accepts if it is one of ``allowed``. Every adapter of the cycle area must
+report the decision, so an adapter that conformed to 3.x fails every cycle vector with a scheduling step; the other
+areas' vectors are unchanged but for their ``format_version``.
 
 3.3.0 (from 3.2.0) is a minor bump: a dispatcher observation reports ``metrics.pending_calls``, the
 ``scheduler_pending_async_api_calls`` gauge per in-tree call type (an adapter that does not report it fails the

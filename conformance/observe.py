@@ -42,6 +42,14 @@ Cycle area (:mod:`conformance.operations`), after every step::
      "filters": {node: {"plugin": filter, "code": code}}}   # this step's scheduling cycle: each node a filter
                                           # rejected, the first filter (default profile order) that did, and its
                                           # status code: "Unschedulable" or "UnschedulableAndUnresolvable"
+     "decision": {                        # only after a step that ran a scheduling cycle (schedulePod):
+       "feasible": [name, ...],           #   sorted: the nodes every filter passed
+       "scores": {name: {"plugins": {plugin: weighted score}, "total": n}},   # with 2+ feasible nodes: each
+                                          #   Score plugin PreScore did not skip, times its weight, and the sum
+       "allowed": [name, ...],            #   sorted: the nodes selectHost may return (the highest total)
+       "message": text,                   #   FitError.Error() / ErrNoNodesAvailable; "" if a node was chosen
+       "chosen": name or ""}}             #   implementations only: the node their selection returned, judged
+                                          #   by the runner as one of "allowed" (the spec states the set)
 
 Dispatcher area, after every step::
 
@@ -91,6 +99,7 @@ from spec.cache.operations import World
 from spec.cache.snapshot import Snapshot
 from spec.cycle.cycle import Cluster
 from spec.cycle.filters import Rejection
+from spec.cycle.select import Decision
 from spec.dispatcher.api_calls import (
     POD_BINDING,
     POD_STATUS_PATCH,
@@ -220,12 +229,16 @@ def cluster_json(
     cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
     unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, tuple[str, str]]], *, running: bool = True,
     orphaned: Mapping[str, Any] | None = None, admitted: Iterable[str] = (), failed: Mapping[str, str] | None = None,
+    decision: JSON | None = None,
 ) -> JSON:
     """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
     cluster (``binding``, ``api_pods`` and ``orphaned`` map UIDs to pod objects with a ``node_name``). ``scheduler``
     and ``kubelet`` appear only once they differ from a running scheduler with no orphaned request and kubelets
-    that handled nothing, so traces without crashes and kubelets observe what they always did."""
+    that handled nothing, so traces without crashes and kubelets observe what they always did. ``decision``
+    (:func:`decision_json`) is present only for a step that ran a scheduling cycle."""
     extra: dict[str, JSON] = {}
+    if decision is not None:
+        extra["decision"] = decision
     if not running or orphaned:
         extra["scheduler"] = {"running": running,
                               "orphaned": {uid: pod.node_name for uid, pod in sorted((orphaned or {}).items())}}
@@ -245,14 +258,40 @@ def cluster_json(
     }
 
 
-def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, Rejection]] = ()) -> JSON:
+def decision_json(feasible: Iterable[str], scores: Iterable[tuple[str, Iterable[tuple[str, int]], int]],
+                  allowed: Iterable[str], message: str, chosen: str | None = None) -> JSON:
+    """A scheduling cycle's ``decision``: the feasible nodes (sorted); each scored node's weighted plugin scores (the
+    plugins PreScore did not skip) and total, from ``(node, plugin scores, total)``; the nodes ``selectHost`` may
+    return (sorted); the failure message ("" if a node was chosen); and, from an implementation, the node it
+    ``chosen`` ("" if none), which the runner judges against ``allowed`` instead of comparing."""
+    out: JSON = {
+        "feasible": sorted(feasible),
+        "scores": {node: {"plugins": dict(plugins), "total": total} for node, plugins, total in sorted(scores)},
+        "allowed": sorted(allowed),
+        "message": message,
+    }
+    if chosen is not None:
+        out["chosen"] = chosen
+    return out
+
+
+def spec_decision_json(decision: Decision) -> JSON:
+    """:func:`decision_json` of the spec's :class:`spec.cycle.select.Decision` (without ``chosen``: the spec states
+    the set)."""
+    return decision_json(decision.feasible, ((s.node, s.plugins, s.total) for s in decision.scores),
+                         decision.allowed, decision.message)
+
+
+def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, Rejection]] = (),
+                    decision: Decision | None = None) -> JSON:
     """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter and
-    its code)."""
+    its code), ``decision`` what its scheduling cycle decided, if it ran one."""
     statuses = ((node, (rejection.plugin, str(rejection.code))) for node, rejection in filters)
     return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
                         cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, statuses,
                         running=cluster.running, orphaned=cluster.orphaned, admitted=cluster.admitted,
-                        failed=cluster.failed)
+                        failed=cluster.failed,
+                        decision=None if decision is None else spec_decision_json(decision))
 
 
 def status_json(status: PodStatus) -> JSON:

@@ -7,7 +7,8 @@ so vectors can name them, and applies them to the spec (the oracle) with outcome
 
 Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes:
 
-- ``schedule_pod`` names the node the scheduling cycle chooses (the spec allows any feasible node). It is ``ok``
+- ``schedule_pod`` names the node the step places the pod on, as a test harness forces a choice (the transition
+  system allows any feasible node; what the scheduler itself would choose is the step's ``decision``). It is ``ok``
   when every filter passes there (the pod is assumed on it and its binding cycle starts), else an ``error``:
   ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node, and the
   status code it rejected with: :func:`spec.cycle.filters.first_rejection`) or
@@ -16,6 +17,11 @@ Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes
 - ``fail_scheduling`` without a node: a cycle that finds no feasible node (``filters`` names, for every node of the
   snapshot, the first filter that rejected it and its code); with a node and a failure point (``Reserve`` or
   ``Permit``): the pod is assumed there, rejected, and forgotten. The pod stays pending either way.
+- Both run a scheduling cycle, and their observation has its ``decision``
+  (:func:`spec.cycle.select.schedule_decision`): the feasible nodes, each one's weighted plugin scores and total,
+  the nodes ``selectHost`` may return (``allowed``), and the failure message (``FitError.Error()``, the text of the
+  pod's ``PodScheduled`` condition). An implementation also reports the node its own selection ``chosen``, which
+  the runner accepts if it is one of ``allowed``.
 - Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
 - The scheduler in its cluster (:mod:`spec.cluster.restart`, :mod:`spec.cluster.kubelet`): ``crash_scheduler``
@@ -38,6 +44,7 @@ from spec.cluster import kubelet, restart
 from spec.cycle import cycle
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint
 from spec.cycle.filters import Rejection, first_rejection
+from spec.cycle.select import Decision, schedule_decision
 from spec.objects import Node, Pod
 from spec.quantities import Duration
 
@@ -200,11 +207,21 @@ CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, Bi
 class CycleOutcome:
     """How a cycle step ended: ``kind`` None for ok; ``filters`` maps each node the step's scheduling cycle
     examined and a filter rejected to the first filter that did (in the default profile's order) and its status
-    code."""
+    code; ``decision`` is what the step's scheduling cycle decided (:func:`spec.cycle.select.schedule_decision`:
+    the feasible nodes, their scores, the nodes it may choose and the failure message), None for a step that runs
+    no scheduling cycle."""
 
     kind: str | None = None
     message: str = ""
     filters: tuple[tuple[str, Rejection], ...] = ()
+    decision: Decision | None = None
+
+
+def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
+    """What the scheduling cycle of ``pod`` on the refreshed ``snapshot`` decides (``schedulePod``), under the
+    cluster's release. Vectors have fewer than 100 nodes, so the search examines every node from index 0 and the
+    start index never moves (:func:`spec.cycle.select.next_start_node_index`)."""
+    return schedule_decision(snapshot, pod, cluster.cache.profile)
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
@@ -239,20 +256,22 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
                 raise CycleNotEnabled(f"pod {uid} is not pending")
             snapshot = refreshed_snapshot(cluster)
             pod = cluster.pending[uid]
+            decision = cycle_decision(cluster, snapshot, pod)
             if node not in snapshot.node_info_list:
-                return cluster, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot")
+                return cluster, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot",
+                                             decision=decision)
             failing = first_failing_filter(snapshot, pod, node)
             if failing is not None:
                 return cluster, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
-                                             ((node, failing),))
-            return cycle.schedule_pod(cluster, uid, node), CycleOutcome()
+                                             ((node, failing),), decision)
+            return cycle.schedule_pod(cluster, uid, node), CycleOutcome(decision=decision)
         case FailScheduling(uid, node, point):
             after = cycle.fail_scheduling(cluster, uid, node, point)
+            decision = cycle_decision(cluster, after.snapshot, cluster.pending[uid])
             if node is None:
-                count = len(after.snapshot.node_info_list)
-                return after, CycleOutcome(None, f"0/{count} nodes are available",
-                                           _rejections(after.snapshot, cluster.pending[uid]))
-            return after, CycleOutcome()
+                return after, CycleOutcome(None, decision.message, _rejections(after.snapshot, cluster.pending[uid]),
+                                           decision)
+            return after, CycleOutcome(decision=decision)
         case CreatePod(pod):
             return cycle.create_pod(cluster, pod), CycleOutcome()
         case DeletePod(uid):

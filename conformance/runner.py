@@ -135,6 +135,31 @@ def observation_diff(expected: JSON, actual: JSON, path: str = "") -> list[str]:
     return []
 
 
+def without_choice(observation: JSON) -> JSON:
+    """``observation`` without its decision's ``chosen``, which :func:`judge_choice` judges instead of comparing."""
+    decision = observation.get("decision")
+    if not isinstance(decision, dict) or "chosen" not in decision:
+        return observation
+    return {**observation, "decision": {k: v for k, v in decision.items() if k != "chosen"}}
+
+
+def judge_choice(expected: JSON, observation: JSON) -> list[str]:
+    """The node the implementation chose in a scheduling cycle must be one of the nodes the spec allows (any node
+    with the highest total score); when none is allowed it must be "" or absent. [] when the step's expected
+    observation has no decision, or when the answer lacks one (the diff reports that)."""
+    want, got = expected.get("decision"), observation.get("decision")
+    if not isinstance(want, dict) or not isinstance(got, dict):
+        return []
+    allowed, chosen = want.get("allowed", []), got.get("chosen")
+    if allowed and chosen is None:
+        return [f"decision.chosen: missing, expected one of {_short(allowed)}"]
+    if allowed and chosen not in allowed:
+        return [f"decision.chosen: expected one of {_short(allowed)}, got {_short(chosen)}"]
+    if not allowed and chosen not in (None, ""):
+        return [f"decision.chosen: expected none (no node may be chosen), got {_short(chosen)}"]
+    return []
+
+
 def judge_step(index: int, step: Any, answer: JSON, expected: JSON) -> tuple[str, list[str]] | None:
     """None if ``answer`` matches; else a one-line verdict and the diff lines."""
     want = step.expect
@@ -150,7 +175,7 @@ def judge_step(index: int, step: Any, answer: JSON, expected: JSON) -> tuple[str
     observation = answer.get("observation")
     if not isinstance(observation, dict):
         return f"{prefix}: the answer has no observation object", []
-    lines = observation_diff(expected, observation)
+    lines = judge_choice(expected, observation) + observation_diff(expected, without_choice(observation))
     if lines:
         return f"{prefix}: observation differs in {len(lines)} place(s)", lines[:MAX_DIFF_LINES]
     return None

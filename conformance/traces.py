@@ -148,7 +148,7 @@ def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]
         except CycleNotEnabled as error:
             raise ValueError(f"step {index} ({op!r}) cannot happen under {profile.name}: {error}") from None
         seen |= cycle_step_behaviours(before, op, cluster, outcome)
-        current = observe_cluster(cluster, outcome.filters)
+        current = observe_cluster(cluster, outcome.filters, outcome.decision)
         name, args = encode_operation(op)
         status = "ok" if outcome.kind is None else "error"
         steps.append(Step(name, args, Expect(status, outcome.kind, outcome.message, diff(previous, current))))

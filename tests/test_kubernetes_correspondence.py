@@ -1,6 +1,6 @@
 """Every public function of the spec's cache, snapshot, node tree, NodeInfo, call queue, cycle, InterPodAffinity
-and PodTopologySpread modules names the Kubernetes function it models, in the one machine-readable form the documentation's
-correspondence table is generated from."""
+and PodTopologySpread modules names the Kubernetes function it models, in the one machine-readable form the
+documentation's correspondence table is generated from."""
 
 from __future__ import annotations
 

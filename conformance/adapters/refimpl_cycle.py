@@ -13,13 +13,14 @@ Subclasses override one method each to introduce a bug (``tests/conformance/gall
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import replace
 from typing import Any, Final
 
 from conformance.adapters.refimpl_observe import cache_json
-from conformance.observe import cluster_json, metrics_json
+from conformance.observe import cluster_json, decision_json, metrics_json
 from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
     NOT_ENABLED,
@@ -41,13 +42,14 @@ from conformance.operations import (
     SchedulePod,
     Tick,
 )
-from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
+from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.kubelet.admission import can_admit_pod
-from refimpl.scheduler.framework import CycleState, Diagnosis, Framework, Status
+from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status
 from refimpl.scheduler.framework.node_slice import NodeColumns
-from refimpl.scheduler.framework.status import CODE_NAMES, Code
+from refimpl.scheduler.framework.status import CODE_NAMES, Code, is_success
 from refimpl.scheduler.plugins import new_default_framework
-from refimpl.scheduler.schedule_one import pass_filters, snapshot_columns
+from refimpl.scheduler.schedule_one import ERR_NO_NODES_AVAILABLE, pass_filters, snapshot_columns
+from refimpl.scheduler.select_host import num_feasible_nodes_to_find, select_host
 from spec.cycle.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
@@ -102,6 +104,12 @@ class RefimplCycle:
         self.now = 0
         self.filters: dict[str, tuple[str, str]] = {}
         """This step's rejections: each node's (plugin, status code), as ``Diagnosis.NodeToStatus`` holds them."""
+        self.decision: JSON | None = None
+        """This step's scheduling cycle, as observed (:func:`conformance.observe.decision_json`); None if none ran."""
+        self.next_start_node_index = 0
+        """``nextStartNodeIndex``: where the next cycle's search starts (it moves only with 100 nodes or more)."""
+        self.rng = random.Random(0)
+        """``rand.Intn`` for v1.34's reservoir sampling among the top-scored nodes."""
         self.scheduler_name = DEFAULT_SCHEDULER_NAME
         self.running = True
         self.orphaned: dict[str, Pod] = {}
@@ -117,6 +125,7 @@ class RefimplCycle:
     def step(self, op: Any) -> JSON:
         """Apply a decoded cycle-area operation: ``{"status", "kind"?, "message"?, "observation"}``."""
         self.filters = {}
+        self.decision = None
         try:
             self.apply(op)
         except NotEnabled as error:
@@ -214,43 +223,85 @@ class RefimplCycle:
         return self.snapshot
 
     def run_filters(self, pod: Pod) -> dict[str, Status]:
-        """``findNodesThatFitPod`` over the refreshed snapshot: ``RunPreFilterPlugins``, then ScheduleOne's own
-        search (:func:`refimpl.scheduler.schedule_one.pass_filters`, its fast paths over the snapshot's rows, kept
-        from cycle to cycle as the scheduler keeps them) over every node of the snapshot's list, from node 0: the
-        default profile scores, so below 100 nodes ``numFeasibleNodesToFind`` is every node and the search never
-        stops early, nor does ``nextStartNodeIndex`` move. Each node a plugin rejected, with its status."""
+        """``schedulePod`` over the refreshed snapshot, as the scheduler runs it: ``findNodesThatFitPod``
+        (``RunPreFilterPlugins``, then ScheduleOne's own search, :func:`refimpl.scheduler.schedule_one.pass_filters`,
+        with its fast paths over the snapshot's rows, kept from cycle to cycle as the scheduler keeps them, from
+        ``nextStartNodeIndex`` until ``numFeasibleNodesToFind`` nodes passed), then the failure, the single node, or
+        ``prioritizeNodes`` and the host selection. What the search and the selection returned is this step's
+        :attr:`decision`; each node a plugin rejected, with its status, is returned."""
         snapshot = self.snapshot
+        self.framework.handle.snapshot = snapshot  # SnapshotSharedLister: the plugins read the cycle's snapshot
         nodes = snapshot.node_info_list
+        if not nodes:
+            self.decision = decision_json((), (), (), ERR_NO_NODES_AVAILABLE, "")
+            return {}
         state = CycleState()
+        diagnosis = Diagnosis()
         restriction, status, _ = self.framework.run_pre_filter_plugins(state, pod, nodes)
         if status is not None and not status.is_success():
+            diagnosis.node_to_status.absent_nodes_status = status
+            diagnosis.pre_filter_msg = status.message()
+            self.decision = decision_json((), (), (), str(FitError(pod.uid, len(nodes), diagnosis)), "")
             return {info.name: status for info in nodes}
-        diagnosis = Diagnosis()
         columns: NodeColumns | None = None
+        searched = nodes
         if restriction is not None and restriction.node_names is not None:  # as _find_nodes_that_fit_pod narrows
             absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, plugin="PreFilter")
             for info in nodes:
                 if info.name not in restriction.node_names:
                     diagnosis.node_to_status.set(info.name, absent)
-            nodes = [info for info in nodes if info.name in restriction.node_names]
+            searched = [info for info in nodes if info.name in restriction.node_names]
         else:
             columns = self.columns = snapshot_columns(snapshot, self.columns)
-        _, error = pass_filters(self.framework, state, pod, diagnosis, nodes, 0, len(nodes), columns)
+        to_find = num_feasible_nodes_to_find(len(searched), self.framework.percentage_of_nodes_to_score)
+        feasible, error = pass_filters(self.framework, state, pod, diagnosis, searched,
+                                       self.next_start_node_index % max(len(searched), 1), to_find, columns)
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(nodes)
         rejected = dict(diagnosis.node_to_status.node_to_status)
         if error is not None:  # a plugin's Error ends the search there (never expected: the spec's filters reject)
-            rejected[next(i.name for i in nodes if i.name not in rejected)] = error
+            rejected[next(i.name for i in searched if i.name not in rejected)] = error
+        self.decision = self.choose(state, pod, list(feasible), diagnosis, len(nodes))
         return rejected
 
+    def choose(self, state: CycleState, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis,
+               num_all_nodes: int) -> JSON:
+        """The rest of ``schedulePod`` after the search: a ``FitError`` without feasible nodes, the one feasible node
+        unscored, or ``prioritizeNodes`` (each plugin's weighted scores, node by node as Kubernetes writes it; the
+        totals by the scheduler's fast path) and ``selectHost`` over the totals. The decision as observed."""
+        names = [info.name for info in feasible]
+        if not feasible:
+            return decision_json((), (), (), str(FitError(pod.uid, num_all_nodes, diagnosis)), "")
+        if len(feasible) == 1:
+            return decision_json(names, (), names, "", names[0])
+        status = self.framework.run_pre_score_plugins(state, pod, feasible)
+        if status is not None and not status.is_success():
+            raise NotEnabled(f"PreScore failed: {status.message()}")
+        scores, status = self.framework.run_score_plugins(state, pod, feasible)
+        totals, total_status = self.framework.run_score_plugins_totals(state, pod, feasible, names)
+        if not is_success(status) or not is_success(total_status):
+            raise NotEnabled(f"Score failed: {(status or total_status).message()}")  # type: ignore[union-attr]
+        chosen, _ = select_host(names, totals, reservoir_sampling=self.profile.select_host_reservoir_sampling,
+                                intn=self.rng.randrange)
+        top = max(totals)
+        allowed = [name for name, total in zip(names, totals, strict=True) if total == top]
+        detail = ((s.name, ((p.name, p.score) for p in s.scores), total)
+                  for s, total in zip(scores, totals, strict=True))
+        return decision_json(names, detail, allowed, "", chosen)
+
     def feasible(self, uid: str, node: str) -> Pod:
-        """The pending pod, if ``node`` passes every filter in the refreshed snapshot; else :class:`Rejected`."""
+        """The pending pod, if the cycle's search found ``node`` feasible in the refreshed snapshot; else
+        :class:`Rejected` (a filter rejected it, or it is not in the snapshot)."""
         _require(uid in self.pending and self.running, f"pod {uid} is not pending")
         snapshot = self.refresh_snapshot()
         pod = self.pending[uid]
+        status = self.run_filters(pod).get(node)
         if node not in {i.name for i in snapshot.node_info_list}:
             raise Rejected(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot", {})
-        status = self.run_filters(pod).get(node)
         if status is not None:
             raise Rejected(UNSCHEDULABLE, f"node {node}: {status.plugin} rejects pod {uid}", {node: _verdict(status)})
+        assert self.decision is not None
+        _require(node in self.decision["feasible"], f"the search stopped before it examined node {node}")
         return pod
 
     def schedule_pod(self, uid: str, node: str) -> None:
@@ -265,7 +316,8 @@ class RefimplCycle:
         if node is None:
             self.refresh_snapshot()
             rejected = self.run_filters(self.pending[uid])
-            fitting = sorted({i.name for i in self.snapshot.node_info_list} - set(rejected))
+            assert self.decision is not None
+            fitting = self.decision["feasible"]
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
             self.filters = {name: _verdict(status) for name, status in rejected.items()}
             return
@@ -304,6 +356,7 @@ class RefimplCycle:
             profile=self.cache.profile, ttl=self.cache.ttl, clock=FakeClock(0), generations=GenerationCounter())
         self.snapshot = Snapshot()
         self.columns = None
+        self.next_start_node_index = 0
         self.framework = self.new_framework(self.profile)
         self.pending, self.binding, self.unconfirmed = {}, {}, set()
         self.running = False
@@ -389,4 +442,4 @@ class RefimplCycle:
     def observe(self) -> JSON:
         return cluster_json(cache_json(self.cache), metrics_json(self.cache.cache_size), self.pending, self.binding,
                             self.api_pods, self.unconfirmed, self.now, self.filters.items(), running=self.running,
-                            orphaned=self.orphaned, admitted=self.admitted, failed=self.failed)
+                            orphaned=self.orphaned, admitted=self.admitted, failed=self.failed, decision=self.decision)

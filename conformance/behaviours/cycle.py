@@ -71,9 +71,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             else:
                 tags.add("cycle.create.other_scheduler")
         case SchedulePod(uid, node):
-            tags |= _schedule(before, uid, node, outcome)
+            tags |= _schedule(before, uid, node, outcome) | _decision(outcome)
         case FailScheduling(uid, node, point):
-            tags |= _fail_scheduling(before, uid, node, point)
+            tags |= _fail_scheduling(before, uid, node, point) | _decision(outcome)
         case BindPod(uid):
             tags.add("cycle.bind.ok")
             if before.cache.profile.assumed_pod_expiry:
@@ -143,6 +143,38 @@ def _schedule(before: Cluster, uid: str, node: str, outcome: CycleOutcome) -> se
     if outcome.kind is None:
         tags.add("cycle.schedule.assumed")
     return tags
+
+
+def _decision(outcome: CycleOutcome) -> set[str]:
+    """The rules of the choice (:mod:`spec.cycle.select`, :mod:`spec.cycle.scores`) the step's scheduling cycle
+    exercised: how many nodes were allowed, which scores told the nodes apart, and the failure message."""
+    decision = outcome.decision
+    if decision is None:
+        return set()
+    tags: set[str] = set()
+    if decision.message.startswith("0/"):
+        tags.add("cycle.message.fit_error")
+    if len(decision.feasible) == 1:
+        tags.add("cycle.select.single_feasible")
+    if len(decision.allowed) >= 2:
+        tags.add("cycle.select.tie")
+    if len(decision.feasible) >= 2 and len(decision.allowed) < len(decision.feasible):
+        tags.add("cycle.select.highest_total")
+    columns: dict[str, set[int]] = {}
+    for score in decision.scores:
+        for plugin, value in score.plugins:
+            columns.setdefault(plugin, set()).add(value)
+    if decision.scores and "NodeResourcesBalancedAllocation" not in columns:
+        tags.add("cycle.score.balanced_allocation_skipped")
+    for plugin, tag in _SCORE_TAGS.items():
+        if len(columns.get(plugin, ())) >= 2:
+            tags.add(tag)
+    return tags
+
+
+_SCORE_TAGS = {"TaintToleration": "cycle.score.taint_toleration", "NodeResourcesFit": "cycle.score.least_allocated",
+               "NodeResourcesBalancedAllocation": "cycle.score.balanced_allocation",
+               "ImageLocality": "cycle.score.image_locality"}
 
 
 def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> set[str]:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.operations import ClusterAddNode, CreatePod, SchedulePod
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario
 
 K8S_TESTS = "k8s.io/kubernetes@v1.35.0"
@@ -27,3 +28,19 @@ def go_case(area: str, go_file: str, test: str, case: str, ops: Sequence[Any], *
     description = f"{test} / {case} ({go_file}, {K8S_TESTS})" + (f"; {note}" if note else "")
     return Scenario(f"{area}.ported.{slug(test.removeprefix('Test'))}.{slug(case)}", description, ops, area=area,
                     behaviours=("ported", *labels), ttl=ttl, profiles=EXPIRY_PROFILES if ttl else ALL_PROFILES)
+
+
+GO_SCORES: dict[str, tuple[str, dict[str, int]]] = {}
+"""For each ported Score case, by its vector id: the plugin and the score the Go test expects for each node (after
+NormalizeScore, before the weight). ``tests/conformance/test_ported.py`` compares the vector's decision with it."""
+
+
+def score_case(go_file: str, test: str, case: str, nodes: Sequence[Any], pod: Any, place_on: str, plugin: str,
+               expected: dict[str, int], note: str = "") -> Scenario:
+    """A cycle scenario porting a Score table case: the nodes join, the pod is created, and a scheduling cycle runs
+    (``schedule_pod`` onto ``place_on``, which must be feasible); its decision holds every feasible node's scores.
+    The Go test calls the plugin's Score on each node without filtering, so the nodes here get room for the pod."""
+    ops = [*(ClusterAddNode(n) for n in nodes), CreatePod(pod), SchedulePod(pod.uid, place_on)]
+    scenario = go_case("cycle", go_file, test, case, ops, "score", note=note)
+    GO_SCORES[scenario.id] = (plugin, expected)
+    return scenario

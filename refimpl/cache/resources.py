@@ -24,7 +24,7 @@ DEFAULT_MILLI_CPU_REQUEST: Final = 100
 DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
 """``schedutil.DefaultMemoryRequest``: 200 MiB."""
 
-_NON_ZERO_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+NON_ZERO_DEFAULTS: Final = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
 
 
 @cache
@@ -263,9 +263,9 @@ def compute_pod_resource(pod: Pod, *, pod_level_resources: bool = True) -> PodRe
     requests = pod_requests(pod, pod_level_resources=pod_level_resources)
     pod_level_set = pod_level_resources and is_pod_level_requests_set(pod)
     if pod_level_set:
-        non_missing = {name: value for name, value in _NON_ZERO_DEFAULTS.items() if name not in requests}
+        non_missing = {name: value for name, value in NON_ZERO_DEFAULTS.items() if name not in requests}
     else:
-        non_missing = _NON_ZERO_DEFAULTS
+        non_missing = NON_ZERO_DEFAULTS
     non0 = requests
     if non_missing:
         non0 = pod_requests(pod, pod_level_resources=pod_level_resources, non_missing=non_missing)

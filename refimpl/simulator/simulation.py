@@ -45,7 +45,7 @@ from refimpl.dispatcher.dispatcher import APIDispatcher
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
 from refimpl.scheduler.framework.interfaces import Plugin
-from refimpl.scheduler.plugins import new_default_framework
+from refimpl.scheduler.plugins import SYSTEM_DEFAULTING, new_default_framework
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
@@ -102,6 +102,10 @@ class SimulationConfig:
     identical_pods: bool = False
     uniform_nodes: bool = False
     opportunistic_batching: bool = True
+    spread_defaulting: str = SYSTEM_DEFAULTING
+    """PodTopologySpread's ``defaultingType``: System (the default profile's) makes every pod unsignable, so
+    opportunistic batching never applies; List (no default constraints) lets pods without spread constraints or
+    affinity be batched."""
     percentage_of_nodes_to_score: int | None = None
     max_virtual_time: int = 3_600 * SECOND
     """The run stops here even if the cluster is not quiet yet."""
@@ -221,7 +225,7 @@ class Simulation:
                                        config.max_latency)
         self.framework = new_default_framework(
             profile=config.profile, percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-            extra_plugins=extra_plugins, scheduler_name=scheduler_name)
+            extra_plugins=extra_plugins, scheduler_name=scheduler_name, spread_defaulting=config.spread_defaulting)
         self.scheduler = Scheduler(
             self.cache, self.queue, self.framework, client=self.world, dispatcher=self.dispatcher,
             pod_lister=self.informer.get_pod, profile=config.profile, clock=self.clock, rng=_rng(seed, "scheduler"),

@@ -5,8 +5,9 @@ the pod event handlers (pkg/scheduler/schedule_one.go, eventhandlers.go, v1.35; 
 the level a formal-methods reader needs. What it keeps:
 
 - A scheduling cycle takes a pending pod, brings the snapshot up to date, and either places the
-  pod on *any* node feasible in that snapshot (:mod:`spec.cycle.filters`; scoring only narrows the
-  choice, so the spec leaves it open) by assuming it in the cache, or fails and requeues it.
+  pod on *any* node feasible in that snapshot (:mod:`spec.cycle.filters`) by assuming it in the cache, or
+  fails and requeues it. Which feasible nodes kube-scheduler may pick (the scores, the allowed hosts, the
+  search's sampling) is :mod:`spec.cycle.select`; the invariants here hold for any feasible choice.
   Reserve and Permit may still reject it; then the assumption is forgotten, so a failed
   scheduling cycle leaves the cache's contents as they were.
 - A binding cycle, running concurrently, either binds the pod at the API server and calls
@@ -25,7 +26,8 @@ schedulers over one API server. While the scheduler is down, users' changes reac
 server; while it restarts, scheduling waits until the informers' initial list is delivered.
 
 What it abstracts: the scheduling queue's order (any pending pod may go next; the order is
-``refimpl``'s), scores, the dispatcher (a bind is one atomic step), Permit's waiting.
+``refimpl``'s), the choice among feasible nodes (stated by :mod:`spec.cycle.select`), the dispatcher
+(a bind is one atomic step), Permit's waiting.
 Every transition is a function ``(Cluster, ...) -> Cluster`` that raises
 :class:`CycleNotEnabled` when its guard is false, so a model checker can enumerate them.
 """

@@ -6,7 +6,8 @@ TaintToleration, NodeAffinity (node selector only), NodePorts and NodeResourcesF
 (:mod:`spec.cycle.podtopologyspread`) and InterPodAffinity (:mod:`spec.cycle.interpodaffinity`), whose PreFilter
 reads every node of the cycle's snapshot. A node is *feasible* for a pod when every filter
 passes on the snapshot's NodeInfo. The scheduling cycle (:mod:`spec.cycle.cycle`) may choose any
-feasible node; scoring only narrows that choice, so the invariants do not depend on it.
+feasible node, so its invariants do not depend on the choice; :mod:`spec.cycle.select` states which of them
+kube-scheduler picks (the scores and the allowed hosts).
 
 A node that is not feasible is rejected by the first filter in the profile's order, with a status
 code (:class:`Code`): what ``Diagnosis.NodeToStatus`` records for the node, and what decides

@@ -249,3 +249,19 @@ def test_call_queue_finalize_requeues() -> None:
     steps = observations(go("dispatcher", "TestCallQueueFinalize",
                             "UID is re-queued if a new call arrived while one was in-flight"))
     assert steps[-1]["fifo"] == ["uid1"] and steps[-1]["in_flight"] == [] and list(steps[-1]["calls"]) == ["uid1"]
+
+
+def test_score_plugins_as_kubernetes_tests_them() -> None:
+    """Every ported Score case: the plugin's score of each node in the vector's last decision, divided by its weight,
+    is what the Go test expects."""
+    from conformance.ported import ported
+    from conformance.ported.common import GO_SCORES
+    from spec.cycle.scores import DEFAULT_SCORE_PLUGINS
+
+    ported()
+    weights = {p.name: p.weight for p in DEFAULT_SCORE_PLUGINS}
+    assert GO_SCORES
+    for vector_id, (plugin, expected) in GO_SCORES.items():
+        decision = observations(vector_id)[-1]["decision"]
+        got = {node: s["plugins"][plugin] // weights[plugin] for node, s in decision["scores"].items()}
+        assert got == expected, vector_id

@@ -19,11 +19,13 @@ from conformance.runner import (
     Target,
     apply_expected_failures,
     exit_code,
+    judge_choice,
     observation_diff,
     parse_shard,
     read_expected_failures,
     run_vectors,
     select,
+    without_choice,
 )
 from tests.conformance.cli import ksspec
 
@@ -97,3 +99,25 @@ def test_cli_reports_and_exit_codes(tmp_path: Path) -> None:
     stale = tmp_path / "xfail.txt"
     stale.write_text("no.such.vector\n")
     assert ksspec("conform", "--expected-failures", str(stale), "--no-progress") == EXIT_USAGE_OR_ADAPTER
+
+
+def test_the_chosen_node_is_judged_against_the_allowed_hosts() -> None:
+    """``decision.chosen`` is accepted if it is one of the spec's ``allowed`` nodes; the rest of the decision is
+    compared exactly."""
+    expected = {"decision": {"feasible": ["a", "b", "c"], "scores": {}, "allowed": ["a", "b"], "message": ""}}
+
+    def answer(chosen: str | None) -> dict[str, object]:
+        decision: dict[str, object] = {**expected["decision"]}
+        if chosen is not None:
+            decision["chosen"] = chosen
+        return {"decision": decision}
+
+    assert judge_choice(expected, answer("b")) == []
+    assert observation_diff(expected, without_choice(answer("b"))) == []
+    assert judge_choice(expected, answer("c")) == ['decision.chosen: expected one of ["a","b"], got "c"']
+    assert judge_choice(expected, answer(None)) == ['decision.chosen: missing, expected one of ["a","b"]']
+    failed = {"decision": {"feasible": [], "scores": {}, "allowed": [], "message": "0/1 nodes are available"}}
+    assert judge_choice(failed, {"decision": {**failed["decision"], "chosen": ""}}) == []
+    assert judge_choice(failed, {"decision": {**failed["decision"], "chosen": "a"}}) == [
+        'decision.chosen: expected none (no node may be chosen), got "a"']
+    assert judge_choice({}, answer("z")) == []  # a step without a scheduling cycle judges no choice

@@ -178,21 +178,27 @@ class FitError(Exception):
         super().__init__()
 
     def __str__(self) -> str:
-        """``FitError.Error``: "0/N nodes are available: <sorted reason histogram>." and the PostFilter message."""
+        """``FitError.Error``: "0/N nodes are available: <sorted reason histogram>." and the PostFilter message after a
+        space, without a period of its own (types_test.go ``TestFitError_Error``)."""
         message = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
         diagnosis = self.diagnosis
         if diagnosis.pre_filter_msg:
             message += f" {diagnosis.pre_filter_msg}."
         else:
             counts: dict[str, int] = {}
-            for status in diagnosis.node_to_status.node_to_status.values():
+            statuses = diagnosis.node_to_status
+            for status in statuses.node_to_status.values():
                 for reason in status.reasons:
                     counts[reason] = counts.get(reason, 0) + 1
+            absent = self.num_all_nodes - len(statuses)
+            if absent > 0:  # the nodes a PreFilterResult left out carry the absent nodes' status
+                for reason in statuses.absent_nodes_status.reasons:
+                    counts[reason] = counts.get(reason, 0) + absent
             histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
             if histogram:
                 message += f" {', '.join(histogram)}."
         if diagnosis.post_filter_msg:
-            message += f" {diagnosis.post_filter_msg}."
+            message += f" {diagnosis.post_filter_msg}"
         return message
 
 

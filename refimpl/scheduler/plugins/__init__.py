@@ -3,8 +3,9 @@
 In the order of Kubernetes' default ``MultiPoint`` configuration (pkg/scheduler/apis/config/v1/default_plugins.go,
 v1.35), keeping the plugins this project models: NodeUnschedulable, NodeName, TaintToleration (weight 3),
 NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), PodTopologySpread (weight 2), InterPodAffinity
-(weight 2), ImageLocality (weight 1), DefaultBinder. Not modelled: SchedulingGates, PrioritySort (the queue orders
-pods itself), the volume plugins, DefaultPreemption and NodeResourcesBalancedAllocation.
+(weight 2), NodeResourcesBalancedAllocation (weight 1), ImageLocality (weight 1), DefaultBinder. Not modelled:
+SchedulingGates, PrioritySort (the queue orders pods itself), the volume plugins, DynamicResources and
+DefaultPreemption.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from refimpl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from refimpl.scheduler.plugins.node_affinity import NodeAffinity
 from refimpl.scheduler.plugins.node_name import NodeName
 from refimpl.scheduler.plugins.node_ports import NodePorts
+from refimpl.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from refimpl.scheduler.plugins.pod_topology_spread import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpread
@@ -30,7 +32,9 @@ from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
-                                 "InterPodAffinity": 2, "ImageLocality": 1}
+                                 "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+"""The default profile's Score weights (``getDefaultPlugins``), as :data:`spec.cycle.scores.DEFAULT_SCORE_PLUGINS`
+gives them (tests/refimpl/scheduler/test_plugins.py compares the two)."""
 
 
 def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
@@ -47,6 +51,7 @@ def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
         NodeResourcesFit(pod_level_resources),
         PodTopologySpread(handle, spread_defaulting),
         InterPodAffinity(handle),
+        NodeResourcesBalancedAllocation(pod_level_resources),
         ImageLocality(handle),
         DefaultBinder(handle),
     ]
@@ -108,9 +113,9 @@ def first_failing_filter(pod: Pod, node_info: NodeInfo, plugins: Sequence[Filter
 
 
 __all__ = [
+    "DEFAULT_SCORE_WEIGHTS",
     "LIST_DEFAULTING",
     "SYSTEM_DEFAULTING",
-    "DEFAULT_SCORE_WEIGHTS",
     "DefaultBinder",
     "FaultInjector",
     "FaultPoint",
@@ -119,6 +124,7 @@ __all__ = [
     "NodeAffinity",
     "NodeName",
     "NodePorts",
+    "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
     "PodTopologySpread",

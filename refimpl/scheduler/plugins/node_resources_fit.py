@@ -17,6 +17,7 @@ from operator import is_not, le, lt
 from typing import Final, cast
 
 from refimpl.cache import NodeInfo, PodResource, compute_pod_resource
+from refimpl.cache.resources import NON_ZERO_DEFAULTS, pod_requests
 from refimpl.scheduler.framework import (
     MAX_NODE_SCORE,
     CycleState,
@@ -33,6 +34,7 @@ from refimpl.scheduler.framework.interfaces import filter_each
 from refimpl.scheduler.framework.node_slice import NodeColumns, columns_of, gather
 from refimpl.scheduler.framework.status import Code
 from spec.objects import Container, Pod
+from spec.quantities import CPU, MEMORY
 
 NAME: Final = "NodeResourcesFit"
 SIGNATURE_KEY: Final = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
@@ -267,26 +269,31 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             status = self._statuses[key] = Status(code, *(reason for reason, _ in lacking), plugin=NAME)
         return status
 
+    def score_requests(self, pod: Pod) -> tuple[int, int]:
+        """The pod's cpu and memory as LeastAllocated scores them: ``PodRequests`` with 100m cpu and 200Mi memory for
+        every container that requests none (``calculatePodResourceRequest``, ``useRequested`` false). Unlike the
+        non-zero figures of ``PodInfo.CalculateResource``, the defaults apply per container even beside pod-level
+        requests."""
+        requests = pod_requests(pod, pod_level_resources=self.pod_level_resources, non_missing=NON_ZERO_DEFAULTS)
+        return requests.get(CPU, 0), requests.get(MEMORY, 0)
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
-        """``PreScore``: the pod's cpu and memory requests with the non-zero defaults."""
-        resource = self._resource(state, pod)
-        state.write(_PRE_SCORE_KEY, (resource.non0_cpu, resource.non0_mem))
+        """``PreScore``: the pod's cpu and memory requests with the non-zero defaults (:meth:`score_requests`)."""
+        state.write(_PRE_SCORE_KEY, self.score_requests(pod))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """``Score``: LeastAllocated."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
-            resource = self._resource(state, pod)
-            requests = (resource.non0_cpu, resource.non0_mem)
+            requests = self.score_requests(pod)
         return least_allocated_score(requests[0], requests[1], node_info), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
         """:meth:`score` for every node (``leastResourceScorer`` over cpu and memory)."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
-            resource = self._resource(state, pod)
-            requests = (resource.non0_cpu, resource.non0_mem)
+            requests = self.score_requests(pod)
         cpu, memory = requests
         columns = columns_of(nodes)
         if columns is not None:  # the same on the rows
