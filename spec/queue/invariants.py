@@ -17,6 +17,7 @@ from itertools import combinations
 from typing import Final
 
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW, backoff_count, calculate_backoff_duration
+from spec.queue.nominator import Nominator
 from spec.queue.operations import QueueWorld
 from spec.queue.queue import is_pod_worth_requeuing
 from spec.queue.state import (
@@ -214,3 +215,13 @@ KNOWN_VIOLATIONS: Final = {
     "SchedulerPopFromBackoffQ off: Delete leaves a pod placed twice in unschedulablePods",
 }
 """The invariants Kubernetes breaks under a setting it allows, and the setting."""
+
+
+def inv_nominator_consistent(nominator: Nominator) -> bool:
+    """The two maps describe the same (pod, node) pairs, each pod once, and no node has an empty list."""
+    pairs = [(uid, node) for node, uids in nominator.nominated_pods.items() for uid in uids]
+    return (
+        all(nominator.nominated_pods.values())
+        and len(pairs) == len({uid for uid, _ in pairs})
+        and dict(pairs) == dict(nominator.pod_to_node.items())
+    )

@@ -25,8 +25,9 @@ The queue reads a clock (``now``): :func:`step_clock` moves it as a test's fake 
 
 The state and its queries are in :mod:`spec.queue.state`; heap order among pods that compare equal
 is left open there (:func:`~spec.queue.state.pop_candidates`). Pods are identified by UID
-(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). Not modelled:
-PreEnqueue plugins and scheduling gates, the nominator, metrics, and the opaque hint functions of
+(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). PreEnqueue plugins and
+scheduling gates are in :mod:`spec.queue.gates`, the nominator in :mod:`spec.queue.nominator`. Not
+modelled: metrics, and the opaque hint functions of
 the default plugins (:mod:`spec.queue.events`). v1.36 moved the clearing of a popped pod's
 rejector plugins from ``Pop`` to the failure handler, which sets them afresh before handing the pod
 back; the queue sees the same pod either way, so no profile is needed for it.
@@ -50,6 +51,7 @@ from spec.queue.events import (
     matching_hints,
     pod_scheduling_properties_change,
 )
+from spec.queue.gates import is_gated, run_pre_enqueue_plugins
 from spec.queue.state import (
     PodPopped,
     QueueConfig,
@@ -64,6 +66,7 @@ from spec.queue.state import (
     events_for_pod,
     is_pod_backing_off,
     pop_candidates,
+    where,
 )
 
 # ============================================================================================
@@ -132,12 +135,27 @@ def _without(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
     )
 
 
-def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
-    """``moveToActiveQ`` (no PreEnqueue plugins, so every pod is admitted): stamp the first attempt,
-    take the pod out of unschedulablePods and backoffQ, add or update it in activeQ.
+def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
+    """A gated pod: into unschedulablePods unless a sub-queue holds it (one in unschedulablePods is updated there,
+    as Kubernetes updates the same pod info in place)."""
+    uid = pinfo.uid
+    if uid in queue.active_q or uid in queue.backoff_q or uid in queue.error_backoff_q:
+        return queue
+    return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+
+
+def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod, from_backoff: bool = False) -> SchedulingQueue:
+    """``moveToActiveQ``: run the PreEnqueue plugins (:mod:`spec.queue.gates`; skipped for a pod coming straight
+    from backoffQ with PopFromBackoffQ, which ran them on the way in); a gated pod waits in unschedulablePods.
+    Otherwise stamp the first attempt, take the pod out of unschedulablePods and backoffQ, add or update it in
+    activeQ.
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
+    if not (from_backoff and queue.config.pop_from_backoff_q):
+        pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
+    if is_gated(pinfo):
+        return _park_gated(queue, pinfo)
     if pinfo.initial_attempt_timestamp is None:
         pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
     queue = _without(queue, pinfo.uid)
@@ -145,13 +163,20 @@ def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQue
 
 
 def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
-    """``moveToBackoffQ``: out of unschedulablePods, into podErrorBackoffQ when the pod has no
-    rejector plugin, else podBackoffQ (and out of the other heap).
+    """``moveToBackoffQ``: with PopFromBackoffQ, run the PreEnqueue plugins first (a gated pod waits in
+    unschedulablePods, added there if it is not already); then out of unschedulablePods, into podErrorBackoffQ
+    when the pod has no rejector plugin, else podBackoffQ (and out of the other heap).
 
     Kubernetes: `PriorityQueue.moveToBackoffQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `backoffQueue.add` (pkg/scheduler/backend/queue/backoff_queue.go)
     """
     uid = pinfo.uid
+    if queue.config.pop_from_backoff_q:
+        pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
+        if is_gated(pinfo):
+            if uid in queue.unschedulable_pods:
+                return queue
+            return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
     queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
     backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
     if pinfo.rejector_plugins:
@@ -160,7 +185,8 @@ def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQu
 
 
 def _requeue(queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrategy) -> tuple[SchedulingQueue, QueueName]:
-    """Skip: (stay) in unschedulablePods. After backoff while backing off: backoffQ. Else activeQ.
+    """Skip: (stay) in unschedulablePods. After backoff while backing off: backoffQ. Else activeQ. A pod that
+    PreEnqueue gates on the way stays in unschedulablePods.
 
     Kubernetes: `PriorityQueue.requeuePodWithQueueingStrategy` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -168,8 +194,12 @@ def _requeue(queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrateg
         unschedulable = queue.unschedulable_pods.set(pinfo.uid, pinfo)
         return replace(queue, unschedulable_pods=unschedulable), QueueName.UNSCHEDULABLE
     if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and is_pod_backing_off(queue, pinfo):
-        return _move_to_backoff_q(queue, pinfo), QueueName.BACKOFF
-    return _move_to_active_q(queue, pinfo), QueueName.ACTIVE
+        queue = _move_to_backoff_q(queue, pinfo)
+    else:
+        queue = _move_to_active_q(queue, pinfo)
+    went = where(queue, pinfo.uid)
+    assert went is not None, "a requeued pod is in some sub-queue"
+    return queue, went
 
 
 def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEvent) -> SchedulingQueue:
@@ -352,9 +382,12 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     Kubernetes: `PriorityQueue.Activate` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     uid = pod.uid
-    pinfo = queue.unschedulable_pods.get(uid) or queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+    pinfo = queue.unschedulable_pods.get(uid)
     if pinfo is not None:
         return _move_to_active_q(queue, pinfo)
+    pinfo = queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+    if pinfo is not None:
+        return _move_to_active_q(queue, pinfo, from_backoff=True)
     if uid in queue.in_flight_pods:
         queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
     return replace(queue, move_request_cycle=queue.scheduling_cycle)
@@ -430,7 +463,7 @@ def flush_backoff_q_completed(queue: SchedulingQueue) -> SchedulingQueue:
     for pods in (queue.backoff_q, queue.error_backoff_q):
         for pinfo in pods.values():
             if not is_pod_backing_off(queue, pinfo):
-                queue = _move_to_active_q(queue, pinfo)
+                queue = _move_to_active_q(queue, pinfo, from_backoff=True)
     return queue
 
 
