@@ -17,10 +17,12 @@ from typing import Any, Final
 from conformance.adapters.refimpl_queue_abstraction import ref_event, ref_hint_map, spec_event
 from conformance.observe import NO_TIME, NOTHING, QueuedPodView, event_json, queue_json
 from refimpl.cache import FakeClock
+from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
 from refimpl.scheduler.queue import QueueError, SchedulingQueue
 from refimpl.scheduler.queued_pod_info import QueuedPodInfo
 from spec.objects import Pod
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
+from spec.queue.events import SCHEDULING_GATES
 from spec.queue.operations import (
     NewQueue,
     QueueActivate,
@@ -75,6 +77,8 @@ class RefimplQueue:
             pod_max_in_unschedulable_pods_duration=config.pod_max_in_unschedulable_pods_duration,
             queueing_hints_enabled=config.queueing_hints,
             pop_from_backoff_q=config.pop_from_backoff_q,
+            pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
+            if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
 
     # -- the step loop ---------------------------------------------------------------------------
@@ -143,6 +147,7 @@ class RefimplQueue:
             hints=op.hints,
             scheduler_names=op.scheduler_names,
             unschedulable_flush_period=op.unschedulable_flush_period,
+            pre_enqueue_plugins=op.pre_enqueue_plugins,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 

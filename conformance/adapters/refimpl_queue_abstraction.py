@@ -87,6 +87,7 @@ def abstract_pod_info(pinfo: QueuedPodInfo) -> QueuedPod:
         consecutive_errors_count=pinfo.consecutive_errors_count,
         unschedulable_plugins=frozenset(pinfo.unschedulable_plugins),
         pending_plugins=frozenset(pinfo.pending_plugins),
+        gating_plugin=pinfo.gating_plugin,
     )
 
 

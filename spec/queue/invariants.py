@@ -93,11 +93,12 @@ def inv_unschedulable_pods_leave_in_time(queue: SchedulingQueue) -> bool:
     one leftover-flush period after its last attempt.
 
     Holds when time passes as ``Run`` lets it (:func:`spec.queue.queue.run_for`): the leftover flush runs
-    every period and moves every pod past the maximum. A clock stepped without the flush breaks it.
+    every period and moves every pod past the maximum. A clock stepped without the flush breaks it. A gated pod
+    (:mod:`spec.queue.gates`) is exempt: PreEnqueue sends it back every time, until the update that ungates it.
     """
     c = queue.config
     bound = c.pod_max_in_unschedulable_pods_duration + c.unschedulable_flush_period
-    return all(queue.now - p.timestamp <= bound for p in queue.unschedulable_pods.values())
+    return all(queue.now - p.timestamp <= bound for p in queue.unschedulable_pods.values() if not p.gating_plugin)
 
 
 def inv_move_request_cycle_not_ahead(queue: SchedulingQueue) -> bool:

@@ -99,6 +99,8 @@ class NewQueue:
     hints: HintMap | None = None
     scheduler_names: frozenset[str] = frozenset({DEFAULT_SCHEDULER_NAME})
     unschedulable_flush_period: Duration = UNSCHEDULABLE_FLUSH_PERIOD
+    pre_enqueue_plugins: tuple[str, ...] = ()
+    """The PreEnqueue plugins (:mod:`spec.queue.gates`): ``("SchedulingGates",)`` or none."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,7 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         scheduler_names=op.scheduler_names,
         unschedulable_flush_period=op.unschedulable_flush_period,
         now=current.now,
+        pre_enqueue_plugins=op.pre_enqueue_plugins,
     )
 
 

@@ -135,27 +135,35 @@ def _without(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
     )
 
 
-def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
-    """A gated pod: into unschedulablePods unless a sub-queue holds it (one in unschedulablePods is updated there,
-    as Kubernetes updates the same pod info in place)."""
+def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod, fresh: bool) -> SchedulingQueue:
+    """A gated pod: into unschedulablePods unless a sub-queue holds it. A pod info the caller took from
+    unschedulablePods (``fresh`` False) replaces the entry there, as Kubernetes updates that same pod info in place;
+    a new one (``Add``, an update of a pod in no sub-queue) leaves the entry as it was.
+
+    Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
     uid = pinfo.uid
     if uid in queue.active_q or uid in queue.backoff_q or uid in queue.error_backoff_q:
+        return queue
+    if fresh and uid in queue.unschedulable_pods:
         return queue
     return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
 
 
-def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod, from_backoff: bool = False) -> SchedulingQueue:
+def _move_to_active_q(
+    queue: SchedulingQueue, pinfo: QueuedPod, from_backoff: bool = False, fresh: bool = False
+) -> SchedulingQueue:
     """``moveToActiveQ``: run the PreEnqueue plugins (:mod:`spec.queue.gates`; skipped for a pod coming straight
-    from backoffQ with PopFromBackoffQ, which ran them on the way in); a gated pod waits in unschedulablePods.
-    Otherwise stamp the first attempt, take the pod out of unschedulablePods and backoffQ, add or update it in
-    activeQ.
+    from backoffQ with PopFromBackoffQ, which ran them on the way in); a gated pod waits in unschedulablePods
+    (:func:`_park_gated`; ``fresh``: ``pinfo`` is a new pod info). Otherwise stamp the first attempt, take the pod
+    out of unschedulablePods and backoffQ, add or update it in activeQ.
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     if not (from_backoff and queue.config.pop_from_backoff_q):
         pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
     if is_gated(pinfo):
-        return _park_gated(queue, pinfo)
+        return _park_gated(queue, pinfo, fresh)
     if pinfo.initial_attempt_timestamp is None:
         pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
     queue = _without(queue, pinfo.uid)
@@ -173,9 +181,7 @@ def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQu
     uid = pinfo.uid
     if queue.config.pop_from_backoff_q:
         pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
-        if is_gated(pinfo):
-            if uid in queue.unschedulable_pods:
-                return queue
+        if is_gated(pinfo):  # the pod info is the one in unschedulablePods if any: updated there
             return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
     queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
     backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
@@ -219,7 +225,7 @@ def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
 
     Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    return _move_to_active_q(queue, QueuedPod(pod, queue.now))
+    return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True)
 
 
 def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedPod | None]:
@@ -418,7 +424,7 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
         errors = queue.error_backoff_q
         return replace(queue, error_backoff_q=errors.set(key, replace(errors[key], pod=new)))
     if uid not in queue.unschedulable_pods:
-        return _move_to_active_q(queue, QueuedPod(new, queue.now))
+        return _move_to_active_q(queue, QueuedPod(new, queue.now), fresh=True)
     pinfo = replace(queue.unschedulable_pods[uid], pod=new)
     if c.queueing_hints:
         queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
@@ -427,11 +433,22 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
             if went is QueueName.ACTIVE or (c.pop_from_backoff_q and went is QueueName.BACKOFF):
                 break
         return queue
-    if old != new:
+    if is_pod_updated(old, new):
         if is_pod_backing_off(queue, pinfo):
             return _move_to_backoff_q(queue, pinfo)
         return _move_to_active_q(queue, pinfo)
     return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+
+
+def is_pod_updated(old: Pod, new: Pod) -> bool:
+    """Whether the pod changed other than in its status (the nominated node, the start time, the conditions).
+
+    Kubernetes: `isPodUpdated` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    def strip(pod: Pod) -> Pod:
+        return replace(pod, nominated_node_name="", start_time=None, preempted_by_scheduler=False)
+
+    return strip(old) != strip(new)
 
 
 def delete(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:

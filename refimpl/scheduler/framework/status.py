@@ -185,9 +185,14 @@ class FitError(Exception):
             message += f" {diagnosis.pre_filter_msg}."
         else:
             counts: dict[str, int] = {}
-            for status in diagnosis.node_to_status.node_to_status.values():
+            statuses = diagnosis.node_to_status
+            for status in statuses.node_to_status.values():
                 for reason in status.reasons:
                     counts[reason] = counts.get(reason, 0) + 1
+            absent = self.num_all_nodes - len(statuses)
+            if absent > 0:  # the nodes without a status of their own read the absent-nodes status
+                for reason in statuses.absent_nodes_status.reasons:
+                    counts[reason] = counts.get(reason, 0) + absent
             histogram = sorted(f"{count} {reason}" for reason, count in counts.items())
             if histogram:
                 message += f" {', '.join(histogram)}."
