@@ -33,8 +33,18 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "3.2.0"
+FORMAT_VERSION: Final = "3.3.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+3.3.0 (from 3.2.0) is a minor bump: pods gain optional fields (``labels``, ``preemption_policy``,
+``scheduling_gates``, ``nominated_node_name``, ``start_time``, ``terminating``, ``preempted_by_scheduler``) and
+``new_queue`` an optional ``pre_enqueue_plugins`` (``["SchedulingGates"]``: a gated pod waits in unschedulablePods,
+:mod:`spec.queue.gates`), each left out at its default; the queue area gains two operations,
+``queue_add_nominated_pod`` and ``queue_delete_nominated_pod`` (the nominator, :mod:`spec.queue.nominator`), and its
+observation an optional ``nominated`` (node -> pods), present only while some pod is nominated. Every earlier vector
+is unchanged but for its ``format_version``; new queue vectors (``TestPriorityQueue_moveToActiveQ`` and the nominator
+tests ported, ``queue.scheduling_gates.*``) use them, and two queue behaviours (``queue.pre_enqueue.gated``,
+``queue.pre_enqueue.ungated``) join the inventory.
 
 3.2.0 (from 3.1.0) is a minor bump: new curated cycle vectors over the existing operations and observations, those
 the fourth round of mutation testing, of the scheduler's framework and plugins, showed missing

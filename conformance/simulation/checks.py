@@ -40,6 +40,7 @@ from spec.cycle.filters import is_feasible
 from spec.cycle.invariants import (
     CYCLE_INVARIANTS,
     inv_no_node_overcommitted,
+    inv_no_pod_preempted_by_lower_or_equal,
     trans_failed_scheduling_keeps_the_cache,
 )
 from spec.frozenmap import FrozenMap
@@ -132,6 +133,8 @@ class InvariantChecker:
         self.tallies[trans_failed_scheduling_keeps_the_cache.__name__] = Tally()
         for predicate in extra:
             self.tallies[predicate.__name__] = Tally()
+        self.tallies[inv_no_pod_preempted_by_lower_or_equal.__name__] = Tally()
+        self._preemptions_checked = 0
         for name in known:
             self.tallies[name].known = True
 
@@ -172,6 +175,10 @@ class InvariantChecker:
             self._record(inv_no_node_overcommitted.__name__, inv_no_node_overcommitted(cluster), where)
         for extra in self.extra:
             self._record(extra.__name__, extra(cluster), where)
+        new = sim.preemptions[self._preemptions_checked:]  # a conjunction over the log: only new entries
+        self._preemptions_checked = len(sim.preemptions)
+        self._record(inv_no_pod_preempted_by_lower_or_equal.__name__, inv_no_pod_preempted_by_lower_or_equal(new),
+                     where)
         before, self._before = self._before, None
         if before is None:
             return

@@ -378,8 +378,8 @@ class Scheduler:
             return [nodes[(start + i) % count] for i in range(to_find)], None
         columns = None
         if self.queue.has_nominated_pods():  # RunFilterPluginsWithNominatedPods, node by node
-            return pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, None, fast_paths=False,
-                                with_nominated_pods=True)
+            in_order = nodes[start:] + nodes[:start] if start else nodes
+            return pass_filters_with_nominated_pods(fwk, state, pod, diagnosis, in_order, to_find)
         if self.fast_paths and nodes is self.snapshot.node_info_list:  # the whole list: its rows are known
             columns = self._columns = snapshot_columns(self.snapshot, self._columns)
         return pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, columns, fast_paths=self.fast_paths)
@@ -584,21 +584,18 @@ def snapshot_columns(snapshot: Snapshot, columns: NodeColumns | None) -> NodeCol
 
 def pass_filters(
     fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], start: int,
-    to_find: int, columns: NodeColumns | None, *, fast_paths: bool = True, with_nominated_pods: bool = False,
+    to_find: int, columns: NodeColumns | None, *, fast_paths: bool = True,
 ) -> tuple[list[NodeInfo], Status | None]:
     """``findNodesThatPassFilters``' search once PreFilter ran: up to ``to_find`` nodes of ``nodes`` that pass every
     filter, checked in round-robin order from ``start``, and the Error status a plugin returned (the search stops
     at that node); each rejected node's status goes into ``diagnosis``. ``fast_paths`` filters slices of nodes
     (:func:`_pass_filters_in_slices`, reading ``columns``, the rows of ``nodes`` if known); else one node after
     another (:func:`_pass_filters_node_by_node`), with the same result (tests/refimpl/scheduler/test_fast_paths.py).
-    ``with_nominated_pods`` filters node by node with the pods nominated to each node (``RunFilterPluginsWith
-    NominatedPods``), which the scheduler does whenever some pod is nominated.
     The cycle-area adapter (conformance/adapters/refimpl_cycle.py) runs this too."""
-    if fast_paths and not with_nominated_pods:
+    if fast_paths:
         return _pass_filters_in_slices(fwk, state, pod, diagnosis, nodes, start, to_find, columns)
     in_order = nodes[start:] + nodes[:start] if start else nodes
-    run = fwk.run_filter_plugins_with_nominated_pods if with_nominated_pods else fwk.run_filter_plugins
-    return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find, run)
+    return _pass_filters_node_by_node(fwk, state, pod, diagnosis, in_order, to_find)
 
 
 MIN_FILTER_SLICE: Final = 64
@@ -698,16 +695,34 @@ def _take_passing(indices: list[int], batch: NodeSlice, rows: Sequence[int], sto
 
 
 def _pass_filters_node_by_node(
-    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], to_find: int,
-    run: Callable[[CycleState, Pod, NodeInfo], Status | None] | None = None,
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], to_find: int
 ) -> tuple[list[NodeInfo], Status | None]:
     """``findNodesThatPassFilters``' loop, one node after another: ``RunFilterPlugins`` on each of ``nodes`` in
     order, until ``to_find`` passed or a plugin returned an Error (Kubernetes' 16 workers may check a few nodes
     more; this is the outcome in which they stop exactly there)."""
     feasible: list[NodeInfo] = []
-    run_filters = fwk.run_filter_plugins if run is None else run
     for info in nodes:
-        status = run_filters(state, pod, info)
+        status = fwk.run_filter_plugins(state, pod, info)
+        if status is None:
+            feasible.append(info)
+            if len(feasible) >= to_find:
+                break
+        elif status.code is Code.ERROR:
+            return feasible, status
+        else:
+            diagnosis.node_to_status.set(info.name, status)
+            diagnosis.add_plugin_status(status)
+    return feasible, None
+
+
+def pass_filters_with_nominated_pods(
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], to_find: int
+) -> tuple[list[NodeInfo], Status | None]:
+    """``findNodesThatPassFilters``' loop while some pod is nominated: :func:`_pass_filters_node_by_node` with
+    ``RunFilterPluginsWithNominatedPods`` on each node (the pods nominated there of equal or higher priority count)."""
+    feasible: list[NodeInfo] = []
+    for info in nodes:
+        status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
         if status is None:
             feasible.append(info)
             if len(feasible) >= to_find:

@@ -28,6 +28,7 @@ from spec.queue.backoff import (
     is_backing_off,
 )
 from spec.queue.events import SCHEDULING_GATES, SCHEDULING_GATES_HINTS, ClusterEvent, HintMap, default_hint_map
+from spec.queue.nominator import EMPTY_NOMINATOR, Nominator
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -188,6 +189,8 @@ class SchedulingQueue:
     move_request_cycle: int = -1
     """``moveRequestCycle``: the scheduling cycle at the last move request (QueueingHints off reads it)."""
     closed: bool = False
+    nominator: Nominator = EMPTY_NOMINATOR
+    """The pods nominated to nodes (:mod:`spec.queue.nominator`), which the queue owns."""
 
 
 def new_scheduling_queue(

@@ -56,9 +56,11 @@ from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
+    QueueAddNominatedPod,
     QueueAddUnschedulable,
     QueueClose,
     QueueDelete,
+    QueueDeleteNominatedPod,
     QueueDone,
     QueueFlushBackoff,
     QueueFlushUnschedulable,
@@ -103,11 +105,13 @@ STEPS = (0, 500 * MILLISECOND, SECOND, 3 * SECOND, 11 * SECOND, 301 * SECOND)
 
 def variant(uid: str, number: int) -> Pod:
     """Variant 0: 200m; 1: 100m (a scale-down); 2: 100m and a toleration; 3: 200m at priority 5; 4: 200m with a
-    scheduling gate (an update to 0 removes it: the gates-eliminated event)."""
-    cpu = 200 if number in (0, 3, 4) else 100
+    scheduling gate (an update to 0 removes it: the gates-eliminated event); 5: 200m nominated to node1 (a status
+    change only)."""
+    cpu = 200 if number in (0, 3, 4, 5) else 100
     return Pod(uid, uid, containers=(Container("c", resource_list(cpu=cpu)),),
                tolerations=(TOLERATION,) if number == 2 else (), priority=5 if number == 3 else 0,
-               scheduling_gates=("example.com/gate",) if number == 4 else ())
+               scheduling_gates=("example.com/gate",) if number == 4 else (),
+               nominated_node_name="node1" if number == 5 else "")
 
 
 class QueueRefinement(RuleBasedStateMachine):
@@ -196,7 +200,7 @@ class QueueRefinement(RuleBasedStateMachine):
 
     # -- rules ---------------------------------------------------------------------------------
 
-    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 4))
+    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 5))
     def add(self, uid: str, number: int) -> None:
         if uid in self.objects:
             self.in_contract = False
@@ -244,11 +248,21 @@ class QueueRefinement(RuleBasedStateMachine):
     def activate(self, uid: str) -> None:
         self.step(QueueActivate(self.current(uid)))
 
-    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 4))
+    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 5))
     def update(self, uid: str, number: int) -> None:
         old, new = self.current(uid), variant(uid, number)
         self.objects[uid] = new
         self.step(QueueUpdate(old, new))
+
+    @rule(uid=st.sampled_from(UIDS), node=st.sampled_from((None, "", "node1", "node2")),
+          listed=st.sampled_from(("listed", "gone", "bound")))
+    def add_nominated(self, uid: str, node: str | None, listed: str) -> None:
+        """``AddNominatedPod``, as the failure handler calls it, with the informer having the pod or not."""
+        self.step(QueueAddNominatedPod(self.current(uid), node, listed == "gone", "node1" if listed == "bound" else ""))
+
+    @rule(uid=st.sampled_from(UIDS))
+    def delete_nominated(self, uid: str) -> None:
+        self.step(QueueDeleteNominatedPod(uid))
 
     @rule(uid=st.sampled_from(UIDS))
     def delete(self, uid: str) -> None:

@@ -112,3 +112,17 @@ def test_double_count_invariant_fails_when_assume_keeps_the_nomination() -> None
     assert inv_nominated_resources_not_double_counted(nominator, state)
     assert inv_nominated_resources_not_double_counted(delete_nominated_pod_if_exists(nominator, "a"), assumed_state)
     assert not inv_nominated_resources_not_double_counted(nominator, assumed_state)
+
+
+def test_the_queue_resolves_nominated_pods_to_what_it_holds() -> None:
+    """``NominatedPodsForNode`` / ``nominatedPodToInfo``: a queued pod as queued; one in flight is only its name and
+    UID (priority 0, no requests), which is how Filter then counts it."""
+    from spec.queue import queue as q
+    from spec.queue.state import new_scheduling_queue
+
+    high = Pod("h", "h", priority=7, nominated_node_name="n1")
+    queue = q.add(new_scheduling_queue(), high)
+    assert q.nominated_pods(queue, "n1") == (high,)
+    queue, popped = q.pop(queue)
+    assert popped is not None and q.nominated_pods(queue, "n1") == (Pod("h", "h"),)
+    assert q.nominated_pods(q.delete(queue, high), "n1") == ()
