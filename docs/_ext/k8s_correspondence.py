@@ -37,6 +37,11 @@ MODULES: Final = (
     "spec.cache.nodeinfo",
     "spec.dispatcher.call_queue",
     "spec.cycle.cycle",
+    "spec.cycle.preemption",
+    "spec.cycle.nominated",
+    "spec.cycle.failure",
+    "spec.queue.nominator",
+    "spec.queue.gates",
 )
 """The modules whose every public function must name its Kubernetes counterpart."""
 

@@ -96,14 +96,17 @@ def importance_key(pod: Pod, now: int) -> tuple[int, int]:
 
 
 def by_importance(pods: Sequence[Pod], now: int) -> tuple[Pod, ...]:
-    """``pods`` most important first; equally important pods keep their order (see the module docstring)."""
+    """``pods`` most important first; equally important pods keep their order (see the module docstring).
+
+    Kubernetes: `SelectVictimsOnNode` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    """
     return tuple(sorted(pods, key=lambda p: importance_key(p, now)))
 
 
 def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
     """Whether ``preemptor`` may evict ``victim``: the victim's priority is lower (``IsEligiblePod`` allows all).
 
-    Kubernetes: `DefaultPreemption.isPreemptionAllowed` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `isPreemptionAllowed` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     return victim.priority < preemptor.priority
 
@@ -111,7 +114,7 @@ def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
 def pod_terminating_by_preemption(pod: Pod) -> bool:
     """The pod is being deleted and carries ``DisruptionTarget=True`` with reason ``PreemptionByScheduler``.
 
-    Kubernetes: `podTerminatingByPreemption` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `podTerminatingByPreemption` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     return pod.terminating and pod.preempted_by_scheduler
 
@@ -120,7 +123,7 @@ def pod_eligible_to_preempt_others(pod: Pod, snapshot: Snapshot, nominated_node_
     """Whether ``pod`` may preempt, and why not. ``nominated_node_code`` is the code Filter gave the pod's nominated
     node in this cycle (UnschedulableAndUnresolvable for a node it did not evaluate).
 
-    Kubernetes: `DefaultPreemption.PodEligibleToPreemptOthers` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `PodEligibleToPreemptOthers` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     if pod.preemption_policy == PREEMPT_NEVER:
         return False, NOT_ELIGIBLE_POLICY
@@ -154,7 +157,10 @@ def nodes_for_status_code(
 
 
 def pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
-    """The budget covers ``pod``: same namespace, and a non-empty selector all of whose labels the pod carries."""
+    """The budget covers ``pod``: same namespace, and a non-empty selector all of whose labels the pod carries.
+
+    Kubernetes: `filterPodsWithPDBViolation` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    """
     if pdb.namespace != pod.namespace or not pdb.selector:
         return False
     return all(pod.labels.get(key) == value for key, value in pdb.selector.items())
@@ -167,7 +173,7 @@ def filter_pods_with_pdb_violation(
     in this order: each pod a budget covers uses one of its allowed disruptions (unless the API server already
     counts it disrupted); a pod that drives some budget below zero violates it.
 
-    Kubernetes: `filterPodsWithPDBViolation` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `filterPodsWithPDBViolation` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
     violating: list[Pod] = []
@@ -215,7 +221,7 @@ def select_victims_on_node(
     pods are added back one at a time, most important first, budget-violating ones before the others; each that
     lets ``pod`` still pass stays, each that does not is a victim (and a violation if it came from the first group).
 
-    Kubernetes: `DefaultPreemption.SelectVictimsOnNode` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `SelectVictimsOnNode` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     potential = [p for p in info.pods if is_preemption_allowed(p, pod)]
     if not potential:
@@ -253,7 +259,7 @@ def num_candidates(
 ) -> int:
     """How many candidates the dry run looks for: ``percentage`` of the nodes, at least ``absolute``, at most all.
 
-    Kubernetes: `DefaultPreemption.calculateNumCandidates` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `calculateNumCandidates` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     return min(max(num_nodes * percentage // 100, absolute), num_nodes)
 
@@ -379,7 +385,7 @@ def preemption_outcomes(
     ``offset`` is the dry run's random start (it matters only with more than 100 potential nodes).
 
     Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
-    Kubernetes: `DefaultPreemption.PostFilter` (plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     if pod is None:
         return (PreemptionResult(Outcome.ERROR, "preemptor is gone"),)

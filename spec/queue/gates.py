@@ -58,5 +58,8 @@ def run_pre_enqueue_plugins(config: QueueConfig, pinfo: QueuedPod) -> QueuedPod:
 
 
 def is_gated(pinfo: QueuedPod) -> bool:
-    """``QueuedPodInfo.Gated``: a PreEnqueue plugin rejected the pod last time they ran."""
+    """``QueuedPodInfo.Gated``: a PreEnqueue plugin rejected the pod last time they ran.
+
+    Kubernetes: `QueuedPodInfo.Gated` (pkg/scheduler/framework/types.go)
+    """
     return pinfo.gating_plugin != ""

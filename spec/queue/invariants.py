@@ -191,6 +191,13 @@ def trans_backoff_grows_with_failures(config: QueueConfig, before: QueuedPod, af
 QueueInvariant = Callable[[SchedulingQueue], bool]
 WorldInvariant = Callable[[QueueWorld], bool]
 
+def inv_queue_nominations_consistent(queue: SchedulingQueue) -> bool:
+    """The queue's nominator (:mod:`spec.queue.nominator`) holds each pod once, under one node
+    (:func:`inv_nominator_consistent`): ``addNominatedPodUnlocked`` deletes a pod's old entry before adding it, so a
+    pod's room is never held on two nodes, nor twice on one."""
+    return inv_nominator_consistent(queue.nominator)
+
+
 QUEUE_INVARIANTS: Final[tuple[QueueInvariant, ...]] = (
     inv_pod_in_one_sub_queue,
     inv_in_flight_pods_not_queued,
@@ -199,6 +206,7 @@ QUEUE_INVARIANTS: Final[tuple[QueueInvariant, ...]] = (
     inv_backoff_expiry_bounded,
     inv_unschedulable_pods_leave_in_time,
     inv_move_request_cycle_not_ahead,
+    inv_queue_nominations_consistent,
 )
 """Invariants of the queue alone."""
 

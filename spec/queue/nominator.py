@@ -44,7 +44,10 @@ EMPTY_NOMINATOR = Nominator()
 
 
 def nominated_node_of(nominator: Nominator, uid: str) -> str | None:
-    """The node ``uid`` is nominated to, or None."""
+    """The node ``uid`` is nominated to, or None.
+
+    Kubernetes: none (a read of ``nominatedPodToNode``, which Go's callers index directly)
+    """
     return nominator.pod_to_node.get(uid)
 
 
@@ -110,5 +113,8 @@ def update_nominated_pod(nominator: Nominator, old: Pod, new: Pod, listed: Pod |
 
 
 def with_nominated_node(pod: Pod, node: str) -> Pod:
-    """``pod`` with ``Status.NominatedNodeName`` set to ``node`` (what the status patch writes)."""
+    """``pod`` with ``Status.NominatedNodeName`` set to ``node`` (what the status patch writes).
+
+    Kubernetes: `updatePod` (pkg/scheduler/schedule_one.go)
+    """
     return replace(pod, nominated_node_name=node)
