@@ -30,7 +30,7 @@ from spec.cycle.cycle import Cluster, responsible_for_pod, watches_pod
 from spec.cycle.preemption import PreemptionResult
 from spec.frozenmap import FrozenMap
 from spec.objects import PREEMPT_NEVER, Pod
-from spec.queue.invariants import inv_nominator_consistent
+from spec.queue.invariants import nominator_consistent
 from spec.queue.nominator import Nominator
 from spec.resources import Resource
 
@@ -156,5 +156,5 @@ def inv_nominated_resources_not_double_counted(nominator: Nominator, cache: Cach
     """No pod is both nominated and in the cache (assumed or bound): Filter adds the nominated pods to a node's
     NodeInfo, so a pod in both would hold its node's resources twice. ``assume`` removes the nomination
     (``DeleteNominatedPodIfExists``, schedule_one.go) and the failure handler nominates only a pod the informer has
-    unbound; and the nominator holds each pod once (:func:`spec.queue.nominator.inv_nominator_consistent`)."""
-    return inv_nominator_consistent(nominator) and not set(nominator.pod_to_node) & set(cache.pod_states)
+    unbound; and the nominator holds each pod once (:func:`spec.queue.invariants.nominator_consistent`)."""
+    return nominator_consistent(nominator) and not set(nominator.pod_to_node) & set(cache.pod_states)

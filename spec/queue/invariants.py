@@ -193,9 +193,9 @@ WorldInvariant = Callable[[QueueWorld], bool]
 
 def inv_queue_nominations_consistent(queue: SchedulingQueue) -> bool:
     """The queue's nominator (:mod:`spec.queue.nominator`) holds each pod once, under one node
-    (:func:`inv_nominator_consistent`): ``addNominatedPodUnlocked`` deletes a pod's old entry before adding it, so a
+    (:func:`nominator_consistent`): ``addNominatedPodUnlocked`` deletes a pod's old entry before adding it, so a
     pod's room is never held on two nodes, nor twice on one."""
-    return inv_nominator_consistent(queue.nominator)
+    return nominator_consistent(queue.nominator)
 
 
 QUEUE_INVARIANTS: Final[tuple[QueueInvariant, ...]] = (
@@ -226,7 +226,7 @@ KNOWN_VIOLATIONS: Final = {
 """The invariants Kubernetes breaks under a setting it allows, and the setting."""
 
 
-def inv_nominator_consistent(nominator: Nominator) -> bool:
+def nominator_consistent(nominator: Nominator) -> bool:
     """The two maps describe the same (pod, node) pairs, each pod once, and no node has an empty list."""
     pairs = [(uid, node) for node, uids in nominator.nominated_pods.items() for uid in uids]
     return (

@@ -32,7 +32,7 @@ CLEAR_NOMINATED_NODE = NominatingInfo(NominatingMode.OVERRIDE, "")
 @dataclass(frozen=True)
 class Nominator:
     """``nominator``. ``pod_to_node`` and ``nominated_pods`` describe the same pairs, each UID once
-    (:func:`spec.queue.invariants.inv_nominator_consistent`)."""
+    (:func:`spec.queue.invariants.nominator_consistent`)."""
 
     nominated_pods: FrozenMap[str, tuple[str, ...]] = field(default_factory=FrozenMap)
     """``nominatedPods``: node name -> UIDs nominated there, in the order they were added; no empty list."""

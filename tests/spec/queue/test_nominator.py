@@ -19,7 +19,7 @@ from spec.cycle.invariants import inv_nominated_resources_not_double_counted
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode
 from spec.objects import Node, Pod, with_node_name
 from spec.quantities import resource_list
-from spec.queue.invariants import inv_nominator_consistent
+from spec.queue.invariants import nominator_consistent
 from spec.queue.nominator import (
     CLEAR_NOMINATED_NODE,
     EMPTY_NOMINATOR,
@@ -41,7 +41,7 @@ def test_override_nominates_and_a_pod_is_held_once() -> None:
     n = add_nominated_pod(n, A, NominatingInfo(NominatingMode.OVERRIDE, "n2"), A)
     assert nominated_pods_for_node(n, "n1") == ("b",)
     assert nominated_pods_for_node(n, "n2") == ("a",)
-    assert inv_nominator_consistent(n)
+    assert nominator_consistent(n)
 
 
 def test_noop_takes_the_pods_own_nominated_node() -> None:
