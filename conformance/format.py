@@ -37,21 +37,31 @@ JSON = Any
 FORMAT_VERSION: Final = "4.0.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
 
-4.0.0 (from 3.3.0) is a major bump: a cycle-area step that runs a scheduling cycle (``schedule_pod``,
-``fail_scheduling``) observes its ``decision``: the feasible nodes, each one's weighted Score-plugin scores and
-total, the nodes ``selectHost`` may return (``allowed``), and the failure message (``FitError.Error()``, the text of
-the pod's ``PodScheduled`` condition). An implementation reports the node its own selection chose as
-``decision.chosen``, which the runner accepts if it is one of ``allowed``. Every adapter of the cycle area must
-report the decision, so an adapter that conformed to 3.x fails every cycle vector with a scheduling step; the other
-areas' vectors are unchanged but for their ``format_version``.
+4.0.0 (from 3.2.0, the last released) is a major bump. Three changes, released together:
 
-3.3.0 (from 3.2.0) is a minor bump: a dispatcher observation reports ``metrics.pending_calls``, the
-``scheduler_pending_async_api_calls`` gauge per in-tree call type (an adapter that does not report it fails the
-dispatcher vectors); new curated vectors: ``dispatcher.no_op_sync_of_in_flight_kept`` (a status patch synced to a
-no-op while its object has a call in flight is kept: ``syncObject``'s noOp && !inFlight) and the v1.37 profile's
-incremental PVC reference counts (``snapshot.pvc_on_placeholder_counted_until_rebuild``,
-``snapshot.pvc_ghost_claims_subtracted_twice``), whose v1.37 expectations changed with the profile field
-``incremental_pvc_ref_counts`` (found by running the suite on Kubernetes v1.37.2).
+- the scheduling decision (issue 24): a cycle-area step that runs a scheduling cycle (``schedule_pod``,
+  ``fail_scheduling``) observes its ``decision``: the feasible nodes, each one's weighted Score-plugin scores and
+  total, the nodes ``selectHost`` may return (``allowed``), and the failure message (``FitError.Error()``, the text of
+  the pod's ``PodScheduled`` condition). An implementation reports the node its own selection chose as
+  ``decision.chosen``, which the runner accepts if it is one of ``allowed``. Every adapter of the cycle area must
+  report the decision, so an adapter that conformed to 3.x fails every cycle vector with a scheduling step; the other
+  areas' vectors are unchanged but for their ``format_version``.
+- the dispatcher's metrics (issue 26): a dispatcher observation reports ``metrics.pending_calls``, the
+  ``scheduler_pending_async_api_calls`` gauge per in-tree call type (an adapter that does not report it fails the
+  dispatcher vectors); new curated vectors: ``dispatcher.no_op_sync_of_in_flight_kept`` (a status patch synced to a
+  no-op while its object has a call in flight is kept: ``syncObject``'s noOp && !inFlight) and the v1.37 profile's
+  incremental PVC reference counts (``snapshot.pvc_on_placeholder_counted_until_rebuild``,
+  ``snapshot.pvc_ghost_claims_subtracted_twice``), whose v1.37 expectations changed with the profile field
+  ``incremental_pvc_ref_counts`` (found by running the suite on Kubernetes v1.37.2).
+- preemption's inputs (issue 25): pods gain optional fields (``labels``, ``preemption_policy``,
+  ``scheduling_gates``, ``nominated_node_name``, ``start_time``, ``terminating``, ``preempted_by_scheduler``) and
+  ``new_queue`` an optional ``pre_enqueue_plugins`` (``["SchedulingGates"]``: a gated pod waits in unschedulablePods,
+  :mod:`spec.queue.gates`), each left out at its default; the queue area gains two operations,
+  ``queue_add_nominated_pod`` and ``queue_delete_nominated_pod`` (the nominator, :mod:`spec.queue.nominator`), and its
+  observation an optional ``nominated`` (node -> pods), present only while some pod is nominated. Every earlier vector
+  is unchanged but for its ``format_version``; new queue vectors (``TestPriorityQueue_moveToActiveQ`` and the nominator
+  tests ported, ``queue.scheduling_gates.*``) use them, and two queue behaviours (``queue.pre_enqueue.gated``,
+  ``queue.pre_enqueue.ungated``) join the inventory.
 
 3.2.0 (from 3.1.0) is a minor bump: new curated cycle vectors over the existing operations and observations, those
 the fourth round of mutation testing, of the scheduler's framework and plugins, showed missing

@@ -57,7 +57,7 @@ Dispatcher area, after every step::
      "calls": {uid: {"caller": n, "call": CALL}},   # the one call tracked per object
      "told": [[caller, outcome kind], ...],         # values sent to callers during this step, in order
      "metrics": {"pending_calls": {call_type: n}}}  # scheduler_pending_async_api_calls for pod_binding and
-                                                    # pod_status_patch (format 3.3.0)
+                                                    # pod_status_patch (format 4.0.0)
 
 Queue area (:mod:`spec.queue.queue`), after every step::
 
@@ -71,7 +71,9 @@ Queue area (:mod:`spec.queue.queue`), after every step::
      "in_flight_events": [{"pod": uid} | {"event": EVENT, "target": uid}, ...],   # inFlightEvents, in order
      "cycle": n, "move_request_cycle": n, "closed": bool,
      "popped": uid or "none",                     # what this step's Pop returned
-     "went": "Active" | "Backoff" | "Unschedulable" | "none"}   # where this step's hand-back sent the pod
+     "went": "Active" | "Backoff" | "Unschedulable" | "none",   # where this step's hand-back sent the pod
+     "nominated": {node: [uid, ...]}}             # the nominator, node -> pods in the order nominated; only while
+                                                  # some pod is nominated (a failed preemption nominates to "")
 
 Pods that compare equal in an order (same keys) are listed by UID; an expiry or first-attempt time the pod does
 not have is -1. ``POD`` is ``{"timestamp", "first_attempt", "attempts", "unschedulable_count",
@@ -385,14 +387,20 @@ def queue_json(
     now: int, active: Iterable[QueuedPodView], backoff: Iterable[QueuedPodView], error_backoff: Iterable[QueuedPodView],
     unschedulable: Iterable[QueuedPodView], in_flight: Iterable[str], in_flight_events: Iterable[JSON], cycle: int,
     move_request_cycle: int, closed: bool, pop_from_backoff_q: bool, popped: str = NOTHING, went: str = NOTHING,
+    nominated: Mapping[str, Iterable[str]] | None = None,
 ) -> JSON:
-    """The queue-area observation from its parts (see the module docstring for the orders it prints)."""
+    """The queue-area observation from its parts (see the module docstring for the orders it prints); ``nominated``
+    (node -> UIDs in the order nominated) appears only while some pod is nominated."""
     active, backoff, errors, waiting = list(active), list(backoff), list(error_backoff), list(unschedulable)
 
     def backoff_key(v: QueuedPodView) -> tuple[int, int, int, str]:
         return (v.expiry, *_order(v)) if pop_from_backoff_q else (v.expiry, 0, 0, v.uid)
 
+    extra: dict[str, JSON] = {}
+    if nominated:
+        extra["nominated"] = {node: list(uids) for node, uids in sorted(nominated.items())}
     return {
+        **extra,
         "now": now,
         "active": [v.uid for v in sorted(active, key=_order)],
         "backoff": [[v.uid, v.expiry] for v in sorted(backoff, key=backoff_key)],
@@ -442,6 +450,7 @@ def observe_scheduling_queue(queue: SchedulingQueue, popped: str = NOTHING, went
     return queue_json(
         queue.now, active, backoff, errors, waiting, queue.in_flight_pods, entries, queue.scheduling_cycle,
         queue.move_request_cycle, queue.closed, queue.config.pop_from_backoff_q, popped, went,
+        dict(queue.nominator.nominated_pods.items()),
     )
 
 

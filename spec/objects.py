@@ -37,6 +37,11 @@ LABEL_FAILURE_DOMAIN_BETA_ZONE: Final = "failure-domain.beta.kubernetes.io/zone"
 LABEL_FAILURE_DOMAIN_BETA_REGION: Final = "failure-domain.beta.kubernetes.io/region"
 LABEL_HOSTNAME: Final = "kubernetes.io/hostname"
 
+PREEMPT_LOWER_PRIORITY: Final = "PreemptLowerPriority"
+"""``v1.PreemptLowerPriority``: the default ``Spec.PreemptionPolicy`` (nil means this)."""
+PREEMPT_NEVER: Final = "Never"
+"""``v1.PreemptNever``: the pod never preempts others (it still waits its turn by priority)."""
+
 
 # --------------------------------------------------------------------------------------------
 # Pods
@@ -291,9 +296,22 @@ class Pod:
     priority: int = 0
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     labels: FrozenMap[str, str] = field(default_factory=FrozenMap)
-    """``ObjectMeta.Labels`` (InterPodAffinity and PodTopologySpread select pods by them)."""
+    """``ObjectMeta.Labels`` (InterPodAffinity and PodTopologySpread select pods by them, and a PodDisruptionBudget's
+    selector matches them)."""
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     """``Spec.TopologySpreadConstraints``."""
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
+    """``Spec.PreemptionPolicy``: :data:`PREEMPT_LOWER_PRIORITY` (the default) or :data:`PREEMPT_NEVER`."""
+    scheduling_gates: tuple[str, ...] = ()
+    """The names of ``Spec.SchedulingGates``: while any is left the pod is not scheduled (PreEnqueue)."""
+    nominated_node_name: str = ""
+    """``Status.NominatedNodeName``: the node preemption made room on for this pod, or ""."""
+    start_time: int | None = None
+    """``Status.StartTime`` (ns); None until the kubelet started the pod (preemption then reads "now")."""
+    terminating: bool = False
+    """``DeletionTimestamp`` is set: the pod is being deleted (gracefully) but still holds its node."""
+    preempted_by_scheduler: bool = False
+    """The pod carries the ``DisruptionTarget`` condition, status True, reason ``PreemptionByScheduler``."""
 
     @property
     def images(self) -> tuple[str, ...]:
@@ -314,6 +332,23 @@ def klog_kobj(pod: Pod) -> str:
 def pvc_key(namespace: str, claim: str) -> str:
     """``GetNamespacedName``: the key of a PVC in ``PVCRefCounts`` and the used-PVC set."""
     return f"{namespace}/{claim}"
+
+
+@cached_hash
+@dataclass(frozen=True)
+class PodDisruptionBudget:
+    """``policy/v1.PodDisruptionBudget``, as preemption reads it: its namespace, a label selector given as
+    ``matchLabels`` (None: a nil selector; empty: an empty one; both match no pod), how many disruptions it still
+    allows, and the pods the API server already counted as disrupted (by name)."""
+
+    name: str
+    namespace: str = "default"
+    selector: FrozenMap[str, str] | None = None
+    """``Spec.Selector.MatchLabels``."""
+    disruptions_allowed: int = 0
+    """``Status.DisruptionsAllowed``."""
+    disrupted_pods: frozenset[str] = frozenset()
+    """The names in ``Status.DisruptedPods``."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from conformance.operations import (
 )
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
 from refimpl.kubelet.admission import can_admit_pod
+from refimpl.kubelet.preemption import PREEMPTING
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status
 from refimpl.scheduler.framework.node_slice import NodeColumns
 from refimpl.scheduler.framework.status import CODE_NAMES, Code, is_success
@@ -399,6 +400,11 @@ class RefimplCycle:
         running = [self.api_pods[u] for u in sorted(self.admitted) if self.api_pods[u].node_name == pod.node_name]
         result = can_admit_pod(pod, self.live_nodes[pod.node_name], running)
         if result.admit:
+            _require(all(v.uid not in self.unconfirmed for v in result.evicted),
+                     f"a pod that pod {uid} would evict has a binding not yet delivered to the scheduler")
+            for victim in result.evicted:  # killed for a critical pod: Failed, reason Preempting
+                self.forget_gone_pod(victim.uid)
+                self.failed[victim.uid] = PREEMPTING
             self.admitted.add(uid)
             return
         _require(uid not in self.unconfirmed, f"pod {uid}'s binding has not reached the scheduler yet")

@@ -17,17 +17,22 @@ from typing import Any, Final
 from conformance.adapters.refimpl_queue_abstraction import ref_event, ref_hint_map, spec_event
 from conformance.observe import NO_TIME, NOTHING, QueuedPodView, event_json, queue_json
 from refimpl.cache import FakeClock
+from refimpl.dispatcher import NominatingInfo, NominatingMode
+from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
 from refimpl.scheduler.queue import QueueError, SchedulingQueue
 from refimpl.scheduler.queued_pod_info import QueuedPodInfo
-from spec.objects import Pod
+from spec.objects import Pod, with_node_name
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
+from spec.queue.events import SCHEDULING_GATES
 from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
+    QueueAddNominatedPod,
     QueueAddUnschedulable,
     QueueClose,
     QueueDelete,
+    QueueDeleteNominatedPod,
     QueueDone,
     QueueFlushBackoff,
     QueueFlushUnschedulable,
@@ -75,6 +80,8 @@ class RefimplQueue:
             pod_max_in_unschedulable_pods_duration=config.pod_max_in_unschedulable_pods_duration,
             queueing_hints_enabled=config.queueing_hints,
             pop_from_backoff_q=config.pop_from_backoff_q,
+            pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
+            if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
 
     # -- the step loop ---------------------------------------------------------------------------
@@ -128,6 +135,16 @@ class RefimplQueue:
                 self.run_for(elapsed)
             case QueueClose():
                 queue.close()
+            case QueueAddNominatedPod(pod, node, gone, bound_to):
+                listed = None if gone else with_node_name(pod, bound_to)
+                queue.nominator.pod_lister = lambda namespace, name: listed  # the informer as the step describes it
+                try:
+                    info = None if node is None else NominatingInfo(NominatingMode.OVERRIDE, node)
+                    queue.add_nominated_pod(pod, info)
+                finally:
+                    queue.nominator.pod_lister = None
+            case QueueDeleteNominatedPod(uid):
+                queue.delete_nominated_pod_if_exists(Pod(uid))
             case _:
                 raise TypeError(f"not a queue operation: {op!r}")
         return NOTHING, NOTHING
@@ -143,6 +160,7 @@ class RefimplQueue:
             hints=op.hints,
             scheduler_names=op.scheduler_names,
             unschedulable_flush_period=op.unschedulable_flush_period,
+            pre_enqueue_plugins=op.pre_enqueue_plugins,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 
@@ -197,4 +215,5 @@ class RefimplQueue:
             map(self.view, parts["error_backoff"]), map(self.view, parts["unschedulable"]),
             (p.uid for p in queue.in_flight_pods()), entries, queue.scheduling_cycle(), queue.move_request_cycle(),
             queue.closed, self.config.pop_from_backoff_q, popped, went,
+            {node: [ref.uid for ref in refs] for node, refs in queue.nominator.nominated_pods.items()},
         )

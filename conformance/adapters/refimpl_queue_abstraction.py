@@ -19,6 +19,7 @@ from refimpl.scheduler.queued_pod_info import QueuedPodInfo
 from spec.frozenmap import FrozenMap
 from spec.objects import Pod
 from spec.queue import events as spec
+from spec.queue.nominator import Nominator
 from spec.queue.state import InFlightEntry, PodPopped, QueueConfig, QueuedPod, RecordedEvent, SchedulingQueue
 
 _Flag = TypeVar("_Flag", bound=enum.Flag)
@@ -87,6 +88,7 @@ def abstract_pod_info(pinfo: QueuedPodInfo) -> QueuedPod:
         consecutive_errors_count=pinfo.consecutive_errors_count,
         unschedulable_plugins=frozenset(pinfo.unschedulable_plugins),
         pending_plugins=frozenset(pinfo.pending_plugins),
+        gating_plugin=pinfo.gating_plugin,
     )
 
 
@@ -117,4 +119,8 @@ def abstract_scheduling_queue(queue: RefQueue, config: QueueConfig) -> Schedulin
         scheduling_cycle=queue.scheduling_cycle(),
         move_request_cycle=queue.move_request_cycle(),
         closed=queue.closed,
+        nominator=Nominator(
+            FrozenMap({node: tuple(ref.uid for ref in refs) for node, refs in queue.nominator.nominated_pods.items()}),
+            FrozenMap(queue.nominator.pod_to_node),
+        ),
     )

@@ -130,6 +130,8 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags.add("cycle.orphan.dropped")
         case AdmitPod(uid):
             tags.add("cycle.kubelet.admitted" if uid in after.admitted else "cycle.kubelet.rejected")
+            if len(after.failed) > len(before.failed) + (uid not in after.admitted):
+                tags.add("cycle.kubelet.critical_evicts")
     if _overcommitted(after) and not _overcommitted(before):
         tags.add("cycle.overcommit")
     return tags

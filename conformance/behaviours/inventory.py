@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from conformance.behaviours.queue import EVENT_RECORDED, HAND_BACK_REFUSED, SHORT, place_behaviour
+from conformance.behaviours.queue import EVENT_RECORDED, GATED, HAND_BACK_REFUSED, SHORT, UNGATED, place_behaviour
 from spec.queue.lifecycle import FLUSH_BACKOFF, FLUSH_LEFTOVER, HAND_BACK, MOVE, QUEUE_POD_TRANSITIONS
 
 
@@ -499,6 +499,9 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"canAdmitPod ({_KUBELET})"),
     ("cycle.kubelet.rejected", "the kubelet rejects a pod that does not fit (OutOfcpu, ...): Failed, and the "
      "scheduler lets it go", f"canAdmitPod ({_KUBELET})"),
+    ("cycle.kubelet.critical_evicts", "a critical pod lacking only resources makes the kubelet evict lower-priority "
+     "pods (Failed, reason Preempting) and is admitted",
+     "CriticalPodAdmissionHandler.HandleAdmissionFailure (pkg/kubelet/preemption/preemption.go)"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"
@@ -530,6 +533,10 @@ def _queue_rows() -> tuple[tuple[str, str, str], ...]:
          f"PriorityQueue.AddUnschedulableIfNotPresent ({_SCHEDULING_QUEUE})"),
         (EVENT_RECORDED, "QueueingHints on: a cluster event or a pod update is recorded for the pods in flight",
          f"PriorityQueue.MoveAllToActiveOrBackoffQueue, Update ({_SCHEDULING_QUEUE})"),
+        (GATED, "a PreEnqueue plugin (SchedulingGates) rejects a pod: it waits in unschedulablePods, gated",
+         f"PriorityQueue.moveToActiveQ, runPreEnqueuePlugins ({_SCHEDULING_QUEUE})"),
+        (UNGATED, "a gated pod passes PreEnqueue (its last gate removed) and leaves unschedulablePods",
+         f"PriorityQueue.Update, moveToActiveQ ({_SCHEDULING_QUEUE})"),
     )
 
 
@@ -663,6 +670,9 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("pop-from-backoffq", "the scheduling queue with SchedulerPopFromBackoffQ", ()),
     ("queue-sort", "activeQ's order (PrioritySort)", ("queue.pop.",)),
     ("run", "the scheduling queue's Run: its periodic flushes", ("queue.flush_backoff.", "queue.flush_leftover.")),
+    ("scheduling-gates", "PreEnqueue and SchedulingGates: gated pods wait in unschedulablePods",
+     ("queue.pre_enqueue.",)),
+    ("critical-pod", "the kubelet's critical-pod preemption", ("cycle.kubelet.critical_evicts",)),
 )
 
 LABELS: Final[dict[str, Label]] = {name: Label(name, text, prefixes) for name, text, prefixes in _LABEL_ROWS}

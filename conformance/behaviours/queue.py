@@ -50,6 +50,10 @@ SHORT: Final = {
 
 HAND_BACK_REFUSED: Final = "queue.hand_back.refused"
 EVENT_RECORDED: Final = "queue.in_flight.event_recorded"
+GATED: Final = "queue.pre_enqueue.gated"
+"""A PreEnqueue plugin (SchedulingGates) rejected a pod: it waits in unschedulablePods, gated (spec/queue/gates.py)."""
+UNGATED: Final = "queue.pre_enqueue.ungated"
+"""A gated pod passed PreEnqueue and left unschedulablePods."""
 
 
 def place_behaviour(operation: str, source: PodPlace, target: PodPlace) -> str:
@@ -106,6 +110,13 @@ def queue_step_behaviours(before: QueueWorld, op: QueueOperation, after: QueueWo
                 tags.add(name)
     if outcome.error is not None:
         tags.add(HAND_BACK_REFUSED)
+    gated_before = {uid for uid, p in before.queue.unschedulable_pods.items() if p.gating_plugin}
+    gated_after = {uid for uid, p in after.queue.unschedulable_pods.items() if p.gating_plugin}
+    if gated_after - gated_before:
+        tags.add(GATED)
+    if any(uid not in after.queue.unschedulable_pods and pod_place(after, uid) is not PodPlace.ABSENT
+           for uid in gated_before):
+        tags.add(UNGATED)
     recorded_before = sum(isinstance(e, RecordedEvent) for e in before.queue.in_flight_events)
     if sum(isinstance(e, RecordedEvent) for e in after.queue.in_flight_events) > recorded_before:
         tags.add(EVENT_RECORDED)

@@ -72,6 +72,17 @@ def check_every(text: str) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
+def priorities(text: str) -> tuple[int, ...]:
+    """``--priorities``: comma-separated integers within Kubernetes' priority range."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--priorities wants comma-separated integers, got {text!r}") from None
+    if not values or any(not -(2**31) <= v <= 2**31 - 1 for v in values):
+        raise argparse.ArgumentTypeError(f"--priorities wants at least one 32-bit integer, got {text!r}")
+    return values
+
+
 def config_from(args: argparse.Namespace) -> SimulationConfig:
     """The simulation the arguments describe. Fails with ``ValueError`` on a combination the profile rejects."""
     profile = get_profile(args.profile)
@@ -99,6 +110,7 @@ def config_from(args: argparse.Namespace) -> SimulationConfig:
         opportunistic_batching=not args.no_batching,
         max_virtual_time=round(args.max_virtual_seconds * SECOND),
         pod_lifetime=round(args.pod_lifetime_seconds * SECOND),
+        priorities=args.priorities,
     )
 
 
@@ -209,6 +221,7 @@ def stats_table(run: Stats, stats: Stats) -> Table:
         ("failed binding cycles", f"{stats.binding_failures:,}"),
         ("failed bind requests", f"{stats.failed_bind_requests:,}"),
         ("unschedulable attempts", f"{stats.unschedulable:,}"),
+        ("preemptions (victims deleted)", f"{stats.preemptions:,}"),
         ("scheduling errors / skipped", f"{stats.scheduling_errors:,} / {stats.skipped:,}"),
         ("pods still unbound", f"{stats.unbound_at_end:,}"),
         ("API requests / informer events", f"{stats.api_requests:,} / {stats.events_delivered:,}"),
@@ -272,6 +285,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="identical pods, each filling most of a node, on identical nodes: the workload "
                              "opportunistic batching serves")
     parser.add_argument("--no-batching", action="store_true", help="turn opportunistic batching off")
+    parser.add_argument("--priorities", type=priorities, default=(), metavar="P,P,...",
+                        help="pod priorities the workload draws from (e.g. 0,100,1000); turns DefaultPreemption on")
     parser.add_argument("--check-every", type=check_every, default=None, metavar="K|auto",
                         help="check the invariants after every K-th step (default auto: every step on small "
                              "clusters)")

@@ -40,9 +40,11 @@ from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
+    QueueAddNominatedPod,
     QueueAddUnschedulable,
     QueueClose,
     QueueDelete,
+    QueueDeleteNominatedPod,
     QueueFlushBackoff,
     QueueFlushUnschedulable,
     QueueMoveAll,
@@ -115,6 +117,8 @@ class Want:
     popped: tuple[str, ...] | None = None
     backoff_order: tuple[str, ...] | None = None
     """podBackoffQ's pods in heap order."""
+    nominated: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    """The nominator: (node, pods in the order nominated), by node."""
 
 
 @dataclass(frozen=True)
@@ -760,6 +764,90 @@ def _close_cases() -> list[GoCase]:
     ]
 
 
+def _pre_enqueue_cases() -> list[GoCase]:
+    """``TestPriorityQueue_moveToActiveQ``, with SchedulingGates as the PreEnqueue plugin: the Go test's allow-list
+    plugin rejects a pod without an allowed label, here a pod with a scheduling gate is the one rejected. The Go
+    test calls ``moveToActiveQ`` directly; here the pod gets there through ``Add``, the backoff flush, ``Activate``,
+    and an update that gates a pod in backoffQ (the test's direct setup)."""
+    t = "TestPriorityQueue_moveToActiveQ"
+    gated = pod("bar", scheduling_gates=("example.com/gate",))
+    free = pod("bar")
+
+    def queue(plugins: bool, popping: bool) -> NewQueue:
+        return NewQueue(pop_from_backoff_q=popping, pre_enqueue_plugins=("SchedulingGates",) if plugins else ())
+
+    def gated_in_backoff(popping: bool) -> list[QueueOperation]:
+        return [queue(True, popping), *into_backoff(free, "plugin"), QueueUpdate(free, gated),
+                QueueStepClock(2 * SECOND)]
+
+    cases = []
+    for popping in (True, False):
+        on = "pop_from_backoff" if popping else "no_pop_from_backoff"
+        cases += [
+            GoCase(f"move_to_active.no_plugins.{on}", t, f"no plugins registered popFromBackoffQEnabled({popping})",
+                   (queue(False, popping), QueueAdd(gated)), Want(active=("bar",), unschedulable=())),
+            GoCase(f"move_to_active.rejected.{on}", t,
+                   f"preEnqueue plugin registered, pod failed one preEnqueue plugin popFromBackoffQEnabled({popping})",
+                   (queue(True, popping), QueueAdd(gated)), Want(active=(), unschedulable=("bar",))),
+            GoCase(f"move_to_active.passed.{on}", t,
+                   f"preEnqueue plugin registered, pod passed all preEnqueue plugins popFromBackoffQEnabled({popping})",
+                   (queue(True, popping), QueueAdd(free)), Want(active=("bar",), unschedulable=())),
+        ]
+    return [
+        *cases,
+        GoCase("move_to_active.rejected_after_backoff", t, "preEnqueue plugin registered, preEnqueue rejects the pod, "
+               "even if it is after backoff popFromBackoffQEnabled(false)",
+               (*gated_in_backoff(False), QueueFlushBackoff()), Want(active=(), backoff=(), unschedulable=("bar",))),
+        GoCase("move_to_active.from_backoff_not_run", t, "preEnqueue plugin registered, pod would fail one preEnqueue "
+               "plugin, but it is moved from backoffQ after completing backoff, so preEnqueue is not executed "
+               "popFromBackoffQEnabled(true)",
+               (*gated_in_backoff(True), QueueFlushBackoff()), Want(active=("bar",), unschedulable=())),
+        GoCase("move_to_active.activated_from_unschedulable", t, "preEnqueue plugin registered, pod failed one "
+               "preEnqueue plugin when activated from unschedulablePods popFromBackoffQEnabled(true)",
+               (queue(True, True), QueueAdd(gated), QueueActivate(gated)), Want(active=(), unschedulable=("bar",))),
+        GoCase("move_to_active.activated_from_backoff", t, "preEnqueue plugin registered, pod would fail one "
+               "preEnqueue plugin, but was activated from backoffQ, so preEnqueue is not executed "
+               "popFromBackoffQEnabled(true)",
+               (*gated_in_backoff(True), QueueActivate(gated)), Want(active=("bar",), backoff=())),
+    ]
+
+
+def _nominator_cases() -> list[GoCase]:
+    """The nominator tests: ``TestPriorityQueue_NominatedPodsForNode``, ``TestPriorityQueue_NominatedPodDeleted``,
+    ``TestPriorityQueue_UpdateNominatedPodForNode`` (their pods: ``hpp`` at 1000, ``mpp`` at 500 and ``up`` at 0
+    nominated to node1, ``ne`` that the informer does not have, ``sp`` bound to foo)."""
+    hpp, mpp, up = pod("hpp", HIGH), pod("mpp", MEDIUM, nominated_node_name="node1"), pod("up", LOW,
+                                                                                         nominated_node_name="node1")
+    hpp_nominated, ne, sp = pod("hpp", HIGH, nominated_node_name="node1"), pod("ne"), pod("sp")
+    t = "TestPriorityQueue_UpdateNominatedPodForNode"
+    start = (QueueAdd(mpp), QueueAddNominatedPod(up, "node5"), QueueAddNominatedPod(hpp, "node2"))
+    after_update = (*start, QueuePop(), QueueAddNominatedPod(hpp, "node4"))
+    updated = (("node1", ("mpp",)), ("node4", ("hpp",)), ("node5", ("up",)))
+    return [
+        GoCase("nominator.for_node", "TestPriorityQueue_NominatedPodsForNode", "the pods nominated to node1, in the "
+               "order added; none to node2", (QueueAdd(mpp), QueueAdd(up), QueueAdd(hpp), QueuePop()),
+               Want(popped=("hpp",), nominated=(("node1", ("mpp", "up")),))),
+        GoCase("nominator.alive", "TestPriorityQueue_NominatedPodDeleted", "alive pod gets added into PodNominator",
+               (QueueAddNominatedPod(mpp),), Want(nominated=(("node1", ("mpp",)),))),
+        GoCase("nominator.deleted", "TestPriorityQueue_NominatedPodDeleted", "deleted pod shouldn't be added into "
+               "PodNominator", (QueueAddNominatedPod(hpp_nominated, gone=True),), Want(nominated=())),
+        GoCase("nominator.without_nominated_node", "TestPriorityQueue_NominatedPodDeleted", "pod without "
+               ".status.nominatedPodName specified shouldn't be added into PodNominator",
+               (QueueAddNominatedPod(hpp),), Want(nominated=())),
+        GoCase("nominator.override", t, "nominated on a node other than the pod's, or one the pod does not name; "
+               "unchanged by a pop", (*start, QueuePop()),
+               Want(popped=("mpp",), nominated=(("node1", ("mpp",)), ("node2", ("hpp",)), ("node5", ("up",))))),
+        GoCase("nominator.renominated", t, "update one of the nominated pods that doesn't have nominatedNodeName in "
+               "the pod object", after_update, Want(nominated=updated)),
+        GoCase("nominator.gone_or_bound", t, "a pod deleted from the informer cache, or already scheduled there, is "
+               "not nominated", (*after_update, QueueAddNominatedPod(ne, "node1", gone=True),
+                                 QueueAddNominatedPod(sp, "node1", bound_to="foo")), Want(nominated=updated)),
+        GoCase("nominator.deleted_nomination", t, "delete a nominated pod that doesn't have nominatedNodeName in the "
+               "pod object", (*after_update, QueueDeleteNominatedPod("hpp")),
+               Want(nominated=(("node1", ("mpp",)), ("node5", ("up",))))),
+    ]
+
+
 def go_cases() -> list[GoCase]:
     """Every ported Kubernetes queue test case."""
     return [
@@ -770,4 +858,6 @@ def go_cases() -> list[GoCase]:
         *_move_cases(),
         *_backoff_cases(),
         *_close_cases(),
+        *_pre_enqueue_cases(),
+        *_nominator_cases(),
     ]

@@ -40,6 +40,7 @@ from conformance.operations import (
 )
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario
 from spec.cache.cache import CacheSizeMetrics
+from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint, new_cluster
 from spec.frozenmap import FrozenMap
 from spec.objects import (
@@ -96,6 +97,7 @@ def curated_cluster() -> list[Scenario]:
     n1, n2 = node("n1"), node("n2")
     a, b = pod("a", 300), pod("b", 300)
     p, q = pod("p", 600), pod("q", 600)
+    crit = pod("crit", 600, priority=SYSTEM_CRITICAL_PRIORITY)
     return [
         _cy("restart.in_flight_pending_again", "A crash during the binding cycle; its bind request never arrives: "
             "the restarted scheduler lists the pod unbound, queues it and places it again",
@@ -132,6 +134,13 @@ def curated_cluster() -> list[Scenario]:
             [ClusterAddNode(n1), CreatePod(replace(p, scheduler_name="other-scheduler")), CreatePod(q),
              CrashScheduler(), RestartScheduler(), *placed("q", "n1")],
             "responsibility", "restart"),
+        _cy("kubelet.critical_pod_evicts", "A critical pod (priority 2,000,000,000) reaches a kubelet without room "
+            "for it (a crashed scheduler's bind lands after the restarted one placed another pod): instead of "
+            "rejecting it, the kubelet evicts the lower-priority pod (Failed, reason Preempting), which leaves the "
+            "cache, and admits the critical pod (CriticalPodAdmissionHandler)",
+            [ClusterAddNode(n1), CreatePod(crit), CreatePod(q), SchedulePod("crit", "n1"), CrashScheduler(),
+             RestartScheduler(), *placed("q", "n1"), AdmitPod("q"), LandOrphanedBind("crit"),
+             ConfirmBinding("crit"), AdmitPod("crit")], "crash", "orphaned-bind", "kubelet", "critical-pod"),
         _cy("kubelet.admits_then_deletion", "The kubelet admits a pod that fits beside the pods it runs; a deleted "
             "pod stops running there",
             [ClusterAddNode(n1), CreatePod(a), CreatePod(b), *placed("a", "n1"), *placed("b", "n1"), AdmitPod("b"),

@@ -65,6 +65,7 @@ def curated_queue() -> list[Scenario]:
     a, b = pod("a"), pod("b")
     scaled = pod("a", containers=(Container("c", resource_list(cpu=100)),))
     big = pod("a", containers=(Container("c", resource_list(cpu=200)),))
+    gated = pod("g", scheduling_gates=("example.com/a", "example.com/b"))
     return [
         _q(
             "order.priority_then_time",
@@ -278,6 +279,35 @@ def curated_queue() -> list[Scenario]:
             ],
             "leftover-flush",
             "run",
+        ),
+        _q(
+            "scheduling_gates.ungating_update",
+            "SchedulingGates (PreEnqueue): a gated pod waits in unschedulablePods through flushes and a move; the "
+            "update that removes its last gate (UpdatePodSchedulingGatesEliminated, SchedulingGates' hint: Queue) "
+            "moves it to activeQ, its first attempt stamped then",
+            [
+                NewQueue(pre_enqueue_plugins=("SchedulingGates",)),
+                QueueAdd(gated),
+                QueueRunFor(301 * SECOND),
+                QueueMoveAll(EVENT_NODE_ADD),
+                QueueUpdate(gated, pod("g", 0, scheduling_gates=("example.com/b",))),
+                QueueUpdate(pod("g", 0, scheduling_gates=("example.com/b",)), pod("g")),
+                QueuePop(),
+            ],
+            "scheduling-gates",
+        ),
+        _q(
+            "scheduling_gates.hints_off",
+            "SchedulingGates with QueueingHints off: the ungating update is a change (isPodUpdated), so the pod "
+            "moves to activeQ after PreEnqueue passes; an update that keeps a gate leaves it gated",
+            [
+                NewQueue(queueing_hints=False, pre_enqueue_plugins=("SchedulingGates",)),
+                QueueAdd(gated),
+                QueueUpdate(gated, pod("g", 3, scheduling_gates=("example.com/a",))),
+                QueueUpdate(pod("g", 3, scheduling_gates=("example.com/a",)), pod("g", 3)),
+                QueuePop(),
+            ],
+            "scheduling-gates",
         ),
         *(case.scenario() for case in go_cases()),
     ]

@@ -41,9 +41,16 @@ from spec.cycle.filters import is_feasible
 from spec.cycle.invariants import (
     CYCLE_INVARIANTS,
     inv_no_node_overcommitted,
+    inv_no_pod_preempted_by_lower_or_equal,
+    inv_nominated_resources_not_double_counted,
+    inv_preemption_victims_have_lower_priority,
     trans_failed_scheduling_keeps_the_cache,
 )
+from spec.cycle.preemption import Outcome as PreemptionOutcome
+from spec.cycle.preemption import PreemptionResult
 from spec.frozenmap import FrozenMap
+from spec.objects import Pod
+from spec.queue.nominator import Nominator
 
 # ============================================================================================
 # The abstraction function of the pipeline (the cache's is conformance.adapters.refimpl_abstraction's)
@@ -78,6 +85,15 @@ def abstract_cluster(sim: Simulation, cache: CacheState | None = None) -> Cluste
 # ============================================================================================
 # The checker
 # ============================================================================================
+
+
+def abstract_nominator(sim: Simulation) -> Nominator:
+    """The scheduler's queue's nominator as the spec's :class:`~spec.queue.nominator.Nominator`."""
+    nominator = sim.queue.nominator
+    return Nominator(
+        FrozenMap({node: tuple(ref.uid for ref in refs) for node, refs in nominator.nominated_pods.items()}),
+        FrozenMap(dict(nominator.pod_to_node)),
+    )
 
 
 @dataclass
@@ -133,6 +149,11 @@ class InvariantChecker:
         self.tallies[trans_failed_scheduling_keeps_the_cache.__name__] = Tally()
         for predicate in extra:
             self.tallies[predicate.__name__] = Tally()
+        for name in (inv_no_pod_preempted_by_lower_or_equal.__name__,
+                     inv_preemption_victims_have_lower_priority.__name__,
+                     inv_nominated_resources_not_double_counted.__name__):
+            self.tallies[name] = Tally()
+        self._preemptions_checked = 0
         for name in known:
             self.tallies[name].known = True
 
@@ -173,6 +194,19 @@ class InvariantChecker:
             self._record(inv_no_node_overcommitted.__name__, inv_no_node_overcommitted(cluster), where)
         for extra in self.extra:
             self._record(extra.__name__, extra(cluster), where)
+        new = sim.preemptions[self._preemptions_checked:]  # a conjunction over the log: only new entries
+        self._preemptions_checked = len(sim.preemptions)
+        self._record(inv_no_pod_preempted_by_lower_or_equal.__name__, inv_no_pod_preempted_by_lower_or_equal(new),
+                     where)
+        by_preemptor: dict[str, tuple[Pod, list[Pod]]] = {}
+        for preemptor, victim in new:
+            by_preemptor.setdefault(preemptor.uid, (preemptor, []))[1].append(victim)
+        results = [(p, PreemptionResult(PreemptionOutcome.SUCCESS, "", victims=tuple(v)))
+                   for p, v in by_preemptor.values()]
+        self._record(inv_preemption_victims_have_lower_priority.__name__,
+                     all(inv_preemption_victims_have_lower_priority(p, r) for p, r in results), where)
+        self._record(inv_nominated_resources_not_double_counted.__name__,
+                     inv_nominated_resources_not_double_counted(abstract_nominator(sim), state), where)
         before, self._before = self._before, None
         if before is None:
             return

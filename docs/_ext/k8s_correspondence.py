@@ -39,6 +39,11 @@ MODULES: Final = (
     "spec.cycle.cycle",
     "spec.cycle.interpodaffinity",
     "spec.cycle.podtopologyspread",
+    "spec.cycle.preemption",
+    "spec.cycle.nominated",
+    "spec.cycle.failure",
+    "spec.queue.nominator",
+    "spec.queue.gates",
 )
 """The modules whose every public function must name its Kubernetes counterpart."""
 

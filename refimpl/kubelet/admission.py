@@ -20,6 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from refimpl.cache import NodeInfo, compute_pod_resource
+from refimpl.kubelet.preemption import (
+    UNEXPECTED_ADMISSION_ERROR,
+    NoVictims,
+    Requirement,
+    get_pods_to_preempt,
+    is_critical_pod,
+)
 from refimpl.scheduler.framework import CycleState
 from refimpl.scheduler.plugins.node_affinity import NodeAffinity
 from refimpl.scheduler.plugins.node_name import NodeName
@@ -47,6 +54,8 @@ class PodAdmitResult:
     admit: bool
     reason: str = ""
     message: str = ""
+    evicted: tuple[Pod, ...] = ()
+    """The running pods the kubelet killed to admit a critical pod (phase Failed, reason ``Preempting``)."""
 
 
 def node_info_for(node: Node, pods: Iterable[Pod]) -> NodeInfo:
@@ -72,6 +81,30 @@ def remove_missing_extended_resources(pod: Pod, info: NodeInfo) -> Pod:
                    init_containers=tuple(map(keep, pod.init_containers)))
 
 
+def insufficient_amounts(pod: Pod, info: NodeInfo) -> list[Requirement]:
+    """``InsufficientResourceError.GetInsufficientAmount`` of each lacking resource: requested - (capacity -
+    used), in ``generalFilter``'s order."""
+    request = compute_pod_resource(pod).resource
+    allocatable, used = info.allocatable, info.requested
+    amounts = []
+    for reason, _ in insufficient_resources(compute_pod_resource(pod), info):
+        name = "pods" if reason == TOO_MANY_PODS else reason.removeprefix(INSUFFICIENT)
+        if name == "pods":
+            wanted, capacity, in_use = 1, allocatable.allowed_pod_number, len(info.pods)
+        elif name == "cpu":
+            wanted, capacity, in_use = request.milli_cpu, allocatable.milli_cpu, used.milli_cpu
+        elif name == "memory":
+            wanted, capacity, in_use = request.memory, allocatable.memory, used.memory
+        elif name == "ephemeral-storage":
+            wanted, capacity, in_use = request.ephemeral_storage, allocatable.ephemeral_storage, used.ephemeral_storage
+        else:
+            wanted = (request.scalar_resources or {}).get(name, 0)
+            capacity = (allocatable.scalar_resources or {}).get(name, 0)
+            in_use = (used.scalar_resources or {}).get(name, 0)
+        amounts.append(Requirement(name, wanted - (capacity - in_use)))
+    return amounts
+
+
 def general_filter(pod: Pod, info: NodeInfo) -> list[str]:
     """Every failure reason, in ``generalFilter``'s order, as ``PodAdmitResult`` names it."""
     reasons = []
@@ -95,9 +128,24 @@ def can_admit_pod(pod: Pod, node: Node, admitted: Iterable[Pod]) -> PodAdmitResu
 
     Kubernetes: `manager.canAdmitPod` (pkg/kubelet/allocation/allocation_manager.go)
     Kubernetes: `predicateAdmitHandler.Admit` (pkg/kubelet/lifecycle/predicate.go)
+
+    A critical pod lacking only resources is admitted with the pods it evicts in ``evicted``
+    (:mod:`refimpl.kubelet.preemption`); the caller kills them.
     """
-    info = node_info_for(node, (p for p in admitted if p.uid != pod.uid))
-    reasons = general_filter(remove_missing_extended_resources(pod, info), info)
+    running = [p for p in admitted if p.uid != pod.uid]
+    info = node_info_for(node, running)
+    checked = remove_missing_extended_resources(pod, info)
+    reasons = general_filter(checked, info)
     if not reasons:
         return PodAdmitResult(True)
+    if is_critical_pod(pod):  # CriticalPodAdmissionHandler.HandleAdmissionFailure
+        other = [r for r in reasons if not r.startswith(INSUFFICIENT_RESOURCE_PREFIX)]
+        if other:
+            return PodAdmitResult(False, other[0], f"Pod was rejected: {other[0]}")
+        try:
+            victims = get_pods_to_preempt(pod, running, insufficient_amounts(checked, info))
+        except NoVictims as error:
+            message = f"Unexpected error while attempting to recover from admission failure: preemption: {error}"
+            return PodAdmitResult(False, UNEXPECTED_ADMISSION_ERROR, message)
+        return PodAdmitResult(True, evicted=tuple(victims))
     return PodAdmitResult(False, reasons[0], f"Pod was rejected: {reasons[0]}")

@@ -178,13 +178,18 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
     """``PodSchedulingPropertiesChange``: the specific update events an update of a pod stands for.
 
     The resource is ``AssignedPod`` when ``new`` is bound, else ``UnschedulablePod``. Modelled extractors, in
-    Kubernetes' order: requests scaled down (a resource removed or lowered), tolerations added (the API only
-    allows adding, so a length change). When none fires, the generic ``Update`` event is returned.
+    Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered), the last scheduling
+    gate removed, tolerations added (the API only allows adding, so a length change). When none fires, the generic
+    ``Update`` event is returned.
     """
     resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
     events: list[ClusterEvent] = []
+    if new.labels != old.labels:
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))
     if _scaled_down(_pod_requests(new), _pod_requests(old)):
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
+    if old.scheduling_gates and not new.scheduling_gates:
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
     if len(new.tolerations) != len(old.tolerations):
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_TOLERATION))
     if not events:

@@ -22,18 +22,22 @@ non-blocking, so a deterministic simulator can drive the queue from one thread w
 :class:`~refimpl.cache.clock.FakeClock`, calling :meth:`~SchedulingQueue.flush_backoff_q_completed` and
 :meth:`~SchedulingQueue.flush_unschedulable_pods_leftover` itself.
 
-Not modelled: the nominator (``NominatedNodeName`` is not on :class:`spec.objects.Pod`), PreEnqueue plugins and
-scheduling gates, metrics, and ``AssignedPodAdded``'s affinity-term matching (approximated; see there).
+The queue owns the nominator (:mod:`refimpl.scheduler.nominator`) and runs the profiles' PreEnqueue plugins
+(``runPreEnqueuePlugins``): a pod one of them rejects waits in unschedulablePods, gated, until an update lets it
+pass. Not modelled: metrics, and ``AssignedPodAdded``'s affinity-term matching (approximated; see there).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from enum import Enum, StrEnum
+from typing import Protocol
 
 from refimpl.cache.clock import Clock
+from refimpl.dispatcher import NominatingInfo
 from refimpl.scheduler import backoff
 from refimpl.scheduler.active_queue import ActiveQueue, RecordedEvent
 from refimpl.scheduler.backoff_queue import BackoffQueue
@@ -52,11 +56,29 @@ from refimpl.scheduler.events import (
     match_cluster_events,
     pod_scheduling_properties_change,
 )
+from refimpl.scheduler.nominator import Nominator, PodLister
 from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, priority_sort_less
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod, klog_kobj
 
 PreEnqueueCheck = Callable[[Pod], bool]
 """``PreEnqueueCheck``: a filter on the unschedulable pods a move request considers."""
+
+
+def is_pod_updated(old: Pod | None, new: Pod) -> bool:
+    """``isPodUpdated``: the pod changed other than in its status (nominated node, start time, conditions)."""
+    if old is None:
+        return True
+    def strip(pod: Pod) -> Pod:
+        return replace(pod, nominated_node_name="", start_time=None, preempted_by_scheduler=False)
+    return strip(old) != strip(new)
+
+
+class PreEnqueuePlugin(Protocol):
+    """``fwk.PreEnqueuePlugin``: ``pre_enqueue`` returns None to admit the pod, else why it must wait."""
+
+    name: str
+
+    def pre_enqueue(self, pod: Pod) -> str | None: ...
 
 
 class QueueName(StrEnum):
@@ -95,10 +117,14 @@ class SchedulingQueue:
         queueing_hints_enabled: bool = True,
         pop_from_backoff_q: bool = True,
         less: LessFunc = priority_sort_less,
+        pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
+        pod_lister: PodLister | None = None,
     ) -> None:
         """``NewPriorityQueue``. ``queueing_hints`` maps each profile's scheduler name to its hint map; None gives
         every name in ``scheduler_names`` the default plugins' map. Durations are nanoseconds. The two flags are
         the ``SchedulerQueueingHints`` and ``SchedulerPopFromBackoffQ`` feature gates (both on in v1.35).
+        ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
+        default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration."""
         for name, value in (
             ("pod_initial_backoff", pod_initial_backoff),
@@ -115,6 +141,14 @@ class SchedulingQueue:
         self.pop_from_backoff_q = pop_from_backoff_q
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
+            for name, plugins in (pre_enqueue_plugins or {}).items():
+                for plugin in plugins:  # PreEnqueue plugins register their events too (SchedulingGates)
+                    register = getattr(plugin, "events_to_register", None)
+                    if register is not None and name in queueing_hints:
+                        hints = {event: list(fs) for event, fs in queueing_hints[name].items()}
+                        for event, functions in register(queueing_hints_enabled).items():
+                            hints.setdefault(event, []).extend(functions)
+                        queueing_hints = {**queueing_hints, name: hints}
         self._hints = queueing_hints
         self._hint_cache: dict[tuple[str, ClusterEvent], list[QueueingHintFunction] | None] = {}
         self._less = less
@@ -125,6 +159,9 @@ class SchedulingQueue:
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         self._move_request_cycle = -1
         self._closed = False
+        self._pre_enqueue = dict(pre_enqueue_plugins or {})
+        self.nominator = Nominator(pod_lister)
+        """``nominator``: guarded by this queue's lock (use the queue's nominator methods)."""
 
     # ========================================================================================
     # Backoff
@@ -147,32 +184,95 @@ class SchedulingQueue:
     # Moving pods between sub-queues (callers hold the lock)
     # ========================================================================================
 
-    def _move_to_active(self, pinfo: QueuedPodInfo) -> None:
-        """``moveToActiveQ`` without PreEnqueue plugins: every pod is admitted."""
+    def _run_pre_enqueue_plugins(self, pinfo: QueuedPodInfo) -> None:
+        """``runPreEnqueuePlugins``: the gating plugin first, then the others; the first to reject becomes the
+        gating plugin and joins the unschedulable plugins; if all pass, the pod is no longer gated."""
+        plugins = self._pre_enqueue.get(pinfo.pod.scheduler_name, [])
+        gating = [p for p in plugins if p.name == pinfo.gating_plugin]
+        for plugin in gating + [p for p in plugins if p.name != pinfo.gating_plugin]:
+            if plugin.pre_enqueue(pinfo.pod) is not None:
+                pinfo.unschedulable_plugins.add(plugin.name)
+                pinfo.gating_plugin = plugin.name
+                return
+        pinfo.gating_plugin = ""
+
+    def _move_to_active(self, pinfo: QueuedPodInfo, from_backoff: bool = False, nominate: bool = False) -> bool:
+        """``moveToActiveQ``: PreEnqueue first (not for a pod coming from backoffQ with PopFromBackoffQ); a gated pod
+        waits in unschedulablePods. ``nominate`` (the Add and Update events) records the pod's own nominated node.
+        Returns whether the pod entered activeQ."""
+        if not (from_backoff and self.pop_from_backoff_q):
+            self._run_pre_enqueue_plugins(pinfo)
+        if pinfo.gated():
+            uid = pinfo.uid
+            if uid not in self._active and uid not in self._backoff and uid not in self._unschedulable:
+                self._unschedulable[uid] = pinfo
+            return False
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
         self._unschedulable.pop(pinfo.uid, None)
         self._backoff.delete(pinfo.uid)
         self._active.add(pinfo)
         self._cond.notify_all()
+        if nominate:
+            self.nominator.add_nominated_pod(pinfo.pod, None)
+        return True
 
-    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> None:
-        """``moveToBackoffQ``: into podErrorBackoffQ when the pod has no rejector plugin, else podBackoffQ."""
+    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> bool:
+        """``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue first (a gated pod waits in unschedulablePods);
+        then into podErrorBackoffQ when the pod has no rejector plugin, else podBackoffQ. Returns whether it did."""
+        if self.pop_from_backoff_q:
+            self._run_pre_enqueue_plugins(pinfo)
+            if pinfo.gated():
+                self._unschedulable.setdefault(pinfo.uid, pinfo)
+                return False
         self._unschedulable.pop(pinfo.uid, None)
         self._backoff.add(pinfo)
         if self.pop_from_backoff_q and pinfo.rejector_plugins():
             self._cond.notify_all()  # Pop may take it (PopFromBackoffQ)
+        return True
 
-    def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy) -> QueueName:
-        """``requeuePodWithQueueingStrategy``: returns where the pod went."""
+    def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy, nominate: bool = False) -> QueueName:
+        """``requeuePodWithQueueingStrategy``: returns where the pod went (unschedulablePods if PreEnqueue gated it).
+        ``nominate``: the event is the generic unscheduled-pod update, for which ``moveToActiveQ`` re-adds the
+        pod's own nomination."""
         if strategy is QueueingStrategy.QUEUE_SKIP:
             self._unschedulable[pinfo.uid] = pinfo
             return QueueName.UNSCHEDULABLE
         if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and self._is_backing_off(pinfo):
-            self._move_to_backoff(pinfo)
-            return QueueName.BACKOFF
-        self._move_to_active(pinfo)
-        return QueueName.ACTIVE
+            return QueueName.BACKOFF if self._move_to_backoff(pinfo) else QueueName.UNSCHEDULABLE
+        return QueueName.ACTIVE if self._move_to_active(pinfo, nominate=nominate) else QueueName.UNSCHEDULABLE
+
+    # ========================================================================================
+    # The nominator (the queue's lock guards it)
+    # ========================================================================================
+
+    def add_nominated_pod(self, pod: Pod, info: NominatingInfo | None) -> None:
+        """``AddNominatedPod``."""
+        with self._lock:
+            self.nominator.add_nominated_pod(pod, info)
+
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
+        """``DeleteNominatedPodIfExists`` (``assume`` calls it)."""
+        with self._lock:
+            self.nominator.delete_nominated_pod_if_exists(pod)
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        """``NominatedPodsForNode``: the pods nominated to ``node`` as the queue holds them (``nominatedPodToInfo``:
+        activeQ, then unschedulablePods, then backoffQ; a pod in none of them, e.g. in flight, is only its name,
+        namespace and UID)."""
+        with self._lock:
+            refs = self.nominator.nominated_pods_for_node(node)
+            pods = []
+            for ref in refs:
+                pinfo = self._active.get(ref.uid) or self._unschedulable.get(ref.uid) or self._backoff.get(ref.uid)
+                pods.append(pinfo.pod if pinfo is not None else ref.to_pod())
+            return pods
+
+    def has_nominated_pods(self) -> bool:
+        """Whether any pod is nominated to a node (a refimpl speed-up: without one, Filter needs no second pass; a
+        nomination to the node named "", which a failed preemption leaves, counts on no node)."""
+        with self._lock:
+            return any(self.nominator.nominated_pods.keys() - {""})
 
     # ========================================================================================
     # Queueing hints
@@ -251,7 +351,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> None:
         """``Add``: a new unscheduled pod, into activeQ (the informer's add of a pod this scheduler handles)."""
         with self._lock:
-            self._move_to_active(QueuedPodInfo(pod, self.clock.now()))
+            self._move_to_active(QueuedPodInfo(pod, self.clock.now()), nominate=True)
 
     def _pop_locked(self) -> QueuedPodInfo | None:
         # A closed queue still hands out what it holds: activeQueue.unlockedPop checks `closed` only when there is
@@ -343,8 +443,7 @@ class SchedulingQueue:
         pinfo.backoff_expiration = None
         if not self.queueing_hints_enabled:
             if self._move_request_cycle >= pod_scheduling_cycle or not pinfo.rejector_plugins():
-                self._move_to_backoff(pinfo)
-                return QueueName.BACKOFF
+                return QueueName.BACKOFF if self._move_to_backoff(pinfo) else QueueName.UNSCHEDULABLE
             self._unschedulable[uid] = pinfo
             return QueueName.UNSCHEDULABLE
         return self._requeue(pinfo, self._hint_for_in_flight_pod(pinfo))
@@ -359,7 +458,7 @@ class SchedulingQueue:
         moved: list[str] = []
         with self._lock:
             for pinfo in self._backoff.pop_all_completed():
-                self._move_to_active(pinfo)
+                self._move_to_active(pinfo, from_backoff=True)
                 moved.append(pinfo.uid)
         return moved
 
@@ -461,11 +560,12 @@ class SchedulingQueue:
         with self._lock:
             for pod in pods:
                 pinfo = self._unschedulable.get(pod.uid)
+                from_backoff = pinfo is None
                 if pinfo is None:
                     pinfo = self._backoff.delete(pod.uid)
                 if pinfo is not None:
-                    self._move_to_active(pinfo)
-                    activated.append(pod.uid)
+                    if self._move_to_active(pinfo, from_backoff=from_backoff):
+                        activated.append(pod.uid)
                     continue
                 if self.queueing_hints_enabled:
                     self._active.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
@@ -493,30 +593,34 @@ class SchedulingQueue:
                     if pinfo is not None:
                         pinfo.pod = new
                         sub_queue.fix(old.uid)
+                        self.nominator.update_nominated_pod(old, new)
                         return name
             pinfo = self._unschedulable.get(new.uid)
             if pinfo is not None:
                 pinfo.pod = new
+                if old is not None:
+                    self.nominator.update_nominated_pod(old, new)
                 if self.queueing_hints_enabled:
                     where = QueueName.UNSCHEDULABLE
                     for event in events:
-                        where = self._requeue(pinfo, self._is_pod_worth_requeuing(pinfo, event, old, new))
+                        generic = event.action_type == ActionType.UPDATE
+                        where = self._requeue(pinfo, self._is_pod_worth_requeuing(pinfo, event, old, new), generic)
                         if where is QueueName.ACTIVE or (self.pop_from_backoff_q and where is QueueName.BACKOFF):
                             break
                     return where
-                if old != new:  # isPodUpdated: the model's pods carry no status or resourceVersion
+                if is_pod_updated(old, new):
                     if self._is_backing_off(pinfo):
-                        self._move_to_backoff(pinfo)
-                        return QueueName.BACKOFF
-                    self._move_to_active(pinfo)
-                    return QueueName.ACTIVE
+                        return QueueName.BACKOFF if self._move_to_backoff(pinfo) else QueueName.UNSCHEDULABLE
+                    moved = self._move_to_active(pinfo, nominate=True)
+                    return QueueName.ACTIVE if moved else QueueName.UNSCHEDULABLE
                 return QueueName.UNSCHEDULABLE
-            self._move_to_active(QueuedPodInfo(new, self.clock.now()))
-            return QueueName.ACTIVE
+            moved = self._move_to_active(QueuedPodInfo(new, self.clock.now()), nominate=True)
+            return QueueName.ACTIVE if moved else QueueName.UNSCHEDULABLE
 
     def delete(self, pod: Pod) -> None:
         """``Delete``: remove the pod from whichever sub-queue holds it (in-flight tracking is left to ``done``)."""
         with self._lock:
+            self.nominator.delete_nominated_pod_if_exists(pod)
             if self._active.delete(pod.uid) is not None:
                 return
             if self._backoff.delete(pod.uid) is not None:

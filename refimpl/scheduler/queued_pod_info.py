@@ -17,6 +17,7 @@ class QueuedPodInfo:
         "attempts",
         "backoff_expiration",
         "consecutive_errors_count",
+        "gating_plugin",
         "initial_attempt_timestamp",
         "pending_plugins",
         "pod",
@@ -41,6 +42,12 @@ class QueuedPodInfo:
         """Cached ``getBackoffTime``; None: not computed yet (Go's zero time)."""
         self.unschedulable_plugins: set[str] = set()
         self.pending_plugins: set[str] = set()
+        self.gating_plugin = ""
+        """``GatingPlugin``: the PreEnqueue plugin that last rejected the pod ("" once every plugin passed)."""
+
+    def gated(self) -> bool:
+        """``Gated``: a PreEnqueue plugin rejected the pod the last time they ran."""
+        return self.gating_plugin != ""
 
     @property
     def uid(self) -> str:

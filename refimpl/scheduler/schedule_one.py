@@ -11,9 +11,10 @@ nodes passed: one of the outcomes Kubernetes' 16 parallel workers can produce. F
 at a time, one plugin over the whole slice, reading the default plugins' figures from columns
 (:mod:`refimpl.scheduler.framework.node_slice`), and each Score plugin scores every node in one call; with
 :attr:`Scheduler.fast_paths` False the cycle runs every plugin on one node at a time, as Kubernetes' code reads, with
-the same results (tests/refimpl/scheduler/test_fast_paths.py). Not modelled: extenders, preemption
-(no PostFilter plugin is in the default profile modelled here), the nominator (``NominatedNodeName`` is not on
-:class:`spec.objects.Pod`), pod deletion timestamps, metrics.
+the same results (tests/refimpl/scheduler/test_fast_paths.py). PostFilter (DefaultPreemption,
+:mod:`refimpl.scheduler.plugins.default_preemption`) runs when no node fits; the failure handler records its
+nomination in the queue's nominator, ``assume`` removes it, and while any pod is nominated Filter runs node by node
+with the nominated pods (``RunFilterPluginsWithNominatedPods``). Not modelled: extenders, metrics.
 """
 
 from __future__ import annotations
@@ -160,6 +161,10 @@ class Scheduler:
         self.handle.client = client
         self.handle.api_cacher = self.api_cacher
         self.snapshot = self.handle.snapshot
+        self.handle.nominated_pods_for_node = queue.nominated_pods_for_node
+        self.handle.clear_nominated_node_name = self._clear_nominated_node_name
+        if queue.nominator.pod_lister is None:
+            queue.nominator.pod_lister = pod_lister
         for fwk in self.frameworks.values():
             fwk.clock = self.clock
         batching = profile.opportunistic_batching if opportunistic_batching is None else opportunistic_batching
@@ -241,7 +246,7 @@ class Scheduler:
                 return empty, pinfo, Status(Code.UNSCHEDULABLE, str(error), error=error), None
             nominated, post_status = fwk.run_post_filter_plugins(state, pod, error.diagnosis.node_to_status)
             error.diagnosis.post_filter_msg = post_status.message()
-            nominating = NominatingInfo(NominatingMode.OVERRIDE, nominated) if nominated else None
+            nominating = NominatingInfo(NominatingMode.OVERRIDE, nominated) if nominated is not None else None
             return empty, pinfo, Status(Code.UNSCHEDULABLE, str(error), error=error), nominating
         except (CacheError, SchedulingError) as error:
             LOGGER.error("Error selecting node for pod %s: %s", klog_kobj(pod), error)
@@ -254,6 +259,7 @@ class Scheduler:
             self.cache.assume_pod(assumed.pod)
         except CacheError as error:
             return result, assumed, as_status(error), CLEAR_NOMINATED_NODE
+        self.queue.delete_nominated_pod_if_exists(assumed.pod)  # assume: an assumed pod is no longer nominated
 
         status = fwk.run_reserve_plugins_reserve(state, assumed.pod, host)
         if not is_success(status):
@@ -326,12 +332,13 @@ class Scheduler:
         if self.batches is not None:
             hint, signature = self.batches[fwk.scheduler_name].get_node_hint(
                 state, pod, self.queue.scheduling_cycle(), self.snapshot)
-        if hint:
-            info = self.snapshot.node_info_map.get(hint)
+        target = pod.nominated_node_name or hint  # evaluateNominatedNode: the nominated node first, else the hint
+        if target:
+            info = self.snapshot.node_info_map.get(target)
             if info is not None and info.node is not None:
                 hinted, error = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 0)
                 if error is not None:
-                    LOGGER.error("Evaluation failed on nominated node %s for pod %s: %s", hint, klog_kobj(pod),
+                    LOGGER.error("Evaluation failed on nominated node %s for pod %s: %s", target, klog_kobj(pod),
                                  error.message())
                 if hinted:
                     return hinted, diagnosis, hint, signature
@@ -370,6 +377,9 @@ class Scheduler:
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % count] for i in range(to_find)], None
         columns = None
+        if self.queue.has_nominated_pods():  # RunFilterPluginsWithNominatedPods, node by node
+            in_order = nodes[start:] + nodes[:start] if start else nodes
+            return pass_filters_with_nominated_pods(fwk, state, pod, diagnosis, in_order, to_find)
         if self.fast_paths and nodes is self.snapshot.node_info_list:  # the whole list: its rows are known
             columns = self._columns = snapshot_columns(self.snapshot, self._columns)
         return pass_filters(fwk, state, pod, diagnosis, nodes, start, to_find, columns, fast_paths=self.fast_paths)
@@ -491,6 +501,8 @@ class Scheduler:
             requeued = True
         if not requeued:
             self.queue.done(pod.uid)
+        # AddNominatedPod before the patch, so the next cycle counts the nomination (the nominator checks the lister)
+        self.queue.add_nominated_pod(pinfo.pod, nominating)
         message = status.message()
         self._record_event(pod, "Warning", "FailedScheduling", message)
         condition = PodCondition(POD_SCHEDULED, "False", reason, message)
@@ -507,12 +519,18 @@ class Scheduler:
                 return
             if self.client is None:
                 return
-            old = PodStatus()
+            old = PodStatus(nominated_node_name=pod.nominated_node_name)
             new, changed = sync_status(old, condition, nominating)
             if changed:
                 self.client.patch_pod_status(pod.namespace, pod.name, old, new, self.handle.context)
         except Exception as failed:  # the API server's refusal is only logged
             LOGGER.error("Error updating pod %s: %s", klog_kobj(pod), failed)
+
+    def _clear_nominated_node_name(self, pod: Pod) -> None:
+        """``clearNominatedNodeName`` for one pod: through the API cacher, or a direct patch if it has a node."""
+        if self.api_cacher is None and not pod.nominated_node_name:
+            return
+        self.update_pod_status(pod, None, CLEAR_NOMINATED_NODE)
 
     def _record_event(self, pod: Pod, event_type: str, reason: str, message: str) -> None:
         if self.event_recorder is not None:
@@ -685,6 +703,26 @@ def _pass_filters_node_by_node(
     feasible: list[NodeInfo] = []
     for info in nodes:
         status = fwk.run_filter_plugins(state, pod, info)
+        if status is None:
+            feasible.append(info)
+            if len(feasible) >= to_find:
+                break
+        elif status.code is Code.ERROR:
+            return feasible, status
+        else:
+            diagnosis.node_to_status.set(info.name, status)
+            diagnosis.add_plugin_status(status)
+    return feasible, None
+
+
+def pass_filters_with_nominated_pods(
+    fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: list[NodeInfo], to_find: int
+) -> tuple[list[NodeInfo], Status | None]:
+    """``findNodesThatPassFilters``' loop while some pod is nominated: :func:`_pass_filters_node_by_node` with
+    ``RunFilterPluginsWithNominatedPods`` on each node (the pods nominated there of equal or higher priority count)."""
+    feasible: list[NodeInfo] = []
+    for info in nodes:
+        status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
         if status is None:
             feasible.append(info)
             if len(feasible) >= to_find:

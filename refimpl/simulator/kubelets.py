@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from refimpl.kubelet.admission import can_admit_pod
+from refimpl.kubelet.preemption import PREEMPTING
 from refimpl.simulator.informer import EventType, Kind
 from refimpl.simulator.world import World
 from spec.objects import Node, Pod
@@ -114,6 +115,10 @@ class Kubelets:
         running = self.admitted.setdefault(node.name, {})
         result = can_admit_pod(pod, node, running.values())
         if result.admit:
+            for victim in result.evicted:  # killed to admit a critical pod
+                running.pop(victim.uid, None)
+                self.rejected[PREEMPTING] += 1
+                self.world.fail_pod(victim.uid, PREEMPTING)
             running[uid] = pod
             self.admitted_total += 1
             if self.lifetime:

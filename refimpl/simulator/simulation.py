@@ -45,7 +45,7 @@ from refimpl.dispatcher.dispatcher import APIDispatcher
 from refimpl.scheduler.binding_cycle import BindingCycle
 from refimpl.scheduler.event_handlers import EventHandlers
 from refimpl.scheduler.framework.interfaces import Plugin
-from refimpl.scheduler.plugins import SYSTEM_DEFAULTING, new_default_framework
+from refimpl.scheduler.plugins import SYSTEM_DEFAULTING, DefaultPreemption, new_default_framework
 from refimpl.scheduler.queue import QueueName, SchedulingQueue
 from refimpl.scheduler.schedule_one import Outcome, ScheduleOneResult, Scheduler
 from refimpl.simulator.dispatch import InFlight, SteppedDispatcher
@@ -109,6 +109,9 @@ class SimulationConfig:
     percentage_of_nodes_to_score: int | None = None
     max_virtual_time: int = 3_600 * SECOND
     """The run stops here even if the cluster is not quiet yet."""
+    priorities: tuple[int, ...] = ()
+    """Pod priorities the workload draws from; with any, the profile runs DefaultPreemption (PostFilter) and the
+    victims it picks are deleted at the API server."""
 
     def __post_init__(self) -> None:
         if self.nodes < 0 or self.pods < 0:
@@ -181,6 +184,8 @@ class Stats:
     quiet: bool = False
     """The run ended because nothing was left to do (not because of the time limit)."""
     outcomes: dict[str, int] = field(default_factory=dict)
+    preemptions: int = 0
+    """Victims DefaultPreemption picked (and the simulation deleted)."""
 
     def pods_per_wall_second(self) -> float:
         """Bound pods per second of wall time."""
@@ -225,7 +230,8 @@ class Simulation:
                                        config.max_latency)
         self.framework = new_default_framework(
             profile=config.profile, percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-            extra_plugins=extra_plugins, scheduler_name=scheduler_name, spread_defaulting=config.spread_defaulting)
+            extra_plugins=extra_plugins, scheduler_name=scheduler_name, spread_defaulting=config.spread_defaulting,
+            preemption=bool(config.priorities))
         self.scheduler = Scheduler(
             self.cache, self.queue, self.framework, client=self.world, dispatcher=self.dispatcher,
             pod_lister=self.informer.get_pod, profile=config.profile, clock=self.clock, rng=_rng(seed, "scheduler"),
@@ -245,6 +251,8 @@ class Simulation:
         self._finishing: list[tuple[int, int, str]] = []  # (when, bind number, uid): bound pods, by finish time
         self.last_result: ScheduleOneResult | None = None
         """The last scheduling cycle's result (``ScheduleOneResult``), or None."""
+        self.preemptions: list[tuple[Pod, Pod]] = []
+        """Every (preemptor, victim) DefaultPreemption picked, in order (its victims are deleted at the API)."""
 
     # ========================================================================================
     # Observation
@@ -305,11 +313,25 @@ class Simulation:
                 self._live_cycles[result.pod.uid] = result.binding_cycle
             elif outcome is Outcome.UNSCHEDULABLE:
                 self.stats.unschedulable += 1
+                self._delete_victims()
             elif outcome is Outcome.ERROR:
                 self.stats.scheduling_errors += 1
             else:
                 self.stats.skipped += 1
             return result
+
+    def _delete_victims(self) -> None:
+        """``prepareCandidate``'s API calls: delete each victim DefaultPreemption picked (one still at the API
+        server), as its goroutine does once PostFilter returns."""
+        plugin = next((p for p in self.framework.post_filter_plugins if isinstance(p, DefaultPreemption)), None)
+        if plugin is None or not plugin.preempted:
+            return
+        for preemption in plugin.preempted:
+            self.preemptions.append((preemption.preemptor, preemption.victim))
+            self.stats.preemptions += 1
+            if preemption.victim.uid in self.world.pods:
+                self.world.delete_pod(preemption.victim.uid)
+        plugin.preempted.clear()
 
     def step_binding_cycles(self) -> int:
         """Step every live binding cycle once; how many progressed."""
@@ -414,7 +436,8 @@ class Simulation:
 
     def new_pod(self) -> Pod:
         """The workload's next pod (not created yet)."""
-        pod = make_pod(self._next_pod, self._workload_rng, identical=self.config.identical_pods)
+        pod = make_pod(self._next_pod, self._workload_rng, identical=self.config.identical_pods,
+                       priorities=self.config.priorities)
         self._next_pod += 1
         return pod
 

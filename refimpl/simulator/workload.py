@@ -63,10 +63,16 @@ def make_node(index: int, rng: random.Random, *, uniform: bool = False) -> Node:
                 unschedulable=0.05 <= roll < 0.07, images=images)
 
 
-def make_pod(index: int, rng: random.Random, *, identical: bool = False) -> Pod:
+def make_pod(index: int, rng: random.Random, *, identical: bool = False, priorities: tuple[int, ...] = ()) -> Pod:
     """Pod ``pod-<index>`` (UID ``uid-<index>``): one container of a random workload shape; 10% with host port
     8080, 10% selecting a zone, 5% tolerating the dedicated taint (none of that when ``identical``: every pod the
-    same replica of :data:`IDENTICAL_POD`)."""
+    same replica of :data:`IDENTICAL_POD`); with ``priorities``, a priority drawn from them last (so a workload
+    without priorities draws what it always did)."""
+    pod = _make_pod(index, rng, identical=identical)
+    return replace(pod, priority=rng.choice(priorities)) if priorities else pod
+
+
+def _make_pod(index: int, rng: random.Random, *, identical: bool = False) -> Pod:
     name = f"pod-{index}"
     if identical:
         cpu, memory = IDENTICAL_POD

@@ -21,13 +21,17 @@ memory request and allocatable, and every pod capacity (group ``cycle``, ``spec.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from spec.cache.cache import CacheState, dump
 from spec.cache.nodeinfo import NodeInfo
 from spec.cycle.cycle import Cluster, responsible_for_pod, watches_pod
+from spec.cycle.preemption import PreemptionResult
 from spec.frozenmap import FrozenMap
+from spec.objects import PREEMPT_NEVER, Pod
+from spec.queue.invariants import nominator_consistent
+from spec.queue.nominator import Nominator
 from spec.resources import Resource
 
 
@@ -127,3 +131,30 @@ CYCLE_INVARIANTS: Final[tuple[Callable[[Cluster], bool], ...]] = (
     inv_bound_pods_are_cached_where_bound,
 )
 """Pipeline invariants that hold in every reachable state, with any TTL and any profile."""
+
+
+# ============================================================================================
+# Preemption and the nominator (spec/cycle/preemption.py, spec/queue/nominator.py)
+# ============================================================================================
+
+
+def inv_preemption_victims_have_lower_priority(preemptor: Pod, result: PreemptionResult) -> bool:
+    """Every victim of a preemption has a lower priority than its preemptor, and so do the pods whose nomination
+    it clears. Guards ``isPreemptionAllowed`` (default_preemption.go): preemption must never evict a pod the
+    preemptor does not outrank, or two pods of equal priority could evict each other in turn forever."""
+    return all(p.priority < preemptor.priority for p in (*result.victims, *result.cleared))
+
+
+def inv_no_pod_preempted_by_lower_or_equal(log: Sequence[tuple[Pod, Pod]]) -> bool:
+    """Over a run's preemptions, given as (preemptor, victim) pairs: no pod was ever preempted by a pod of equal or
+    lower priority, and no pod whose preemption policy is ``Never`` preempted anything."""
+    return all(victim.priority < preemptor.priority and preemptor.preemption_policy != PREEMPT_NEVER
+               for preemptor, victim in log)
+
+
+def inv_nominated_resources_not_double_counted(nominator: Nominator, cache: CacheState) -> bool:
+    """No pod is both nominated and in the cache (assumed or bound): Filter adds the nominated pods to a node's
+    NodeInfo, so a pod in both would hold its node's resources twice. ``assume`` removes the nomination
+    (``DeleteNominatedPodIfExists``, schedule_one.go) and the failure handler nominates only a pod the informer has
+    unbound; and the nominator holds each pod once (:func:`spec.queue.invariants.nominator_consistent`)."""
+    return nominator_consistent(nominator) and not set(nominator.pod_to_node) & set(cache.pod_states)

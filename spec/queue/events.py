@@ -167,9 +167,9 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> tuple[ClusterEvent, 
 
     The resource is ``AssignedPod`` when ``new`` is bound, else ``UnschedulablePod``. Of the
     extractors only those whose fields :class:`spec.objects.Pod` has can fire: requests scaled down
-    (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources) and
-    tolerations added (a change of their number). Labels, scheduling gates and resource-claim statuses
-    are not modelled. When no extractor fires the generic ``Update`` event is returned.
+    (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources),
+    labels changed, the last scheduling gate removed, and tolerations added (a change of their number).
+    Resource-claim statuses are not modelled. When no extractor fires the generic ``Update`` event is returned.
 
     Kubernetes: `PodSchedulingPropertiesChange` (pkg/scheduler/framework/events.go)
     """
@@ -177,8 +177,12 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> tuple[ClusterEvent, 
     actions: list[ActionType] = []
     new_requests = pod_requests(new, pod_level_resources=True)
     old_requests = pod_requests(old, pod_level_resources=True)
+    if new.labels != old.labels:
+        actions.append(ActionType.UPDATE_POD_LABEL)
     if any(name not in new_requests or new_requests[name] < quantity for name, quantity in old_requests.items()):
         actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if not new.scheduling_gates and old.scheduling_gates:
+        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new.tolerations) != len(old.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATION)
     return tuple(ClusterEvent(resource, action) for action in actions or [ActionType.UPDATE])
@@ -283,6 +287,18 @@ def default_hint_map(queueing_hints: bool = True, plugins: tuple[str, ...] | Non
     """
     names = tuple(DEFAULT_PLUGIN_EVENTS) if plugins is None else plugins
     return hint_map({name: default_plugin_events(name, queueing_hints) for name in names})
+
+
+SCHEDULING_GATES: Final = "SchedulingGates"
+"""``names.SchedulingGates``: the PreEnqueue plugin the spec models (:mod:`spec.queue.gates`)."""
+SCHEDULING_GATES_HINTS: Final[HintMap] = (
+    HintRegistration(
+        ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
+        (HintFunction(SCHEDULING_GATES),),
+    ),
+)
+"""``SchedulingGates.EventsToRegister`` with QueueingHints on: the hint queues the updated pod itself (the queue
+applies an update's events only to the updated pod, so the spec's hint always answers Queue)."""
 
 
 def matching_hints(hints: HintMap, event: ClusterEvent) -> tuple[HintFunction, ...]:

@@ -17,6 +17,7 @@ from itertools import combinations
 from typing import Final
 
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW, backoff_count, calculate_backoff_duration
+from spec.queue.nominator import Nominator
 from spec.queue.operations import QueueWorld
 from spec.queue.queue import is_pod_worth_requeuing
 from spec.queue.state import (
@@ -92,11 +93,12 @@ def inv_unschedulable_pods_leave_in_time(queue: SchedulingQueue) -> bool:
     one leftover-flush period after its last attempt.
 
     Holds when time passes as ``Run`` lets it (:func:`spec.queue.queue.run_for`): the leftover flush runs
-    every period and moves every pod past the maximum. A clock stepped without the flush breaks it.
+    every period and moves every pod past the maximum. A clock stepped without the flush breaks it. A gated pod
+    (:mod:`spec.queue.gates`) is exempt: PreEnqueue sends it back every time, until the update that ungates it.
     """
     c = queue.config
     bound = c.pod_max_in_unschedulable_pods_duration + c.unschedulable_flush_period
-    return all(queue.now - p.timestamp <= bound for p in queue.unschedulable_pods.values())
+    return all(queue.now - p.timestamp <= bound for p in queue.unschedulable_pods.values() if not p.gating_plugin)
 
 
 def inv_move_request_cycle_not_ahead(queue: SchedulingQueue) -> bool:
@@ -189,6 +191,13 @@ def trans_backoff_grows_with_failures(config: QueueConfig, before: QueuedPod, af
 QueueInvariant = Callable[[SchedulingQueue], bool]
 WorldInvariant = Callable[[QueueWorld], bool]
 
+def inv_queue_nominations_consistent(queue: SchedulingQueue) -> bool:
+    """The queue's nominator (:mod:`spec.queue.nominator`) holds each pod once, under one node
+    (:func:`nominator_consistent`): ``addNominatedPodUnlocked`` deletes a pod's old entry before adding it, so a
+    pod's room is never held on two nodes, nor twice on one."""
+    return nominator_consistent(queue.nominator)
+
+
 QUEUE_INVARIANTS: Final[tuple[QueueInvariant, ...]] = (
     inv_pod_in_one_sub_queue,
     inv_in_flight_pods_not_queued,
@@ -197,6 +206,7 @@ QUEUE_INVARIANTS: Final[tuple[QueueInvariant, ...]] = (
     inv_backoff_expiry_bounded,
     inv_unschedulable_pods_leave_in_time,
     inv_move_request_cycle_not_ahead,
+    inv_queue_nominations_consistent,
 )
 """Invariants of the queue alone."""
 
@@ -214,3 +224,13 @@ KNOWN_VIOLATIONS: Final = {
     "SchedulerPopFromBackoffQ off: Delete leaves a pod placed twice in unschedulablePods",
 }
 """The invariants Kubernetes breaks under a setting it allows, and the setting."""
+
+
+def nominator_consistent(nominator: Nominator) -> bool:
+    """The two maps describe the same (pod, node) pairs, each pod once, and no node has an empty list."""
+    pairs = [(uid, node) for node, uids in nominator.nominated_pods.items() for uid in uids]
+    return (
+        all(nominator.nominated_pods.values())
+        and len(pairs) == len({uid for uid, _ in pairs})
+        and dict(pairs) == dict(nominator.pod_to_node.items())
+    )

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from spec.dispatcher.api_calls import NominatingInfo, NominatingMode
 from spec.frozenmap import FrozenMap
-from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
+from spec.objects import DEFAULT_SCHEDULER_NAME, Pod, with_node_name
 from spec.quantities import Duration
 from spec.queue import queue as q
 from spec.queue.backoff import (
@@ -99,6 +100,8 @@ class NewQueue:
     hints: HintMap | None = None
     scheduler_names: frozenset[str] = frozenset({DEFAULT_SCHEDULER_NAME})
     unschedulable_flush_period: Duration = UNSCHEDULABLE_FLUSH_PERIOD
+    pre_enqueue_plugins: tuple[str, ...] = ()
+    """The PreEnqueue plugins (:mod:`spec.queue.gates`): ``("SchedulingGates",)`` or none."""
 
 
 @dataclass(frozen=True)
@@ -195,13 +198,34 @@ class QueueClose:
     """:func:`spec.queue.queue.close`."""
 
 
+@dataclass(frozen=True)
+class QueueAddNominatedPod:
+    """:func:`spec.queue.queue.add_nominated`: ``AddNominatedPod``. ``node`` None is a nil nominating info (Noop:
+    the node the pod object names); a string overrides (``""`` clears). The informer's lister has the pod as it is,
+    unless it is ``gone`` (deleted) or ``bound_to`` a node; then the pod is not nominated."""
+
+    pod: Pod
+    node: str | None = None
+    gone: bool = False
+    bound_to: str = ""
+
+
+@dataclass(frozen=True)
+class QueueDeleteNominatedPod:
+    """:func:`spec.queue.queue.delete_nominated`: ``DeleteNominatedPodIfExists`` (what ``assume`` calls)."""
+
+    uid: str
+
+
 QueueOperation = (
     NewQueue | QueueAdd | QueuePop | QueueDone | QueueAddUnschedulable | QueueMoveAll | QueueActivate | QueueUpdate
     | QueueDelete | QueueFlushBackoff | QueueFlushUnschedulable | QueueStepClock | QueueRunFor | QueueClose
+    | QueueAddNominatedPod | QueueDeleteNominatedPod
 )
 QUEUE_OPERATIONS = (
     NewQueue, QueueAdd, QueuePop, QueueDone, QueueAddUnschedulable, QueueMoveAll, QueueActivate, QueueUpdate,
     QueueDelete, QueueFlushBackoff, QueueFlushUnschedulable, QueueStepClock, QueueRunFor, QueueClose,
+    QueueAddNominatedPod, QueueDeleteNominatedPod,
 )
 
 
@@ -284,6 +308,12 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
         case QueueClose():
             attempts = FrozenMap({u: replace(a, done=True) for u, a in world.attempts.items()})
             return QueueWorld(q.close(queue), attempts, world.since_pop), OK
+        case QueueAddNominatedPod(pod, node, gone, bound_to):
+            info = None if node is None else NominatingInfo(NominatingMode.OVERRIDE, node)
+            listed = None if gone else with_node_name(pod, bound_to)
+            return replace(world, queue=q.add_nominated(queue, pod, info, listed)), OK
+        case QueueDeleteNominatedPod(uid):
+            return replace(world, queue=q.delete_nominated(queue, uid)), OK
     raise TypeError(f"not a queue operation: {op!r}")
 
 
@@ -300,6 +330,7 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         scheduler_names=op.scheduler_names,
         unschedulable_flush_period=op.unschedulable_flush_period,
         now=current.now,
+        pre_enqueue_plugins=op.pre_enqueue_plugins,
     )
 
 

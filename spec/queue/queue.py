@@ -25,8 +25,9 @@ The queue reads a clock (``now``): :func:`step_clock` moves it as a test's fake 
 
 The state and its queries are in :mod:`spec.queue.state`; heap order among pods that compare equal
 is left open there (:func:`~spec.queue.state.pop_candidates`). Pods are identified by UID
-(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). Not modelled:
-PreEnqueue plugins and scheduling gates, the nominator, metrics, and the opaque hint functions of
+(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). PreEnqueue plugins and
+scheduling gates are in :mod:`spec.queue.gates`, the nominator in :mod:`spec.queue.nominator`. Not
+modelled: metrics, and the opaque hint functions of
 the default plugins (:mod:`spec.queue.events`). v1.36 moved the clearing of a popped pod's
 rejector plugins from ``Pop`` to the failure handler, which sets them afresh before handing the pod
 back; the queue sees the same pod either way, so no profile is needed for it.
@@ -37,18 +38,27 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
+from spec.dispatcher.api_calls import NominatingInfo
 from spec.objects import Pod, klog_kobj
 from spec.quantities import Duration
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
 from spec.queue.events import (
     EVENT_FORCE_ACTIVATE,
     EVENT_UNSCHEDULABLE_TIMEOUT,
+    ActionType,
     ClusterEvent,
     QueueingHint,
     is_event_of_interest,
     is_wildcard,
     matching_hints,
     pod_scheduling_properties_change,
+)
+from spec.queue.gates import is_gated, run_pre_enqueue_plugins
+from spec.queue.nominator import (
+    add_nominated_pod,
+    delete_nominated_pod_if_exists,
+    nominated_pods_for_node,
+    update_nominated_pod,
 )
 from spec.queue.state import (
     PodPopped,
@@ -64,6 +74,7 @@ from spec.queue.state import (
     events_for_pod,
     is_pod_backing_off,
     pop_candidates,
+    where,
 )
 
 # ============================================================================================
@@ -132,26 +143,58 @@ def _without(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
     )
 
 
-def _move_to_active_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
-    """``moveToActiveQ`` (no PreEnqueue plugins, so every pod is admitted): stamp the first attempt,
-    take the pod out of unschedulablePods and backoffQ, add or update it in activeQ.
+def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod, fresh: bool) -> SchedulingQueue:
+    """A gated pod: into unschedulablePods unless a sub-queue holds it. A pod info the caller took from
+    unschedulablePods (``fresh`` False) replaces the entry there, as Kubernetes updates that same pod info in place;
+    a new one (``Add``, an update of a pod in no sub-queue) leaves the entry as it was.
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
+    uid = pinfo.uid
+    if uid in queue.active_q or uid in queue.backoff_q or uid in queue.error_backoff_q:
+        return queue
+    if fresh and uid in queue.unschedulable_pods:
+        return queue
+    return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+
+
+def _move_to_active_q(
+    queue: SchedulingQueue, pinfo: QueuedPod, from_backoff: bool = False, fresh: bool = False, nominate: bool = False
+) -> SchedulingQueue:
+    """``moveToActiveQ``: run the PreEnqueue plugins (:mod:`spec.queue.gates`; skipped for a pod coming straight
+    from backoffQ with PopFromBackoffQ, which ran them on the way in); a gated pod waits in unschedulablePods
+    (:func:`_park_gated`; ``fresh``: ``pinfo`` is a new pod info). Otherwise stamp the first attempt, take the pod
+    out of unschedulablePods and backoffQ, add or update it in activeQ, and (``nominate``: for the unscheduled-pod
+    Add and Update events) record the nominated node the pod object names.
+
+    Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    if not (from_backoff and queue.config.pop_from_backoff_q):
+        pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
+    if is_gated(pinfo):
+        return _park_gated(queue, pinfo, fresh)
     if pinfo.initial_attempt_timestamp is None:
         pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
     queue = _without(queue, pinfo.uid)
-    return replace(queue, active_q=queue.active_q.set(pinfo.uid, pinfo))
+    queue = replace(queue, active_q=queue.active_q.set(pinfo.uid, pinfo))
+    if nominate:
+        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod))
+    return queue
 
 
 def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
-    """``moveToBackoffQ``: out of unschedulablePods, into podErrorBackoffQ when the pod has no
-    rejector plugin, else podBackoffQ (and out of the other heap).
+    """``moveToBackoffQ``: with PopFromBackoffQ, run the PreEnqueue plugins first (a gated pod waits in
+    unschedulablePods, added there if it is not already); then out of unschedulablePods, into podErrorBackoffQ
+    when the pod has no rejector plugin, else podBackoffQ (and out of the other heap).
 
     Kubernetes: `PriorityQueue.moveToBackoffQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `backoffQueue.add` (pkg/scheduler/backend/queue/backoff_queue.go)
     """
     uid = pinfo.uid
+    if queue.config.pop_from_backoff_q:
+        pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
+        if is_gated(pinfo):  # the pod info is the one in unschedulablePods if any: updated there
+            return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
     queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
     backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
     if pinfo.rejector_plugins:
@@ -159,8 +202,11 @@ def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQu
     return replace(queue, backoff_q=backoff, error_backoff_q=errors.set(uid, pinfo))
 
 
-def _requeue(queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrategy) -> tuple[SchedulingQueue, QueueName]:
-    """Skip: (stay) in unschedulablePods. After backoff while backing off: backoffQ. Else activeQ.
+def _requeue(
+    queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrategy, nominate: bool = False
+) -> tuple[SchedulingQueue, QueueName]:
+    """Skip: (stay) in unschedulablePods. After backoff while backing off: backoffQ. Else activeQ. A pod that
+    PreEnqueue gates on the way stays in unschedulablePods.
 
     Kubernetes: `PriorityQueue.requeuePodWithQueueingStrategy` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -168,8 +214,12 @@ def _requeue(queue: SchedulingQueue, pinfo: QueuedPod, strategy: QueueingStrateg
         unschedulable = queue.unschedulable_pods.set(pinfo.uid, pinfo)
         return replace(queue, unschedulable_pods=unschedulable), QueueName.UNSCHEDULABLE
     if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and is_pod_backing_off(queue, pinfo):
-        return _move_to_backoff_q(queue, pinfo), QueueName.BACKOFF
-    return _move_to_active_q(queue, pinfo), QueueName.ACTIVE
+        queue = _move_to_backoff_q(queue, pinfo)
+    else:
+        queue = _move_to_active_q(queue, pinfo, nominate=nominate)
+    went = where(queue, pinfo.uid)
+    assert went is not None, "a requeued pod is in some sub-queue"
+    return queue, went
 
 
 def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEvent) -> SchedulingQueue:
@@ -189,7 +239,7 @@ def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
 
     Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    return _move_to_active_q(queue, QueuedPod(pod, queue.now))
+    return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True, nominate=True)
 
 
 def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedPod | None]:
@@ -297,7 +347,8 @@ def add_unschedulable_if_not_present(
     pinfo = replace(pinfo, timestamp=queue.now)
     if not queue.config.queueing_hints:
         if queue.move_request_cycle >= pod_scheduling_cycle or not pinfo.rejector_plugins:
-            return _move_to_backoff_q(queue, pinfo), QueueName.BACKOFF
+            queue = _move_to_backoff_q(queue, pinfo)  # PreEnqueue may gate it (PopFromBackoffQ)
+            return queue, where(queue, uid) or QueueName.BACKOFF
         return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo)), QueueName.UNSCHEDULABLE
     queue, went = _requeue(queue, pinfo, scheduling_hint_for_in_flight_pod(queue, pinfo))
     return done(queue, uid), went
@@ -352,9 +403,13 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     Kubernetes: `PriorityQueue.Activate` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     uid = pod.uid
-    pinfo = queue.unschedulable_pods.get(uid) or queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+    pinfo = queue.unschedulable_pods.get(uid)
     if pinfo is not None:
         return _move_to_active_q(queue, pinfo)
+    pinfo = queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+    if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
+        queue = replace(queue, backoff_q=queue.backoff_q.remove(uid), error_backoff_q=queue.error_backoff_q.remove(uid))
+        return _move_to_active_q(queue, pinfo, from_backoff=True)
     if uid in queue.in_flight_pods:
         queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
     return replace(queue, move_request_cycle=queue.scheduling_cycle)
@@ -377,37 +432,94 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
     key = old.uid
+    renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new))
     if key in queue.active_q:
-        return replace(queue, active_q=queue.active_q.set(key, replace(queue.active_q[key], pod=new)))
+        return replace(renominated, active_q=queue.active_q.set(key, replace(queue.active_q[key], pod=new)))
     if key in queue.backoff_q:
-        return replace(queue, backoff_q=queue.backoff_q.set(key, replace(queue.backoff_q[key], pod=new)))
+        return replace(renominated, backoff_q=queue.backoff_q.set(key, replace(queue.backoff_q[key], pod=new)))
     if key in queue.error_backoff_q:
         errors = queue.error_backoff_q
-        return replace(queue, error_backoff_q=errors.set(key, replace(errors[key], pod=new)))
+        return replace(renominated, error_backoff_q=errors.set(key, replace(errors[key], pod=new)))
     if uid not in queue.unschedulable_pods:
-        return _move_to_active_q(queue, QueuedPod(new, queue.now))
+        return _move_to_active_q(queue, QueuedPod(new, queue.now), fresh=True, nominate=True)
+    queue = renominated
     pinfo = replace(queue.unschedulable_pods[uid], pod=new)
     if c.queueing_hints:
         queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
         for event in events:
-            queue, went = _requeue(queue, pinfo, is_pod_worth_requeuing(c, pinfo, RecordedEvent(event, uid)))
+            strategy = is_pod_worth_requeuing(c, pinfo, RecordedEvent(event, uid))
+            queue, went = _requeue(queue, pinfo, strategy, nominate=event.action_type == ActionType.UPDATE)
             if went is QueueName.ACTIVE or (c.pop_from_backoff_q and went is QueueName.BACKOFF):
                 break
         return queue
-    if old != new:
+    if is_pod_updated(old, new):
         if is_pod_backing_off(queue, pinfo):
             return _move_to_backoff_q(queue, pinfo)
-        return _move_to_active_q(queue, pinfo)
+        return _move_to_active_q(queue, pinfo, nominate=True)
     return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
 
 
+# ============================================================================================
+# The nominator
+# ============================================================================================
+
+
+def add_nominated(queue: SchedulingQueue, pod: Pod, info: NominatingInfo | None, listed: Pod | None) -> SchedulingQueue:
+    """``AddNominatedPod``: the failure handler (or a test) nominates ``pod``; ``listed`` is the pod as the
+    informer's lister has it (None: gone).
+
+    Kubernetes: `PriorityQueue.AddNominatedPod` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    return replace(queue, nominator=add_nominated_pod(queue.nominator, pod, info, listed))
+
+
+def delete_nominated(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
+    """``DeleteNominatedPodIfExists`` (``assume`` calls it).
+
+    Kubernetes: `nominator.DeleteNominatedPodIfExists` (pkg/scheduler/backend/queue/nominator.go)
+    """
+    return replace(queue, nominator=delete_nominated_pod_if_exists(queue.nominator, uid))
+
+
+def nominated_pods(queue: SchedulingQueue, node: str) -> tuple[Pod, ...]:
+    """``NominatedPodsForNode``: the pods nominated to ``node``, as the queue holds them (activeQ, then
+    unschedulablePods, then backoffQ); a pod in none of them (in flight) is only its UID, name and namespace,
+    so Filter counts it with priority 0 and no requests.
+
+    Kubernetes: `PriorityQueue.NominatedPodsForNode` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PriorityQueue.nominatedPodToInfo` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    found = []
+    for uid in nominated_pods_for_node(queue.nominator, node):
+        pinfo = (queue.active_q.get(uid) or queue.unschedulable_pods.get(uid) or queue.backoff_q.get(uid)
+                 or queue.error_backoff_q.get(uid))
+        if pinfo is not None:
+            found.append(pinfo.pod)
+        else:
+            pod = queue.in_flight_pods.get(uid)
+            found.append(Pod(uid, pod.name, pod.namespace) if pod is not None else Pod(uid))
+    return tuple(found)
+
+
+def is_pod_updated(old: Pod, new: Pod) -> bool:
+    """Whether the pod changed other than in its status (the nominated node, the start time, the conditions).
+
+    Kubernetes: `isPodUpdated` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    def strip(pod: Pod) -> Pod:
+        return replace(pod, nominated_node_name="", start_time=None, preempted_by_scheduler=False)
+
+    return strip(old) != strip(new)
+
+
 def delete(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Remove ``pod`` from the first of activeQ, backoffQ and unschedulablePods that holds it
-    (Kubernetes assumes only one does); an in-flight pod stays in flight until ``Done``.
+    """Remove ``pod``'s nomination, and the pod from the first of activeQ, backoffQ and unschedulablePods that holds
+    it (Kubernetes assumes only one does); an in-flight pod stays in flight until ``Done``.
 
     Kubernetes: `PriorityQueue.Delete` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     uid = pod.uid
+    queue = replace(queue, nominator=delete_nominated_pod_if_exists(queue.nominator, uid))
     if uid in queue.active_q:
         return replace(queue, active_q=queue.active_q.remove(uid))
     if uid in queue.backoff_q or uid in queue.error_backoff_q:
@@ -429,8 +541,10 @@ def flush_backoff_q_completed(queue: SchedulingQueue) -> SchedulingQueue:
     """
     for pods in (queue.backoff_q, queue.error_backoff_q):
         for pinfo in pods.values():
-            if not is_pod_backing_off(queue, pinfo):
-                queue = _move_to_active_q(queue, pinfo)
+            if not is_pod_backing_off(queue, pinfo):  # popped from its heap first: a gated pod is parked
+                queue = replace(queue, backoff_q=queue.backoff_q.remove(pinfo.uid),
+                                error_backoff_q=queue.error_backoff_q.remove(pinfo.uid))
+                queue = _move_to_active_q(queue, pinfo, from_backoff=True)
     return queue
 
 

@@ -27,7 +27,8 @@ from spec.queue.backoff import (
     backoff_expiration,
     is_backing_off,
 )
-from spec.queue.events import ClusterEvent, HintMap, default_hint_map
+from spec.queue.events import SCHEDULING_GATES, SCHEDULING_GATES_HINTS, ClusterEvent, HintMap, default_hint_map
+from spec.queue.nominator import EMPTY_NOMINATOR, Nominator
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================
@@ -98,6 +99,9 @@ class QueuedPod:
     """Failed attempts in a row without one (errors)."""
     unschedulable_plugins: frozenset[str] = frozenset()
     pending_plugins: frozenset[str] = frozenset()
+    gating_plugin: str = ""
+    """``GatingPlugin``: the PreEnqueue plugin that last rejected the pod, "" once all passed
+    (:mod:`spec.queue.gates`)."""
 
     @property
     def uid(self) -> str:
@@ -124,6 +128,9 @@ class QueueConfig:
     """The ``QueueingHintMap`` of the profiles in ``scheduler_names``."""
     scheduler_names: frozenset[str] = frozenset({DEFAULT_SCHEDULER_NAME})
     """The profiles ``hints`` is registered for; a pod of another scheduler name has no hint map."""
+    pre_enqueue_plugins: tuple[str, ...] = ()
+    """The PreEnqueue plugins of the profiles, in order (``WithPreEnqueuePluginMap``; :mod:`spec.queue.gates`):
+    none by default, as in Kubernetes' queue tests; ``("SchedulingGates",)`` in the default profile."""
     unschedulable_flush_period: Duration = UNSCHEDULABLE_FLUSH_PERIOD
     """How often ``Run`` flushes leftover unschedulable pods (30 s; a parameter so a small model can
     shrink it)."""
@@ -182,6 +189,8 @@ class SchedulingQueue:
     move_request_cycle: int = -1
     """``moveRequestCycle``: the scheduling cycle at the last move request (QueueingHints off reads it)."""
     closed: bool = False
+    nominator: Nominator = EMPTY_NOMINATOR
+    """The pods nominated to nodes (:mod:`spec.queue.nominator`), which the queue owns."""
 
 
 def new_scheduling_queue(
@@ -196,11 +205,14 @@ def new_scheduling_queue(
     scheduler_names: frozenset[str] = frozenset({DEFAULT_SCHEDULER_NAME}),
     unschedulable_flush_period: Duration = UNSCHEDULABLE_FLUSH_PERIOD,
     now: Timestamp = 0,
+    pre_enqueue_plugins: tuple[str, ...] = (),
 ) -> SchedulingQueue:
     """An empty queue. The gates default to ``profile``'s; ``hints`` to the default plugins' map
     for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
-    profile has a hint map, as in Kubernetes' tests that set none). Fails with ``ValueError`` on a
-    negative duration or time, or a flush period that is not positive.
+    profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
+    PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' hint joins the default map). Fails with
+    ``ValueError`` on a negative duration or time, a flush period that is not positive, or an unknown PreEnqueue
+    plugin.
 
     Kubernetes: `NewPriorityQueue` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -214,6 +226,9 @@ def new_scheduling_queue(
             raise ValueError(f"{name} must not be negative, got {value} ns")
     if unschedulable_flush_period <= 0:
         raise ValueError(f"unschedulable_flush_period must be positive, got {unschedulable_flush_period} ns")
+    unknown = sorted(set(pre_enqueue_plugins) - {SCHEDULING_GATES})
+    if unknown:
+        raise ValueError(f"unknown PreEnqueue plugin(s) {unknown}; the spec models {SCHEDULING_GATES!r}")
     gate = profile.queueing_hints if queueing_hints is None else queueing_hints
     config = QueueConfig(
         queueing_hints=gate,
@@ -221,11 +236,21 @@ def new_scheduling_queue(
         pod_initial_backoff=pod_initial_backoff,
         pod_max_backoff=pod_max_backoff,
         pod_max_in_unschedulable_pods_duration=pod_max_in_unschedulable_pods_duration,
-        hints=default_hint_map(gate) if hints is None else hints,
+        hints=_default_hints(gate, pre_enqueue_plugins) if hints is None else hints,
         scheduler_names=scheduler_names,
         unschedulable_flush_period=unschedulable_flush_period,
+        pre_enqueue_plugins=pre_enqueue_plugins,
     )
     return SchedulingQueue(config, now=now)
+
+
+def _default_hints(queueing_hints: bool, pre_enqueue_plugins: tuple[str, ...]) -> HintMap:
+    """The default plugins' hint map, with SchedulingGates' registration when it is a PreEnqueue plugin (and
+    QueueingHints is on: without it SchedulingGates registers nothing)."""
+    hints = default_hint_map(queueing_hints)
+    if SCHEDULING_GATES in pre_enqueue_plugins and queueing_hints:
+        hints = (*hints, *SCHEDULING_GATES_HINTS)
+    return hints
 
 
 # ============================================================================================

@@ -1,11 +1,14 @@
 """What plugins may reach besides their arguments: ``fwk.Handle`` (framework/interface.go), reduced to the parts the
-default plugins use: the cycle's snapshot, the clock, and the way to the API server."""
+default plugins use: the cycle's snapshot, the clock, the way to the API server, and the nominator."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from refimpl.cache import Snapshot
 from refimpl.cache.clock import Clock, SystemClock
 from refimpl.dispatcher import APICacher, APIClient, Context
+from spec.objects import Pod
 
 
 class Handle:
@@ -28,3 +31,15 @@ class Handle:
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         self.context = Context()
         """The context synchronous API calls run under; cancelled when the scheduler stops."""
+        self.nominated_pods_for_node: Callable[[str], list[Pod]] = _no_nominated_pods
+        """``PodNominator.NominatedPodsForNode``: the scheduler points it at its queue's nominator."""
+        self.clear_nominated_node_name: Callable[[Pod], None] = _ignore
+        """``clearNominatedNodeName`` for one pod (a status patch); the scheduler points it at its API access."""
+
+
+def _no_nominated_pods(node: str) -> list[Pod]:
+    return []
+
+
+def _ignore(pod: Pod) -> None:
+    return None

@@ -7,8 +7,8 @@ Unschedulable (so that preemption has every plugin's data) but stops at Unschedu
 PreBind stop at the first failure; Unreserve runs every Reserve plugin in reverse order.
 
 Kubernetes filters and scores nodes on 16 goroutines; this runs them one after another, which is one of the
-orders Kubernetes may produce (digest §C.2c). Nominated pods are not added to the NodeInfo before filtering: this
-scheduler has no preemption, so no pod is ever nominated.
+orders Kubernetes may produce (digest §C.2c). :meth:`Framework.run_filter_plugins_with_nominated_pods` adds the
+pods nominated to a node (of equal or higher priority) before filtering, as ``RunFilterPluginsWithNominatedPods``.
 """
 
 from __future__ import annotations
@@ -139,6 +139,10 @@ class Framework:
             raise FrameworkError(f"score weights must be at least 1; got {[(n, weights[n]) for n in bad]}")
         self.score_weights = {name: weights.get(name, 1) for name in scoring}
         self.waiting_pods = WaitingPods()
+        for plugin in self.post_filter_plugins:
+            bind = getattr(plugin, "bind_framework", None)
+            if bind is not None:
+                bind(self)
         self._signers = self._batchable_plugins() if signing else None
 
     # -- queries ---------------------------------------------------------------------------
@@ -208,6 +212,21 @@ class Framework:
                     return _wrapped("running Filter plugin", plugin.name, status)
                 return status.with_plugin(plugin.name)
         return None
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``RunFilterPluginsWithNominatedPods``: first with the pods nominated to the node whose priority is at least
+        the pod's (not the pod itself) added to a copy of the NodeInfo; then, if that passed and some pod was added,
+        on the NodeInfo as it is. An Error stops at once; the result is the last status."""
+        nominated = [p for p in self.handle.nominated_pods_for_node(node_info.name)
+                     if p.priority >= pod.priority and p.uid != pod.uid]
+        if nominated:
+            augmented = node_info.snapshot()
+            for other in nominated:
+                augmented.add_pod(other)
+            status = self.run_filter_plugins(state.clone(), pod, augmented)
+            if status is not None:
+                return status
+        return self.run_filter_plugins(state, pod, node_info)
 
     def filter_runner(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
         """:meth:`run_filter_plugins` for one cycle's pod, as a function of the node: the plugins skipped at

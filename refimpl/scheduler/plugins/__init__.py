@@ -3,9 +3,12 @@
 In the order of Kubernetes' default ``MultiPoint`` configuration (pkg/scheduler/apis/config/v1/default_plugins.go,
 v1.35), keeping the plugins this project models: NodeUnschedulable, NodeName, TaintToleration (weight 3),
 NodeAffinity (weight 2), NodePorts, NodeResourcesFit (weight 1), PodTopologySpread (weight 2), InterPodAffinity
-(weight 2), NodeResourcesBalancedAllocation (weight 1), ImageLocality (weight 1), DefaultBinder. Not modelled:
-SchedulingGates, PrioritySort (the queue orders pods itself), the volume plugins, DynamicResources and
-DefaultPreemption.
+(weight 2), NodeResourcesBalancedAllocation (weight 1), ImageLocality (weight 1), DefaultBinder, and, with
+``preemption=True``, DefaultPreemption (PostFilter). SchedulingGates is a PreEnqueue plugin: the queue runs it
+(``SchedulingQueue(pre_enqueue_plugins=...)``, :func:`default_pre_enqueue_plugins`). Not modelled: PrioritySort (the
+queue orders pods itself), the volume plugins and DynamicResources. DefaultPreemption is off unless asked for, so
+that the scheduler the conformance suite's cycle area drives (whose spec transitions do not preempt yet) keeps its
+behaviour.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from refimpl.cache import NodeInfo
 from refimpl.cache.clock import Clock
 from refimpl.scheduler.framework import CycleState, FilterPlugin, Framework, Handle, Plugin
 from refimpl.scheduler.plugins.default_binder import DefaultBinder
+from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.plugins.image_locality import ImageLocality
 from refimpl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
@@ -27,6 +31,7 @@ from refimpl.scheduler.plugins.node_resources_balanced_allocation import NodeRes
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from refimpl.scheduler.plugins.pod_topology_spread import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpread
+from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
 from refimpl.scheduler.plugins.taint_toleration import TaintToleration
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -80,6 +85,7 @@ def new_default_framework(
     clock: Clock | None = None,
     signing: bool = True,
     spread_defaulting: str = SYSTEM_DEFAULTING,
+    preemption: bool = False,
 ) -> Framework:
     """The default profile for ``profile``'s release (``profile.NewMap`` over the default plugin configuration),
     with ``extra_plugins`` (for example a ``FaultInjector``) before the default plugins at every extension point.
@@ -90,6 +96,8 @@ def new_default_framework(
     plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources,
                                                 taint_reason_names_the_taint=profile.taint_reason_names_the_taint,
                                                 spread_defaulting=spread_defaulting)]
+    if preemption:
+        plugins.append(DefaultPreemption(handle))
     return Framework(
         plugins,
         score_weights=DEFAULT_SCORE_WEIGHTS,
@@ -117,6 +125,7 @@ __all__ = [
     "LIST_DEFAULTING",
     "SYSTEM_DEFAULTING",
     "DefaultBinder",
+    "DefaultPreemption",
     "FaultInjector",
     "FaultPoint",
     "ImageLocality",
@@ -128,10 +137,20 @@ __all__ = [
     "NodeResourcesFit",
     "NodeUnschedulable",
     "PodTopologySpread",
+    "SchedulingGates",
     "TaintToleration",
     "default_filter_plugins",
     "default_plugins",
+    "default_pre_enqueue_plugins",
     "first_failing_filter",
     "new_default_framework",
     "snapshot_filter_plugins",
 ]
+
+
+def default_pre_enqueue_plugins(
+    scheduler_names: Sequence[str] = (DEFAULT_SCHEDULER_NAME,),
+) -> dict[str, list[SchedulingGates]]:
+    """The default profile's PreEnqueue plugins for each scheduler name: SchedulingGates (DefaultPreemption's
+    PreEnqueue only acts while an asynchronous preemption runs, which this scheduler finishes within PostFilter)."""
+    return {name: [SchedulingGates()] for name in scheduler_names}

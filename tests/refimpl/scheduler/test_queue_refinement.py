@@ -56,9 +56,11 @@ from spec.queue.operations import (
     NewQueue,
     QueueActivate,
     QueueAdd,
+    QueueAddNominatedPod,
     QueueAddUnschedulable,
     QueueClose,
     QueueDelete,
+    QueueDeleteNominatedPod,
     QueueDone,
     QueueFlushBackoff,
     QueueFlushUnschedulable,
@@ -102,10 +104,14 @@ STEPS = (0, 500 * MILLISECOND, SECOND, 3 * SECOND, 11 * SECOND, 301 * SECOND)
 
 
 def variant(uid: str, number: int) -> Pod:
-    """Variant 0: 200m; 1: 100m (a scale-down); 2: 100m and a toleration; 3: 200m at priority 5."""
-    cpu = 200 if number in (0, 3) else 100
+    """Variant 0: 200m; 1: 100m (a scale-down); 2: 100m and a toleration; 3: 200m at priority 5; 4: 200m with a
+    scheduling gate (an update to 0 removes it: the gates-eliminated event); 5: 200m nominated to node1 (a status
+    change only)."""
+    cpu = 200 if number in (0, 3, 4, 5) else 100
     return Pod(uid, uid, containers=(Container("c", resource_list(cpu=cpu)),),
-               tolerations=(TOLERATION,) if number == 2 else (), priority=5 if number == 3 else 0)
+               tolerations=(TOLERATION,) if number == 2 else (), priority=5 if number == 3 else 0,
+               scheduling_gates=("example.com/gate",) if number == 4 else (),
+               nominated_node_name="node1" if number == 5 else "")
 
 
 class QueueRefinement(RuleBasedStateMachine):
@@ -116,6 +122,8 @@ class QueueRefinement(RuleBasedStateMachine):
     pop_from_backoff_q = True
     custom_hints = False
     no_hint_map = False
+    gates = False
+    """SchedulingGates is a PreEnqueue plugin (:mod:`spec.queue.gates`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -130,7 +138,8 @@ class QueueRefinement(RuleBasedStateMachine):
     def configure(self) -> None:
         names = frozenset() if self.no_hint_map else frozenset({DEFAULT_SCHEDULER_NAME})
         hints = CUSTOM_HINTS if self.custom_hints else None
-        self.step(NewQueue(self.queueing_hints, self.pop_from_backoff_q, hints=hints, scheduler_names=names))
+        self.step(NewQueue(self.queueing_hints, self.pop_from_backoff_q, hints=hints, scheduler_names=names,
+                           pre_enqueue_plugins=("SchedulingGates",) if self.gates else ()))
 
     def current(self, uid: str) -> Pod:
         return self.objects.get(uid, variant(uid, 0))
@@ -191,7 +200,7 @@ class QueueRefinement(RuleBasedStateMachine):
 
     # -- rules ---------------------------------------------------------------------------------
 
-    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 3))
+    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 5))
     def add(self, uid: str, number: int) -> None:
         if uid in self.objects:
             self.in_contract = False
@@ -239,11 +248,21 @@ class QueueRefinement(RuleBasedStateMachine):
     def activate(self, uid: str) -> None:
         self.step(QueueActivate(self.current(uid)))
 
-    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 3))
+    @rule(uid=st.sampled_from(UIDS), number=st.integers(0, 5))
     def update(self, uid: str, number: int) -> None:
         old, new = self.current(uid), variant(uid, number)
         self.objects[uid] = new
         self.step(QueueUpdate(old, new))
+
+    @rule(uid=st.sampled_from(UIDS), node=st.sampled_from((None, "", "node1", "node2")),
+          listed=st.sampled_from(("listed", "gone", "bound")))
+    def add_nominated(self, uid: str, node: str | None, listed: str) -> None:
+        """``AddNominatedPod``, as the failure handler calls it, with the informer having the pod or not."""
+        self.step(QueueAddNominatedPod(self.current(uid), node, listed == "gone", "node1" if listed == "bound" else ""))
+
+    @rule(uid=st.sampled_from(UIDS))
+    def delete_nominated(self, uid: str) -> None:
+        self.step(QueueDeleteNominatedPod(uid))
 
     @rule(uid=st.sampled_from(UIDS))
     def delete(self, uid: str) -> None:
@@ -290,8 +309,9 @@ class QueueRefinement(RuleBasedStateMachine):
             assert self.ref.queue.invariant_violations() == []
 
 
-def _configured(name: str, hints: bool, popping: bool, custom: bool, no_map: bool = False) -> type:
-    attributes = {"queueing_hints": hints, "pop_from_backoff_q": popping, "custom_hints": custom, "no_hint_map": no_map}
+def _configured(name: str, hints: bool, popping: bool, custom: bool, no_map: bool = False, gates: bool = False) -> type:
+    attributes = {"queueing_hints": hints, "pop_from_backoff_q": popping, "custom_hints": custom, "no_hint_map": no_map,
+                  "gates": gates}
     settings = machine_settings(STATEFUL_EXAMPLES, STEPS_PER_EXAMPLE)
     return configured_test_case(QueueRefinement, name, attributes, settings)
 
@@ -302,3 +322,7 @@ TestQueueRefinement_no_pop_from_backoff = _configured("QueueRefinement_no_pop_fr
 TestQueueRefinement_hints_off = _configured("QueueRefinement_hints_off", False, True, False)
 TestQueueRefinement_hints_off_custom = _configured("QueueRefinement_hints_off_custom", False, False, True)
 TestQueueRefinement_no_hint_map = _configured("QueueRefinement_no_hint_map", True, True, False, True)
+TestQueueRefinement_gates = _configured("QueueRefinement_gates", True, True, False, gates=True)
+TestQueueRefinement_gates_no_pop_from_backoff = _configured("QueueRefinement_gates_no_pop_from_backoff", True, False,
+                                                            False, gates=True)
+TestQueueRefinement_gates_hints_off = _configured("QueueRefinement_gates_hints_off", False, True, False, gates=True)

@@ -53,6 +53,7 @@ def observed(world: QueueWorld, popped: list[str], want: Want) -> Want:
         in_flight_events=tuple(events),
         popped=tuple(popped),
         backoff_order=backoff_q_order(queue),
+        nominated=tuple(sorted(queue.nominator.nominated_pods.items())),
     )
     return Want(**{n: getattr(got, n) if getattr(want, n) is not None else None for n in Want.__dataclass_fields__})
 
@@ -94,7 +95,8 @@ def test_cases_cover_the_kubernetes_tests() -> None:
         "TestHighPriorityBackoff", "TestHighPriorityFlushUnschedulablePodsLeftover", "TestPriorityQueue_Update",
         "TestPriorityQueue_Activate", "TestPriorityQueue_MoveAllToActiveOrBackoffQueueWithQueueingHint",
         "TestBackOffFlow", "TestBackoffQueueOrdering", "TestClose", "TestSchedulingQueue_Close",
-        "TestPriorityQueue_Delete",
+        "TestPriorityQueue_Delete", "TestPriorityQueue_moveToActiveQ", "TestPriorityQueue_NominatedPodsForNode",
+        "TestPriorityQueue_NominatedPodDeleted", "TestPriorityQueue_UpdateNominatedPodForNode",
     }
     assert len(CASES) >= 50
 
