@@ -24,6 +24,7 @@ extensions = [
     "proofs",
     "refimpl_api",
     "simulation_runs",
+    "adapter_contract",
 ]
 
 root_doc = "index"

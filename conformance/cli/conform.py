@@ -24,7 +24,7 @@ from conformance.arguments import check_program, check_readable_file, int_in, no
 from conformance.cli import coverage as coverage_command
 from conformance.cli.generate import conformance_generate
 from conformance.console import make_console
-from conformance.format import VECTORS, VECTORS_DIR, Vector, load_vectors
+from conformance.format import SCHEMA_DIR, VECTORS, VECTORS_DIR, Vector, load_vectors
 from conformance.report import print_failures, summary_table, write_reports
 from conformance.sessions import DEFAULT_STARTUP_TIMEOUT, split_command
 from conformance.usage import check_report_path, check_version_profile, usage_error
@@ -176,6 +176,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                          description=conformance_generate.__doc__)
     gen.add_argument("--check", action="store_true", help="fail if the committed vectors drift from the spec")
     gen.add_argument("--directory", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
+    gen.add_argument("--schema-directory", type=Path, default=SCHEMA_DIR,
+                     help="JSON Schema directory (default: %(default)s)")
     gen.set_defaults(handler=conformance_generate)
     coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
                                                   description=coverage_command.conformance_coverage.__doc__))
