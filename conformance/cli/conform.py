@@ -18,14 +18,14 @@ from typing import Any
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance import runner
+from conformance import runner, smoke
 from conformance.adapters.refimpl_adapter import load_adapter
 from conformance.arguments import check_program, check_readable_file, int_in, non_empty, positive
 from conformance.cli import coverage as coverage_command
 from conformance.cli.generate import conformance_generate
 from conformance.console import make_console
 from conformance.format import SCHEMA_DIR, VECTORS, VECTORS_DIR, Vector, load_vectors
-from conformance.report import print_failures, summary_table, write_reports
+from conformance.report import print_failures, printable, summary_table, write_reports
 from conformance.sessions import DEFAULT_STARTUP_TIMEOUT, split_command
 from conformance.usage import check_report_path, check_version_profile, usage_error
 
@@ -131,6 +131,13 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
         return usage_error(console, f"the expected-failures file lists unknown vectors: {', '.join(unknown)}")
     selected = runner.select(vectors, args.tag, shard)
     name = args.adapter or args.impl
+    hello, code = _hello(args, target, console)
+    if code is not None:
+        return code
+    if args.smoke:
+        selected = smoke.smoke_selection(selected, hello, args.profile)
+        console.print(f"smoke: {len(selected)} vectors, up to {smoke.PER_AREA} per declared area "
+                      f"({', '.join(sorted(hello['capabilities']['areas'])) or 'none declared'})")
     console.print(f"{len(selected)} of {len(vectors)} vectors selected; implementation {escape(name)}")
     started = time.perf_counter()
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -149,8 +156,11 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
     code = runner.exit_code(results)
     if interrupted is not None:
         code = 128 + signal.Signals[interrupted].value
-    problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code)
+    problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code,
+                             metadata=None if hello is None else smoke.metadata(hello, name))
     print_failures(console, results)
+    if args.smoke:
+        _explain_first_failure(console, results, selected)
     console.print(summary_table(results))
     not_selected = len(vectors) - len(selected)
     console.print(f"{len(results)} run, {not_selected} not selected (tag/shard filters); {seconds:.2f}s")
@@ -166,6 +176,30 @@ def _conform(args: argparse.Namespace, signals: InterruptSignals) -> int:
     console.print({0: "[bold green]conform passed[/]", 1: "[bold red]conform failed: divergences[/]",
                    2: "[bold red]conform failed: adapter errors[/]"}[code])
     return code
+
+
+def _hello(args: argparse.Namespace, target: runner.Target, console: Any) -> tuple[Any, int | None]:
+    """The adapter's hello, asked before the run when a report or ``--smoke`` needs it (None otherwise), and the exit
+    code to stop with (a failed handshake under ``--smoke``), else None."""
+    if not (args.smoke or args.json is not None or args.junit is not None):
+        return None, None
+    try:
+        return smoke.probe(target), None
+    except smoke.AdapterFailure as failure:
+        if args.smoke:
+            console.print(f"[bold red]smoke: the handshake failed[/]: {escape(str(failure))}", highlight=False)
+            return None, runner.EXIT_USAGE_OR_ADAPTER
+        return None, None  # the run reports the handshake failure against each vector
+
+
+def _explain_first_failure(console: Any, results: list[runner.VectorResult], selected: list[Vector]) -> None:
+    failure = smoke.first_failure(results)
+    if failure is None:
+        return
+    vector = next(v for v in selected if v.id == failure.id)
+    console.print("[bold]the first failure, explained:[/]")
+    for line in smoke.explain(failure, vector):
+        console.print(escape(printable(line)), highlight=False, soft_wrap=True)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -212,4 +246,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--vectors", type=Path, default=VECTORS,
                      help="vector directory (default: the vectors installed with ksspec, %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--smoke", action="store_true",
+                     help=f"a quick check: {smoke.PER_AREA} curated vectors per area the adapter declares, and the "
+                          "first failure explained in full")
     run.set_defaults(handler=conform)

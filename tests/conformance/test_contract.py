@@ -30,7 +30,7 @@ from conformance.protocol import handle, hello_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
 
-from adapter_contract import area_page, rules_page  # noqa: E402
+from adapter_contract import area_page, rules_page
 
 JSON = Any
 
@@ -209,8 +209,8 @@ def rule_full_observation(vectors: list[Vector]) -> None:
 def rule_error_observation(vectors: list[Vector]) -> None:
     changed = {(v.steps[i].op, v.steps[i].expect.kind) for v, i, before, after in
                _error_steps(vectors, tuple(AREAS)) if {k for k in after if after[k] != before.get(k)} - {"told"}}
-    assert {("update_pod", "InvalidPodKey"), ("remove_node", "NodeNotInTree"), ("update_snapshot", "SnapshotInconsistent"),
-            ("add_call", "Skipped")} <= changed
+    assert {("update_pod", "InvalidPodKey"), ("remove_node", "NodeNotInTree"),
+            ("update_snapshot", "SnapshotInconsistent"), ("add_call", "Skipped")} <= changed
 
 
 def rule_fatal_result(vectors: list[Vector]) -> None:
