@@ -25,6 +25,7 @@ extensions = [
     "refimpl_api",
     "simulation_runs",
     "adapter_contract",
+    "compatibility",
 ]
 
 root_doc = "index"
