@@ -134,16 +134,16 @@ def json_report(results: Sequence[VectorResult], implementation: str, seconds: f
     }, indent=1) + "\n"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``: a reader (or an
-    interruption) never sees half a report."""
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8, or bytes as they are) to a temporary file beside ``path`` and rename it over ``path``:
+    a reader (or an interruption) never sees half a report."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         umask = os.umask(0o022)
         os.umask(umask)
         os.fchmod(handle, 0o666 & ~umask)  # as open() would create it (mkstemp makes it private)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(text.encode() if isinstance(text, str) else text)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -22,6 +22,7 @@ from conformance import runner, smoke
 from conformance.adapters.refimpl_adapter import load_adapter
 from conformance.arguments import check_program, check_readable_file, int_in, non_empty, positive
 from conformance.cli import coverage as coverage_command
+from conformance.cli import export as export_command
 from conformance.cli.generate import conformance_generate
 from conformance.console import make_console
 from conformance.format import SCHEMA_DIR, VECTORS, VECTORS_DIR, Vector, load_vectors
@@ -215,6 +216,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.set_defaults(handler=conformance_generate)
     coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
                                                   description=coverage_command.conformance_coverage.__doc__))
+    export_command.add_arguments(sub.add_parser("export", help="the vectors, manifest and schemas as one archive",
+                                                description=export_command.conformance_export.__doc__))
 
     run = subparsers.add_parser("conform", help="run the vectors against an implementation",
                                 description=conform.__doc__)
