@@ -9,6 +9,7 @@ run). Like Bowtie's published results: one place that says which implementation 
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -51,9 +52,13 @@ class Run:
 
 
 def read_report(path: Path) -> Run:
-    """A report file as a :class:`Run`; fails with :class:`ReportError` when it cannot be read or is not a report."""
+    """A report file (``.json``, or ``.json.gz`` compressed) as a :class:`Run`; fails with :class:`ReportError` when
+    it cannot be read or is not a report."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        data = json.loads(gzip.decompress(raw) if path.name.endswith(".gz") else raw)
+    except (gzip.BadGzipFile, EOFError) as error:  # BadGzipFile is an OSError: first
+        raise ReportError(f"{path}: not a whole gzip file ({error})") from None
     except OSError as error:
         raise ReportError(f"{path}: cannot read it ({error.strerror or error})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -62,7 +67,7 @@ def read_report(path: Path) -> Run:
         raise ReportError(f"{path}: not a `ksspec conform --json` report (no list of results)")
     metadata: JSON = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     name = metadata.get("name") or data.get("implementation") or path.stem
-    run = Run(str(name), metadata, path.name, data.get("exit_code"))
+    run = Run(str(name), metadata, path.name.removesuffix(".gz"), data.get("exit_code"))
     for index, result in enumerate(data["results"]):
         if not isinstance(result, dict) or result.get("outcome") not in BUCKET or not isinstance(
                 result.get("area"), str):

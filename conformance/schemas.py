@@ -335,7 +335,7 @@ def vector_schema() -> JSON:
 HELLO_METADATA: Final[dict[str, str]] = {
     "language": "the language the implementation is written in (`go`, `python`, `rust`, ...)",
     "version": "the implementation's version (a release, a commit)",
-    "homepage": "where to read about the implementation (a URL)",
+    "homepage": "where to read about the implementation (a URL, or a path in its repository)",
 }
 """Optional fields of an adapter's ``hello`` that the reports carry (``ksspec report`` shows them)."""
 

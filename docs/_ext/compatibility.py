@@ -1,5 +1,5 @@
-"""The compatibility matrix page: ``% compatibility-matrix`` in a page becomes the matrix of the JSON reports in
-``docs/results/`` (``ksspec report``'s Markdown, :mod:`conformance.matrix`), read when the page is built."""
+"""The compatibility matrix page: ``% compatibility-matrix`` in a page becomes the matrix of the gzip-compressed JSON
+reports in ``docs/results/`` (``ksspec report``'s Markdown, :mod:`conformance.matrix`), read when the page is built."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ RESULTS: Final = Path(__file__).resolve().parent.parent / "results"
 
 
 def matrix_markdown(directory: Path = RESULTS) -> str:
-    """The matrix of every report in ``directory``, by file name."""
-    return markdown(read_reports(sorted(directory.glob("*.json"))))
+    """The matrix of every report in ``directory`` (``*.json.gz``), by file name."""
+    return markdown(read_reports(sorted(directory.glob("*.json.gz"))))
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:

@@ -89,7 +89,7 @@ def test_the_command_prints_or_writes_the_matrix(tmp_path: Path, capsys: pytest.
 
 def test_the_docs_page_shows_the_committed_runs() -> None:
     """docs/results holds the project's own runs; every one reads, and refimpl passes everything it ran."""
-    reports = sorted(RESULTS.glob("*.json"))
+    reports = sorted(RESULTS.glob("*.json.gz"))
     assert any(p.name.startswith("refimpl") for p in reports)
     runs = read_reports(reports)
     refimpl = next(r for r in runs if r.name == "refimpl")
