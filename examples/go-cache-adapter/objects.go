@@ -68,39 +68,35 @@ func (p *Pod) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// stepArgs holds every operation's arguments; update_pod and update_node name theirs old and new, with types of
+// their own, so those two are decoded from raw by pair.
 type stepArgs struct {
-	Pod  *Pod  `json:"pod"`
-	Old  *Pod  `json:"-"`
-	New  *Pod  `json:"-"`
-	Node *Node `json:"node"`
-	Now  int64 `json:"now"`
-	// update_pod and update_node both name their arguments old and new; decoded per operation.
-	Raw map[string]json.RawMessage `json:"-"`
+	Pod  *Pod                       `json:"pod"`
+	Node *Node                      `json:"node"`
+	Now  int64                      `json:"now"`
+	raw  map[string]json.RawMessage // every argument, undecoded
 }
 
-func decodeArgs(op string, raw json.RawMessage) (stepArgs, error) {
+func decodeArgs(raw json.RawMessage) (stepArgs, error) {
 	var args stepArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return args, err
 	}
-	if err := json.Unmarshal(raw, &args.Raw); err != nil {
-		return args, err
-	}
-	return args, nil
+	return args, json.Unmarshal(raw, &args.raw)
 }
 
 func (a stepArgs) pair(target1, target2 any) error {
-	if old, ok := a.Raw["old"]; ok {
+	if old, ok := a.raw["old"]; ok {
 		if err := json.Unmarshal(old, target1); err != nil {
 			return err
 		}
 	}
-	return json.Unmarshal(a.Raw["new"], target2)
+	return json.Unmarshal(a.raw["new"], target2)
 }
 
 // step applies one operation and answers with its result and the observation after it.
 func (s *server) step(op string, raw json.RawMessage) response {
-	args, err := decodeArgs(op, raw)
+	args, err := decodeArgs(raw)
 	if err != nil {
 		return response{"status": "error", "kind": "BadArguments", "message": err.Error()}
 	}
@@ -142,8 +138,7 @@ func (s *server) step(op string, raw json.RawMessage) response {
 	}
 	switch e := err.(type) {
 	case nil:
-		result := response{"status": "ok", "observation": s.observe(returned)}
-		return result
+		return response{"status": "ok", "observation": s.observe(returned)}
 	case *Fatal:
 		return response{"status": "fatal", "kind": e.Kind, "message": e.Message}
 	case *CacheError:
