@@ -54,7 +54,7 @@ verify-thorough: $(STAMP)
 # Build the sdist and the wheel, install the wheel into a fresh venv and run ksspec from elsewhere (and pipx);
 # needs the network for the dependencies.
 test-packaging: $(STAMP)
-	$(VENV)/bin/python -m pytest -n 0 --run-packaging tests/test_packaging.py
+	$(VENV)/bin/python -m pytest -n 0 --run-packaging tests/test_packaging.py tests/test_readme_install.py
 
 bench: $(STAMP)
 	@if [ -f bench/run.py ]; then \
