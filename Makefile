@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
 PYTEST_ARGS ?= -n 2
-MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext mutation
+MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext docs/screenshots.py mutation
 
 export HYPOTHESIS_PROFILE
 
@@ -132,3 +132,8 @@ docs-results: $(STAMP)
 		--no-progress --expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.34.txt \
 		--json docs/results/kubernetes-v1.34.json >/dev/null
 	gzip -n -9 docs/results/*.json
+
+# The widest pages as headless Chromium renders them (docs/_build/screenshots/*.png), to check that diagrams and tables
+# stay legible; needs `make docs` first and Chromium (apt-get install chromium).
+docs-screenshots: $(STAMP)
+	$(VENV)/bin/python docs/screenshots.py

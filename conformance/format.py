@@ -52,6 +52,10 @@ the other areas' vectors are unchanged but for their ``format_version``. It also
 (:func:`conformance.scenarios.mutation.fast_path_scenarios`: the third round of mutation testing, against the
 scheduler's own Filter search) and one exploration vector (NodeResourcesFit's rejections split by code).
 
+2.7.0 (from 2.6.0) was a minor bump: the vectors the third round of mutation testing showed missing for the cache and
+the dispatcher, and ``cycle.kubelet.admitted_pod_level_requests``; 3.0.0 was prepared from 2.6.0 alongside it, and
+3.1.0 carries its vectors into 3.x.
+
 2.6.0 (from 2.5.0) is a minor bump: new curated vectors over the existing operations and observations, those the
 second round of mutation testing showed missing (:func:`conformance.scenarios.mutation.gap_scenarios`, and
 ``dispatcher.sync.nomination_applied``).
