@@ -68,8 +68,14 @@ def link(area: str, kind: str, name: str, text: str) -> str:
     return f"{{ref}}`{text} <{label(area, kind, name)}>`"
 
 
+def myst(text: str) -> str:
+    """A docstring's reStructuredText inline markup as MyST: ``:role:`x``` as ``{role}`x```, double backquotes as
+    single ones."""
+    return re.sub(r":(\w+(?::\w+)?):`", r"{\1}`", text).replace("``", "`")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return myst(text).replace("|", "\\|").replace("\n", " ")
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,7 +132,7 @@ def fields_table(cls: type[Any], seen: list[type[Any]], area: str) -> list[str]:
 
 
 def _doc(obj: Any) -> str:
-    return " ".join((obj.__doc__ or "").split())
+    return myst(" ".join((obj.__doc__ or "").split()))
 
 
 def operation_section(area: str, op: str, seen: list[type[Any]]) -> list[str]:
