@@ -165,8 +165,8 @@ def test_the_contract_page_names_every_operation_argument_kind_and_field(vectors
     page = area_page(area)
     for op in AREAS[area].operations:
         assert f"### `{op}`" in page
-        for field in dataclasses.fields(OPERATIONS[op]):
-            assert f"| `{field.name}` |" in page, (op, field.name)
+        for argument in dataclasses.fields(OPERATIONS[op]):
+            assert f"| `{argument.name}` |" in page, (op, argument.name)
     for kinds in result_kinds(vectors, area).values():
         for kind in kinds:
             assert f"| `{kind.status}` | `{kind.kind}` | {', '.join(kind.profiles)} |" in page
