@@ -7,14 +7,16 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
 PYTEST_ARGS ?= -n 2
-MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext mutation
+MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext docs/screenshots.py mutation
 
 export HYPOTHESIS_PROFILE
 
 KUBERNETES_ADAPTER := examples/kubernetes-adapter
+GO_CACHE_ADAPTER := examples/go-cache-adapter
+PROFILES := v1.34 v1.35 v1.36 v1.37 pr141745
 
 .PHONY: venv test lint docs verify bench clean constraints verify-thorough test-packaging mutation mutation-sample \
-	conform-kubernetes conform-kubernetes-ci conform-kubernetes-mutants
+	conform-kubernetes conform-kubernetes-ci conform-kubernetes-mutants conform-go-cache docs-results docs-screenshots
 
 venv: $(STAMP)
 
@@ -52,7 +54,7 @@ verify-thorough: $(STAMP)
 # Build the sdist and the wheel, install the wheel into a fresh venv and run ksspec from elsewhere (and pipx);
 # needs the network for the dependencies.
 test-packaging: $(STAMP)
-	$(VENV)/bin/python -m pytest -n 0 --run-packaging tests/test_packaging.py
+	$(VENV)/bin/python -m pytest -n 0 --run-packaging tests/test_packaging.py tests/test_readme_install.py
 
 bench: $(STAMP)
 	@if [ -f bench/run.py ]; then \
@@ -106,3 +108,39 @@ clean:
 	rm -rf $(VENV) .venv-constraints docs/_build build dist *.egg-info \
 		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The from-scratch Go cache (examples/go-cache-adapter: standard library only, no module downloads) on the cache,
+# snapshot and node_tree vectors of every profile. Needs Go; seconds to build.
+conform-go-cache: $(STAMP)
+	cd $(GO_CACHE_ADAPTER) && go vet . && go build -o bin/go-cache-adapter .
+	for profile in $(PROFILES); do \
+		$(VENV)/bin/ksspec conform --adapter $(GO_CACHE_ADAPTER)/bin/go-cache-adapter --profile $$profile \
+			--tag cache --tag snapshot --tag node_tree --no-progress || exit 1; \
+	done
+
+# The JSON reports docs/compatibility.md shows (docs/results/*.json.gz): refimpl and the Go cache under every
+# profile, Kubernetes' own code under v1.35 and v1.34 (both need Go; the Kubernetes build takes minutes when the
+# Go caches are cold). gzip -n keeps the bytes free of names and times.
+docs-results: $(STAMP)
+	cd $(GO_CACHE_ADAPTER) && go build -o bin/go-cache-adapter .
+	cd $(KUBERNETES_ADAPTER) && go build -o bin/kubernetes-adapter . \
+		&& go build -modfile=go.v1.34.mod -tags k8s_v1_34 -o bin/kubernetes-adapter-v1.34 .
+	rm -f docs/results/*.json docs/results/*.json.gz
+	for profile in $(PROFILES); do \
+		$(VENV)/bin/ksspec conform --profile $$profile -j 2 --no-progress --json docs/results/refimpl-$$profile.json \
+			>/dev/null || exit 1; \
+		$(VENV)/bin/ksspec conform --adapter $(GO_CACHE_ADAPTER)/bin/go-cache-adapter --profile $$profile -j 2 \
+			--no-progress --json docs/results/go-cache-adapter-$$profile.json >/dev/null || exit 1; \
+	done
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter --profile v1.35 -j 2 --no-progress \
+		--expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.35.txt --json docs/results/kubernetes-v1.35.json \
+		>/dev/null
+	$(VENV)/bin/ksspec conform --adapter $(KUBERNETES_ADAPTER)/bin/kubernetes-adapter-v1.34 --profile v1.34 -j 2 \
+		--no-progress --expected-failures $(KUBERNETES_ADAPTER)/expected-failures-v1.34.txt \
+		--json docs/results/kubernetes-v1.34.json >/dev/null
+	gzip -n -9 docs/results/*.json
+
+# The widest pages as headless Chromium renders them (docs/_build/screenshots/*.png), to check that diagrams and tables
+# stay legible; needs `make docs` first and Chromium (apt-get install chromium).
+docs-screenshots: $(STAMP)
+	$(VENV)/bin/python docs/screenshots.py

@@ -11,12 +11,15 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from conformance.runner import Outcome, VectorResult, exit_code, iter_failures
+
+JSON = Any
 
 COLUMNS = (Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.XFAIL, Outcome.XPASS, Outcome.SKIP)
 """The summary's columns; an interrupted run's table adds :attr:`Outcome.NOT_RUN`."""
@@ -77,9 +80,11 @@ def printable(text: str) -> str:
     return _NOT_PRINTABLE.sub(_escaped, text)
 
 
-def junit_xml(results: Sequence[VectorResult], interrupted: str | None = None) -> str:
+def junit_xml(results: Sequence[VectorResult], interrupted: str | None = None, metadata: JSON = None) -> str:
     """One testsuite per area, one testcase per vector; every text is made valid XML 1.0 (:func:`xml_text`). An
-    interrupted run says so in each testsuite's properties, and its vectors not run are skipped test cases."""
+    interrupted run says so in each testsuite's properties, and its vectors not run are skipped test cases; the
+    implementation's metadata (:func:`conformance.smoke.metadata`: name, language, version, homepage) are
+    properties ``implementation.<field>`` of each testsuite."""
     root = ET.Element("testsuites", name="ksspec conform")
     by_area: dict[str, list[VectorResult]] = {}
     for result in results:
@@ -91,9 +96,13 @@ def junit_xml(results: Sequence[VectorResult], interrupted: str | None = None) -
                               errors=str(counts[Outcome.ERROR]),
                               skipped=str(counts[Outcome.SKIP] + counts[Outcome.XFAIL] + counts[Outcome.NOT_RUN]),
                               time=f"{sum(r.seconds for r in group):.3f}")
-        if interrupted is not None:
+        described = {f"implementation.{k}": v for k, v in (metadata or {}).items() if isinstance(v, str)}
+        if interrupted is not None or described:
             properties = ET.SubElement(suite, "properties")
-            ET.SubElement(properties, "property", name="interrupted", value=xml_text(interrupted))
+            if interrupted is not None:
+                ET.SubElement(properties, "property", name="interrupted", value=xml_text(interrupted))
+            for name, value in described.items():
+                ET.SubElement(properties, "property", name=name, value=xml_text(value))
         for result in group:
             case = ET.SubElement(suite, "testcase", name=xml_text(result.id), classname=xml_text(f"conformance.{area}"),
                                  time=f"{result.seconds:.4f}")
@@ -109,12 +118,14 @@ def junit_xml(results: Sequence[VectorResult], interrupted: str | None = None) -
 
 
 def json_report(results: Sequence[VectorResult], implementation: str, seconds: float,
-                interrupted: str | None = None, code: int | None = None) -> str:
+                interrupted: str | None = None, code: int | None = None, metadata: JSON = None) -> str:
     """The JSON report: ``interrupted`` names the signal that ended the run early (else null), ``exit_code`` is
-    ``code`` (default: from the results)."""
+    ``code`` (default: from the results), ``metadata`` what the adapter's ``hello`` said of the implementation
+    (:func:`conformance.smoke.metadata`; null when the run did not ask)."""
     counts = Counter(r.outcome.value for r in results)
     return json.dumps({
         "implementation": implementation,
+        "metadata": metadata,
         "exit_code": exit_code(results) if code is None else code,
         "interrupted": interrupted,
         "seconds": round(seconds, 3),
@@ -123,16 +134,16 @@ def json_report(results: Sequence[VectorResult], implementation: str, seconds: f
     }, indent=1) + "\n"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``: a reader (or an
-    interruption) never sees half a report."""
+def write_atomically(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8, or bytes as they are) to a temporary file beside ``path`` and rename it over ``path``:
+    a reader (or an interruption) never sees half a report."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         umask = os.umask(0o022)
         os.umask(umask)
         os.fchmod(handle, 0o666 & ~umask)  # as open() would create it (mkstemp makes it private)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(text.encode() if isinstance(text, str) else text)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -142,13 +153,13 @@ def write_atomically(path: Path, text: str) -> None:
 
 def write_reports(results: Sequence[VectorResult], implementation: str, seconds: float,
                   junit: Path | None, json_path: Path | None, *, interrupted: str | None = None,
-                  code: int | None = None) -> list[str]:
+                  code: int | None = None, metadata: JSON = None) -> list[str]:
     """Write the requested reports, each independently of the other: the problems (one line each) of those that
     could not be written, [] if all were."""
     problems = []
     reports: list[tuple[Path | None, str, Callable[[], str]]] = [
-        (junit, "--junit", lambda: junit_xml(results, interrupted) + "\n"),
-        (json_path, "--json", lambda: json_report(results, implementation, seconds, interrupted, code)),
+        (junit, "--junit", lambda: junit_xml(results, interrupted, metadata) + "\n"),
+        (json_path, "--json", lambda: json_report(results, implementation, seconds, interrupted, code, metadata)),
     ]
     for path, option, render in reports:
         if path is None:

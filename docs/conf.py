@@ -24,6 +24,8 @@ extensions = [
     "proofs",
     "refimpl_api",
     "simulation_runs",
+    "adapter_contract",
+    "compatibility",
 ]
 
 root_doc = "index"

@@ -17,6 +17,7 @@ Subclasses override :meth:`RefimplAdapter.new_cache`, :meth:`RefimplAdapter.new_
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -122,6 +123,14 @@ class Caller:
 # --------------------------------------------------------------------------------------------
 
 
+def package_version() -> str:
+    """The installed kube-scheduler-spec's version (the reference implementation's), or ``unknown``."""
+    try:
+        return importlib.metadata.version("kube-scheduler-spec")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 class RefimplAdapter:
     """The reference implementation as a conformance adapter (see the module docstring)."""
 
@@ -140,7 +149,8 @@ class RefimplAdapter:
         self.scheduling_queue: Any = None
 
     def hello(self) -> JSON:
-        return {"implementation": self.name, "capabilities": {"areas": list(AREAS), "profiles": list(PROFILES)}}
+        return {"implementation": self.name, "language": "python", "version": package_version(),
+                "capabilities": {"areas": list(AREAS), "profiles": list(PROFILES)}}
 
     # -- construction hooks -------------------------------------------------------------------
 

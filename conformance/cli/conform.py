@@ -16,15 +16,16 @@ from pathlib import Path
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance import runner
+from conformance import runner, smoke
 from conformance.adapters.refimpl_adapter import load_adapter
 from conformance.arguments import check_program, check_readable_file, int_in, non_empty, positive
 from conformance.cli import coverage as coverage_command
+from conformance.cli import export as export_command
 from conformance.cli.generate import conformance_generate
 from conformance.console import make_console
-from conformance.format import VECTORS, VECTORS_DIR, Vector, load_vectors
+from conformance.format import SCHEMA_DIR, VECTORS, VECTORS_DIR, Vector, load_vectors
 from conformance.interrupts import Interrupts, child_subreaper
-from conformance.report import print_failures, summary_table, write_reports
+from conformance.report import print_failures, printable, summary_table, write_reports
 from conformance.sessions import DEFAULT_STARTUP_TIMEOUT, split_command
 from conformance.usage import check_report_path, check_version_profile, usage_error
 
@@ -118,6 +119,13 @@ def _conform(args: argparse.Namespace, signals: Interrupts) -> int:
         return usage_error(console, f"the expected-failures file lists unknown vectors: {', '.join(unknown)}")
     selected = runner.select(vectors, args.tag, shard)
     name = args.adapter or args.impl
+    hello, code = _hello(args, target, console)
+    if code is not None:
+        return code
+    if args.smoke:
+        selected = smoke.smoke_selection(selected, hello, args.profile)
+        console.print(f"smoke: {len(selected)} vectors, up to {smoke.PER_AREA} per declared area "
+                      f"({', '.join(sorted(hello['capabilities']['areas'])) or 'none declared'})")
     console.print(f"{len(selected)} of {len(vectors)} vectors selected; implementation {escape(name)}")
     started = time.perf_counter()
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -142,8 +150,11 @@ def _conform(args: argparse.Namespace, signals: Interrupts) -> int:
         code = runner.EXIT_USAGE_OR_ADAPTER
     if interrupted is not None:
         code = 128 + signal.Signals[interrupted].value
-    problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code)
+    problems = write_reports(results, name, seconds, args.junit, args.json, interrupted=interrupted, code=code,
+                             metadata=None if hello is None else smoke.metadata(hello, name))
     print_failures(console, results)
+    if args.smoke:
+        _explain_first_failure(console, results, selected)
     console.print(summary_table(results))
     not_selected = len(vectors) - len(selected)
     console.print(f"{len(results)} run, {not_selected} not selected (tag/shard filters); {seconds:.2f}s")
@@ -165,6 +176,30 @@ def _conform(args: argparse.Namespace, signals: Interrupts) -> int:
     return code
 
 
+def _hello(args: argparse.Namespace, target: runner.Target, console: Any) -> tuple[Any, int | None]:
+    """The adapter's hello, asked before the run when a report or ``--smoke`` needs it (None otherwise), and the exit
+    code to stop with (a failed handshake under ``--smoke``), else None."""
+    if not (args.smoke or args.json is not None or args.junit is not None):
+        return None, None
+    try:
+        return smoke.probe(target), None
+    except smoke.AdapterFailure as failure:
+        if args.smoke:
+            console.print(f"[bold red]smoke: the handshake failed[/]: {escape(str(failure))}", highlight=False)
+            return None, runner.EXIT_USAGE_OR_ADAPTER
+        return None, None  # the run reports the handshake failure against each vector
+
+
+def _explain_first_failure(console: Any, results: list[runner.VectorResult], selected: list[Vector]) -> None:
+    failure = smoke.first_failure(results)
+    if failure is None:
+        return
+    vector = next(v for v in selected if v.id == failure.id)
+    console.print("[bold]the first failure, explained:[/]")
+    for line in smoke.explain(failure, vector):
+        console.print(escape(printable(line)), highlight=False, soft_wrap=True)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``conformance generate`` and ``conform`` to the ``ksspec`` command line."""
     conformance = subparsers.add_parser("conformance", help="conformance vectors")
@@ -173,9 +208,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                          description=conformance_generate.__doc__)
     gen.add_argument("--check", action="store_true", help="fail if the committed vectors drift from the spec")
     gen.add_argument("--directory", type=Path, default=VECTORS_DIR, help="vector directory (default: %(default)s)")
+    gen.add_argument("--schema-directory", type=Path, default=SCHEMA_DIR,
+                     help="JSON Schema directory (default: %(default)s)")
     gen.set_defaults(handler=conformance_generate)
     coverage_command.add_arguments(sub.add_parser("coverage", help="vectors per behaviour of the inventory",
                                                   description=coverage_command.conformance_coverage.__doc__))
+    export_command.add_arguments(sub.add_parser("export", help="the vectors, manifest and schemas as one archive",
+                                                description=export_command.conformance_export.__doc__))
 
     run = subparsers.add_parser("conform", help="run the vectors against an implementation",
                                 description=conform.__doc__)
@@ -210,4 +249,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                      help="exit 0 even if the adapter ran none of the selected vectors (every one skipped: it "
                           "declares none of their areas or profiles); by default such a run fails with exit code 2")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--smoke", action="store_true",
+                     help=f"a quick check: {smoke.PER_AREA} curated vectors per area the adapter declares, and the "
+                          "first failure explained in full")
     run.set_defaults(handler=conform)

@@ -2,8 +2,9 @@
 
 ``verify`` (:mod:`conformance.cli.verify`), ``prove`` (:mod:`conformance.cli.prove`), ``check``
 (:mod:`conformance.cli.check`), ``conformance generate`` (:mod:`conformance.cli.generate`), ``conformance coverage``
-(:mod:`conformance.cli.coverage`), ``conform`` (:mod:`conformance.cli.conform`) and ``simulate``
-(:mod:`conformance.cli.simulate`) each parse their arguments, call the code of their area and print.
+(:mod:`conformance.cli.coverage`), ``conform`` (:mod:`conformance.cli.conform`), ``simulate``
+(:mod:`conformance.cli.simulate`) and ``report`` (:mod:`conformance.cli.report`) each parse their arguments, call the
+code of their area and print.
 """
 
 
@@ -16,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from conformance.arguments import ArgumentParser
-from conformance.cli import check, conform, prove, simulate, verify
+from conformance.cli import check, conform, prove, report, simulate, verify
 from conformance.format import VECTORS, VectorFormatError, load_manifest
 from conformance.usage import EXIT_USAGE
 
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.register(commands)
     conform.register(commands)
     simulate.register(commands)
+    report.register(commands)
     return parser
 
 

@@ -71,7 +71,8 @@ func (s *server) handle(r request) response {
 	case "hello":
 		return response{"type": "hello", "id": id, "protocol_version": protocolVersion,
 			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher)",
-			"capabilities":   map[string]any{"areas": areas, "profiles": []string{profile}}}
+			"language":       "go", "version": kubernetesVersion, "homepage": "https://github.com/kubernetes/kubernetes",
+			"capabilities": map[string]any{"areas": areas, "profiles": []string{profile}}}
 	case "reset":
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))

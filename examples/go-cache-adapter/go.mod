@@ -1,0 +1,3 @@
+module ksspec.example/go-cache-adapter
+
+go 1.22
