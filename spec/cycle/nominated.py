@@ -9,17 +9,33 @@ is, because some filters (inter-pod affinity) may fail without the nominated pod
 conservative decision, since the nominated pods are not running yet and may end up elsewhere. Pods of lower
 priority nominated there are ignored: the pod may take the room made for them.
 
-The spec's filters (:mod:`spec.cycle.filters`) read only the NodeInfo, so the PreFilter extensions
-(``RunPreFilterExtensionAddPod``) that Kubernetes calls for each added pod have nothing to update here.
+The filters that read the whole snapshot (InterPodAffinity, PodTopologySpread) are run on the cycle's snapshot with
+this node's NodeInfo replaced by the changed one (:func:`snapshot_with`): what Kubernetes' PreFilter extensions
+(``RunPreFilterExtensionAddPod`` / ``RemovePod``) make of their cycle state for each pod added or removed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from spec.cache.nodeinfo import NodeInfo, add_pod
+from spec.cache.snapshot import Snapshot
 from spec.cycle.filters import Rejection, first_rejection
+from spec.frozenmap import FrozenMap
 from spec.objects import Pod
+
+
+def snapshot_with(snapshot: Snapshot | None, info: NodeInfo) -> Snapshot:
+    """The cycle's ``snapshot`` with the node of ``info`` seen as ``info`` (a pod added or removed there); with no
+    snapshot, one of that node alone (the snapshot-wide filters then see no other node). Fails with ``AssertionError``
+    for a NodeInfo without a Node object (the snapshot lists only nodes with one)."""
+    assert info.node is not None, "the snapshot's list has only nodes with a Node object"
+    name = info.node.name
+    if snapshot is None:
+        return Snapshot(FrozenMap({name: info}), (name,), (name,) if info.pods_with_affinity else (),
+                        (name,) if info.pods_with_required_anti_affinity else ())
+    return replace(snapshot, node_info_map=snapshot.node_info_map.set(name, info))
 
 
 def higher_or_equal_nominated(pod: Pod, nominated: Sequence[Pod]) -> tuple[Pod, ...]:
@@ -41,7 +57,9 @@ def with_nominated_pods(info: NodeInfo, pods: Sequence[Pod]) -> NodeInfo:
     return info
 
 
-def filter_with_nominated_pods(pod: Pod, info: NodeInfo, nominated: Sequence[Pod]) -> Rejection | None:
+def filter_with_nominated_pods(
+    pod: Pod, info: NodeInfo, nominated: Sequence[Pod], snapshot: Snapshot | None = None
+) -> Rejection | None:
     """The status of Filter for ``pod`` on the node of ``info`` when ``nominated`` are the pods nominated there (as
     the queue gives them: :func:`spec.queue.nominator.nominated_pods_for_node`): None if the pod passes.
 
@@ -52,7 +70,8 @@ def filter_with_nominated_pods(pod: Pod, info: NodeInfo, nominated: Sequence[Pod
     """
     added = higher_or_equal_nominated(pod, nominated)
     if added:
-        rejection = first_rejection(pod, with_nominated_pods(info, added))
+        with_added = with_nominated_pods(info, added)
+        rejection = first_rejection(pod, with_added, snapshot_with(snapshot, with_added))
         if rejection is not None:
             return rejection
-    return first_rejection(pod, info)
+    return first_rejection(pod, info, snapshot_with(snapshot, info))

@@ -212,7 +212,8 @@ class Candidate:
 
 
 def select_victims_on_node(
-    pod: Pod, info: NodeInfo, pdbs: Sequence[PodDisruptionBudget], nominated: Sequence[Pod], now: int
+    pod: Pod, info: NodeInfo, pdbs: Sequence[PodDisruptionBudget], nominated: Sequence[Pod], now: int,
+    snapshot: Snapshot | None = None,
 ) -> Victims | Rejection:
     """The fewest pods of lower priority to evict from ``info``'s node so that ``pod`` fits, or why none will do.
 
@@ -228,7 +229,7 @@ def select_victims_on_node(
         return NO_VICTIMS
     for victim in potential:
         info = remove_pod(info, victim, info.generation)
-    rejection = filter_with_nominated_pods(pod, info, nominated)
+    rejection = filter_with_nominated_pods(pod, info, nominated, snapshot)
     if rejection is not None:
         return rejection
     violating, non_violating = filter_pods_with_pdb_violation(by_importance(potential, now), pdbs)
@@ -237,7 +238,7 @@ def select_victims_on_node(
     for group, counts in ((violating, True), (non_violating, False)):
         for candidate in group:
             trial = add_pod(info, candidate, info.generation)
-            if filter_with_nominated_pods(pod, trial, nominated) is None:
+            if filter_with_nominated_pods(pod, trial, nominated, snapshot) is None:
                 info = trial
             else:
                 victims.append(candidate)
@@ -270,7 +271,7 @@ NominatedPods = Callable[[str], Sequence[Pod]]
 
 def dry_run_preemption(
     pod: Pod, potential: Sequence[NodeInfo], pdbs: Sequence[PodDisruptionBudget], nominated: NominatedPods,
-    offset: int, wanted: int, now: int,
+    offset: int, wanted: int, now: int, snapshot: Snapshot | None = None,
 ) -> tuple[tuple[Candidate, ...], dict[str, Rejection]]:
     """Select victims on the ``potential`` nodes, from ``offset`` round robin, until at least one candidate without
     violations was found and ``wanted`` in all: the candidates (those without violations first, each group in the
@@ -289,7 +290,7 @@ def dry_run_preemption(
         info = potential[(offset + i) % count]
         assert info.node is not None, "the snapshot's list has only nodes with a Node object"
         name = info.node.name
-        found = select_victims_on_node(pod, info, pdbs, nominated(name), now)
+        found = select_victims_on_node(pod, info, pdbs, nominated(name), now, snapshot)
         if isinstance(found, Rejection):
             statuses[name] = found
             continue
@@ -400,7 +401,8 @@ def preemption_outcomes(
     failed: dict[str, Rejection] = {}
     if potential:
         wanted = num_candidates(len(potential))
-        candidates, failed = dry_run_preemption(pod, potential, pdbs, nominated, offset % len(potential), wanted, now)
+        candidates, failed = dry_run_preemption(pod, potential, pdbs, nominated, offset % len(potential), wanted, now,
+                                               snapshot)
     if not candidates:
         clear = NominatingInfo(NominatingMode.OVERRIDE, "")
         return (PreemptionResult(Outcome.UNSCHEDULABLE, "", clear, statuses=tuple(sorted(failed.items()))),)

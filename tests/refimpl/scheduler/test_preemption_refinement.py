@@ -102,7 +102,8 @@ def test_refimpl_preemption_is_one_the_spec_allows(
     snapshot = update_snapshot(state, EMPTY_SNAPSHOT)
     statuses = {}
     for name in snapshot.node_info_list:
-        rejection = filter_with_nominated_pods(preemptor, snapshot.node_info_map[name], nominated.get(name, ()))
+        rejection = filter_with_nominated_pods(preemptor, snapshot.node_info_map[name], nominated.get(name, ()),
+                                               snapshot)
         if rejection is not None:
             statuses[name] = rejection
     if len(statuses) < len(nodes):

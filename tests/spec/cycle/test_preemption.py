@@ -61,7 +61,7 @@ def make_snapshot(node_names: Sequence[str], pods: Sequence[Pod], res: tuple[int
 
 def filter_statuses(snapshot: Snapshot, pod: Pod) -> dict[str, Rejection]:
     """``Diagnosis.NodeToStatus`` of a cycle that found no node: each node's first rejection."""
-    found = {name: first_rejection(pod, snapshot.node_info_map[name]) for name in snapshot.node_info_list}
+    found = {name: first_rejection(pod, snapshot.node_info_map[name], snapshot) for name in snapshot.node_info_list}
     return {name: r for name, r in found.items() if r is not None}
 
 
