@@ -19,10 +19,15 @@ Sources (digest ``k8s-cache.md`` §0.1, §12, errata 1-2):
   call of its object instead of telling the in-flight call it was overwritten
   (``callQueue.merge``); v1.34.0 tells it.
 
-``V1_35`` and ``V1_34`` are checked against Kubernetes itself: the conformance suite runs on the
-real ``pkg/scheduler/backend/cache`` and call queue of k8s.io/kubernetes v1.35.0 and v1.34.0
-(``make conform-kubernetes``, examples/kubernetes-adapter), which is how PR #135180's change was
-found. v1.35.0's ``ForgetPod`` returns nil for a pod the cache does not know, as PR #134157 implied.
+- v1.37 counts the snapshot's PVC references incrementally (``refreshPVCRefCountsDelta``), which
+  counts the claims of a pod on a node the cache has no node object for until the next full rebuild.
+
+``V1_34`` to ``V1_37`` are checked against Kubernetes itself: the conformance suite runs on the
+real ``pkg/scheduler/backend/cache`` and call queue of k8s.io/kubernetes v1.34.12, v1.35.8,
+v1.36.5 and v1.37.2, the newest patch releases the module proxy serves (``make
+conform-kubernetes``, examples/kubernetes-adapter), which is how PR #135180's change and v1.37's
+PVC counting were found (first run on v1.35.0 and v1.34.0). v1.35's ``ForgetPod`` returns nil for
+a pod the cache does not know, as PR #134157 implied.
 """
 
 from __future__ import annotations

@@ -94,6 +94,8 @@ class CallQueue {
     this.closed = false;
     this.callers = 0;
     this.told = []; // [caller, outcome kind] sent during the current step
+    // scheduler_pending_async_api_calls by call type, moved where Kubernetes moves it
+    this.pending = { pod_binding: 0, pod_status_patch: 0 };
   }
 
   tell(caller, kind) { this.told.push([caller, kind]); }
@@ -112,7 +114,10 @@ class CallQueue {
     if (old !== undefined) {
       if (RELEVANCE[call.call_type] < RELEVANCE[old.call.call_type]) return this.refuse(caller, "Skipped");
       if (old.call.call_type !== call.call_type) {
-        if (!(this.profile.waitsBehind && this.inFlight.has(call.uid))) this.tell(old.caller, "Overwritten");
+        if (!(this.profile.waitsBehind && this.inFlight.has(call.uid))) {
+          if (!this.inFlight.has(call.uid)) { this.pending[old.call.call_type]--; this.pending[call.call_type]++; }
+          this.tell(old.caller, "Overwritten");
+        }
       } else {
         const merged = merge(call, old.call);
         if (merged === null) return this.refuse(caller, "MergeFailed");
@@ -125,20 +130,25 @@ class CallQueue {
       return this.refuse(caller, "Skipped");
     }
     this.calls.set(call.uid, next);
-    if (old === undefined) this.fifo.push(call.uid);
+    if (old === undefined) { this.fifo.push(call.uid); this.pending[call.call_type]++; }
     return null;
   }
 
   refuse(caller, kind) { this.tell(caller, kind); return kind; }
 
   removePending(uid) {
+    const removed = this.calls.get(uid);
     this.calls.delete(uid);
-    if (!this.inFlight.has(uid)) this.fifo = this.fifo.filter((u) => u !== uid);
+    if (!this.inFlight.has(uid)) {
+      this.fifo = this.fifo.filter((u) => u !== uid);
+      this.pending[removed.call.call_type]--;
+    }
   }
 
   pop() {
     const uid = this.fifo.shift();
     const popped = this.calls.get(uid);
+    this.pending[popped.call.call_type]--;
     if (popped.call.call_type === "pod_status_patch") popped.call = { ...popped.call, executed: true };
     this.inFlight.set(uid, popped);
   }
@@ -147,7 +157,7 @@ class CallQueue {
   finish(uid, error) {
     const running = this.inFlight.get(uid);
     if (this.calls.get(uid).caller === running.caller) this.calls.delete(uid);
-    else this.fifo.push(uid);
+    else { this.fifo.push(uid); this.pending[this.calls.get(uid).call.call_type]++; }
     this.inFlight.delete(uid);
     this.tell(running.caller, error === null ? "Success" : "ExecutionError");
   }
@@ -179,7 +189,7 @@ class CallQueue {
       calls[uid] = { caller, call: encodeCall(call) };
     }
     return { fifo: [...this.fifo], in_flight: [...this.inFlight.keys()].sort(), closed: this.closed, calls,
-      told: this.told, can_pop: this.canPop() };
+      told: this.told, can_pop: this.canPop(), metrics: { pending_calls: { ...this.pending } } };
   }
 }
 
