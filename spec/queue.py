@@ -34,7 +34,6 @@ back; the queue sees the same pod either way, so no profile is needed for it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from spec.backoff import BACKOFF_Q_ORDERING_WINDOW
@@ -65,6 +64,7 @@ from spec.queue_state import (
     is_pod_backing_off,
     pop_candidates,
 )
+from spec.valuetypes import replace
 
 # ============================================================================================
 # Queueing hints: where an event sends a pod

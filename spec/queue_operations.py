@@ -14,7 +14,7 @@ Every operation is a frozen dataclass whose name is its conformance-protocol nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from spec import queue as q
 from spec.backoff import (
@@ -41,6 +41,7 @@ from spec.queue_state import (
     SchedulingQueue,
     new_scheduling_queue,
 )
+from spec.valuetypes import replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================

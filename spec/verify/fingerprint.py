@@ -127,6 +127,10 @@ def _class_tag(cls: type) -> bytes:
     return tag
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Per dataclass, its field names in order (``dataclasses.fields``, looked up once per class)."""
+
+
 def _dataclass(value: Any) -> int:
     cls = type(value)
     cached = cls in VALUE_TYPES
@@ -134,7 +138,10 @@ def _dataclass(value: Any) -> int:
         known: int | None = value.__dict__.get(FINGERPRINT_ATTRIBUTE)
         if known is not None:
             return known
-    fields = [fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)]
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(value))
+    fields = [fingerprint(getattr(value, name)) for name in names]
     result = _digest(b"dataclass", _class_tag(cls) + _packed(fields))
     if cached:
         object.__setattr__(value, FINGERPRINT_ATTRIBUTE, result)

@@ -11,7 +11,6 @@ trace with the pods it really had.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import permutations
 
 from spec.backoff import BACKOFF_Q_ORDERING_WINDOW
@@ -19,6 +18,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Pod
 from spec.queue_operations import Attempt, QueueWorld
 from spec.queue_state import InFlightEntry, PodPopped, QueuedPod, RecordedEvent
+from spec.valuetypes import replace
 from spec.verify.queue_universe import QueueModel, QueueStep, QueueUniverse
 
 Renaming = FrozenMap[str, str]

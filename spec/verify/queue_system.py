@@ -33,7 +33,6 @@ Properties checked:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import Any, Final
 
 from spec.cluster_events import ClusterEvent
@@ -56,6 +55,7 @@ from spec.queue_operations import (
     apply_queue_operation,
 )
 from spec.queue_state import PodPopped, RecordedEvent, get_pod, pop_candidates
+from spec.valuetypes import replace
 from spec.verify.fingerprint import fingerprint
 from spec.verify.queue_representatives import (
     IDENTITY,
