@@ -38,6 +38,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/features"
@@ -178,7 +179,7 @@ func schedule(w Workload, plugins string, batching bool) (map[string]any, error)
 	}
 	client := fake.NewSimpleClientset(objects...) // no managed fields: NewClientset's field manager would dominate the CPU time
 	podsResource := v1.SchemeGroupVersion.WithResource("pods")
-	var bound atomic.Int64
+	var bound, seen atomic.Int64 // bindings written, and seen by the scheduler's pod informer
 	done := make(chan struct{})
 	total := int64(len(w.Pods))
 	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, kruntime.Object, error) {
@@ -189,6 +190,11 @@ func schedule(w Workload, plugins string, batching bool) (map[string]any, error)
 		obj, err := client.Tracker().Get(podsResource, binding.Namespace, binding.Name)
 		if err != nil {
 			return true, nil, err
+		}
+		// The fake clientset's watch channel holds 100 events and panics when full: wait (off the CPU) until the
+		// informer has taken most of what was written.
+		for bound.Load()-seen.Load() > 50 {
+			time.Sleep(100 * time.Microsecond)
 		}
 		pod := obj.(*v1.Pod).DeepCopy()
 		pod.Spec.NodeName = binding.Target.Name
@@ -206,6 +212,15 @@ func schedule(w Workload, plugins string, batching bool) (map[string]any, error)
 	var recorders profile.RecorderFactory = func(string) events.EventRecorder { return &events.FakeRecorder{} }
 	sched, err := scheduler.New(ctx, client, informerFactory, nil, recorders, scheduler.WithProfiles(prof))
 	if err != nil {
+		return nil, err
+	}
+	if _, err := informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, new any) {
+			if old.(*v1.Pod).Spec.NodeName == "" && new.(*v1.Pod).Spec.NodeName != "" {
+				seen.Add(1)
+			}
+		},
+	}); err != nil {
 		return nil, err
 	}
 	informerFactory.Start(ctx.Done())
