@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import FAST
-from spec.verify.dispatcher_symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
+from conformance.cli.verify import FAST
+from spec.verify.cache.symbolic import DEFAULT_NODES, DEFAULT_PODS, Bounds
+from spec.verify.dispatcher.symbolic import DEFAULT_CALL_TYPES, DEFAULT_UIDS, DispatcherBounds
 from spec.verify.proof_groups import all_obligations
-from spec.verify.symbolic import DEFAULT_NODES, DEFAULT_PODS, Bounds
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
