@@ -40,6 +40,7 @@ from conformance.contract import (
     String,
     Tuple,
 )
+from conformance.format import FORMAT_MAJOR
 from conformance.protocol import PROTOCOL_VERSION
 from spec.frozenmap import FrozenMap
 from spec.versions import PROFILES
@@ -47,8 +48,6 @@ from spec.versions import PROFILES
 JSON = Any
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID: Final = "https://kube-scheduler-spec.invalid/conformance/"
-FORMAT_MAJOR: Final = "3"
-"""The vector format's major version the schema accepts (:data:`conformance.format.FORMAT_VERSION`'s)."""
 OBSERVATION_OF: Final[dict[str, str]] = {"cache": "cache", "snapshot": "cache", "node_tree": "cache",
                                          "dispatcher": "dispatcher", "queue": "queue", "cycle": "cycle"}
 """The observation each area's vectors and results carry (the three cache areas share one)."""
