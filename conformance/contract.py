@@ -290,6 +290,21 @@ CYCLE_OBSERVATION: Final = Record(fields=(
         Field("plugin", String(), "the first filter (in the default profile's order) that rejected the node"),
         Field("code", String(enum=("Unschedulable", "UnschedulableAndUnresolvable")), "its status code")))),
         "this step's scheduling cycle: every node a filter rejected (empty for a step without a cycle)"),
+    Field("decision", Record(fields=(
+        Field("feasible", ArrayOf("sorted", item=NODE_NAME), "the nodes every filter passed"),
+        Field("scores", MapOf(key="a node's name", value=Record(fields=(
+            Field("plugins", MapOf(key="a Score plugin's name", value=Integer()),
+                  "each Score plugin PreScore did not skip: its normalized score times its weight"),
+            Field("total", Integer(), "the sum of the weighted scores")))),
+            "with two or more feasible nodes: each scored node (`prioritizeNodes`); empty otherwise"),
+        Field("allowed", ArrayOf("sorted", item=NODE_NAME),
+              "the nodes `selectHost` may return: every node with the highest total"),
+        Field("message", String(), "`FitError.Error()` (or `ErrNoNodesAvailable`), the text of the pod's "
+                                   "`PodScheduled` condition; `\"\"` if a node was chosen"),
+        Field("chosen", NODE_NAME, "implementations only: the node their own selection returned (`\"\"` if none), "
+                                   "which the runner accepts if it is one of `allowed`", optional=True))),
+        "only after a step that ran a scheduling cycle (`schedule_pod`, `fail_scheduling`): what it decided",
+        optional=True),
 ))
 
 DISPATCHER_OBSERVATION: Final = Record(fields=(
@@ -305,6 +320,10 @@ DISPATCHER_OBSERVATION: Final = Record(fields=(
                                             "MergeFailed, Closed"))),
           ), "the values sent to callers during this step"),
     Field("can_pop", Boolean(), "whether the run loop would pop now (v1.34 allows 16 calls executing at once)"),
+    Field("metrics", Record(fields=(
+        Field("pending_calls", MapOf(key="a call type (`pod_binding`, `pod_status_patch`)", value=Integer(minimum=0)),
+              "the `scheduler_pending_async_api_calls` gauge per in-tree call type"),)),
+        "the dispatcher's metrics after the step"),
 ))
 
 QUEUE_OBSERVATION: Final = Record(fields=(
@@ -325,6 +344,9 @@ QUEUE_OBSERVATION: Final = Record(fields=(
     Field("popped", String(note="a UID or \"none\""), "what this step's `Pop` returned"),
     Field("went", String(enum=("Active", "Backoff", "Unschedulable", "none")),
           "where this step's hand-back sent the pod"),
+    Field("nominated", MapOf(key="a node's name (`\"\"` after a failed preemption)",
+                             value=_uids("in the order nominated")),
+          "the nominator: the pods nominated to each node; present only while some pod is nominated", optional=True),
 ))
 
 # --------------------------------------------------------------------------------------------
