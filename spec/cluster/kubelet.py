@@ -341,8 +341,11 @@ def admit_pod(cluster: Cluster, uid: str) -> Cluster:
     pod = cluster.api_pods.get(uid)
     if pod is None or pod.node_name == "" or pod.node_name not in cluster.nodes or uid in cluster.admitted:
         raise CycleNotEnabled(f"pod {uid} is not bound to a node whose kubelet has yet to handle it")
-    reason, victims = handle_admission_failure(pod, cluster.nodes[pod.node_name],
-                                               admitted_pods_on(cluster, pod.node_name))
+    node, running = cluster.nodes[pod.node_name], admitted_pods_on(cluster, pod.node_name)
+    reason = admission_reason(pod, node, running)
+    victims: tuple[Pod, ...] = ()
+    if reason is not None:  # the admission failure handler: a critical pod may evict others instead
+        reason, victims = handle_admission_failure(pod, node, running)
     if reason is None:
         if any(v.uid in cluster.unconfirmed for v in victims):
             raise CycleNotEnabled(f"a pod that pod {uid} would evict has a binding not yet delivered to the scheduler")
