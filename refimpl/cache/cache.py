@@ -166,6 +166,9 @@ class Cache:
                 node_tree_num_nodes=self._node_tree.num_nodes,
                 image_states=dict(self._image_states.states),
                 generation=self._generations.last,
+                pvc_ref_counts_delta=(
+                    None if self._pvc_delta is None else {k: v for k, v in self._pvc_delta.items() if v != 0}
+                ),
             )
 
     # ========================================================================================

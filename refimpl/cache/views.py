@@ -41,3 +41,6 @@ class CacheInternals:
     """The live global summaries: read them, never change them."""
     generation: int
     """The last value of the cache's generation counter."""
+    pvc_ref_counts_delta: dict[str, int] | None = None
+    """Profiles with ``incremental_pvc_ref_counts``: ``pvcRefCountsDelta``, the change of the claims' counts that the
+    next ``UpdateSnapshot`` applies (zero entries dropped); None in the others."""

@@ -7,7 +7,7 @@ Shared by the refinement state machines, the concurrency test and the scenario t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from conformance.adapters.refimpl_abstraction import (
     abstract_cache_state,
@@ -171,9 +171,19 @@ def differences(harness: Harness, world: World, abstract: CacheState | None = No
     found += query_differences(cache, state)
     if harness.generations.last != state.generation:
         found.append(f"generation counter: refimpl {harness.generations.last} != spec {state.generation}")
-    snapshot = abstract_snapshot(harness.snapshot)
+    # The spec's snapshot keeps the sum of the claims' changes it last consumed (bookkeeping refimpl has no field
+    # for); what is observable is the delta the next UpdateSnapshot applies, compared on its own below.
+    consumed = world.snapshot.pvc_ref_counts_consumed
+    snapshot = replace(abstract_snapshot(harness.snapshot), pvc_ref_counts_consumed=consumed)
     if snapshot != world.snapshot:
         found.append(f"snapshot: refimpl {snapshot} != spec {world.snapshot}")
+    if state.profile.incremental_pvc_ref_counts:
+        keys = set(state.pvc_ref_counts_total) | set(consumed)
+        pending = {k: state.pvc_ref_counts_total.get(k, 0) - consumed.get(k, 0) for k in sorted(keys)}
+        expected = {k: v for k, v in pending.items() if v != 0}
+        got = cache.internals().pvc_ref_counts_delta
+        if got != expected:
+            found.append(f"pvcRefCountsDelta: refimpl {got} != spec {expected}")
     return found
 
 

@@ -32,7 +32,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerImage, ContainerPort, Node, Pod, Taint
 from spec.quantities import SECOND, resource_list, resources_from
 from spec.versions import V1_34, V1_35, V1_36, V1_37, VersionProfile
-from tests.refimpl.driver import Twin
+from tests.refimpl.driver import Twin, differences
 
 TTL = 10 * SECOND
 NOW = 1_000 * SECOND
@@ -397,6 +397,23 @@ def test_a_pod_bound_to_an_unknown_node_creates_a_placeholder_outside_the_tree()
     assert twin.snapshot.num_nodes() == 0
     twin.ok(AddNode(Node("later")), UpdateSnapshot())
     assert [p.pod for p in twin.snapshot.get("later").pods] == [pod]
+
+
+def test_v1_37_pvc_delta_is_compared_to_the_spec_not_the_spec_bookkeeping() -> None:
+    """v1.37 (``incremental_pvc_ref_counts``): a claim's pod assumed onto a node the snapshot does not list still
+    reaches ``pvcRefCountsDelta``; refimpl and the spec agree on the delta and on the snapshot, and the driver's
+    comparison (which skips the spec's ``pvc_ref_counts_consumed`` bookkeeping) still sees a wrong delta."""
+    twin = Twin(V1_37)
+    pod = replace(make_base_pod("later", "p", 100, 500), pvc_claims=("data",))
+    twin.ok(AddNode(Node("n1")), AssumePod(pod))
+    assert twin.cache.internals().pvc_ref_counts_delta == {"node_info_cache_test/data": 1}
+    twin.ok(UpdateSnapshot())
+    assert twin.cache.internals().pvc_ref_counts_delta == {}
+    assert differences(twin.harness, twin.world) == []
+    twin.cache._pvc_delta = {"node_info_cache_test/data": 1}  # as if UpdateSnapshot had not consumed it
+    assert [d for d in differences(twin.harness, twin.world) if d.startswith("pvcRefCountsDelta")] == [
+        "pvcRefCountsDelta: refimpl {'node_info_cache_test/data': 1} != spec {}"
+    ]
 
 
 def test_fatal_paths_raise_scheduler_exit() -> None:

@@ -74,6 +74,7 @@ def main() -> int:
     adapter = RefimplAdapter()
     victim = False
     step = 0
+    vectors = 0
     for line in sys.stdin:
         request = decode(line)
         response = handle(adapter, request)
@@ -82,6 +83,9 @@ def main() -> int:
             response["capabilities"]["profiles"] = None
         if kind == "reset":
             victim = request["vector"].startswith(prefix)
+            if mode == "slow" and vectors == 1 and os.environ.get("ADVERSARY_PROGRESS"):
+                Path(os.environ["ADVERSARY_PROGRESS"]).touch()  # the first vector has ended: the run is under way
+            vectors += 1
             step = 0
         if kind == "step":
             step += 1
