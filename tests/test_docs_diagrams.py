@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "docs" / "_ext"))
 
 import spec_diagrams
-from statediagram import render
+from statediagram import Diagram, State, Transition, crossings, layout, render
 
 from spec.cache.lifecycle import POD_TRANSITIONS
 from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS
@@ -110,3 +110,26 @@ def test_queue_pod_diagram_is_the_queue_table(gate: str) -> None:
     assert svg == render(spec_diagrams.queue_pod_diagram(gate))
     for (x1, y1, w1, h1), (x2, y2, w2, h2) in combinations(boxes(svg), 2):
         assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1, "boxes overlap"
+
+
+def test_crossings_counts_an_x_and_the_layout_removes_it() -> None:
+    """Two edges drawn as an X cross once; the layout orders the lower layer so that they do not."""
+    states = (State("a", "a"), State("b", "b"), State("c", "c"), State("d", "d"))
+    diagram = Diagram("x", states, (Transition("a", "d", ("1",), ("1",)), Transition("b", "c", ("2",), ("2",))))
+    result = layout(diagram)
+    assert crossings(result) == 0
+    result.layers[-1].reverse()
+    assert crossings(result) == 1
+
+
+@pytest.mark.parametrize("name", ["pod-states", "call-lifecycle", "pod-pipeline", "queue-pod"])
+def test_no_swap_of_two_neighbouring_boxes_removes_a_crossing(name: str) -> None:
+    """The layer order is a local optimum: swapping any two neighbours of a layer never lowers the crossings."""
+    for _, diagram in spec_diagrams.diagrams(name):
+        result = layout(diagram)
+        fewest = crossings(result)
+        for layer in result.layers:
+            for i in range(len(layer) - 1):
+                layer[i], layer[i + 1] = layer[i + 1], layer[i]
+                assert crossings(result) >= fewest, (name, layer[i], layer[i + 1])
+                layer[i], layer[i + 1] = layer[i + 1], layer[i]

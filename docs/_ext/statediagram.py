@@ -7,7 +7,8 @@ usual layered (Sugiyama) one, kept simple:
 1. back edges are found by a depth-first search in the given node order and reversed;
 2. states get ranks by longest path; every edge becomes a chain ``source -> label -> dummy ... ->
    target`` through the layers in between, so that each edge label is a box in the layout;
-3. layers are ordered by barycentre sweeps, and boxes are placed left to right at their neighbours'
+3. layers are ordered by barycentre sweeps (the order with the fewest edge crossings is kept) and adjacent
+   swaps that remove crossings, and boxes are placed left to right at their neighbours'
    mean position, never closer than a gap;
 4. every segment of an edge runs between two adjacent layers, as a vertical-tangent curve, so it
    can only touch its own boxes: no edge crosses a box, and no two boxes overlap.
@@ -193,9 +194,25 @@ def _neighbours(result: _Layout) -> tuple[dict[str, list[str]], dict[str, list[s
     return up, down
 
 
+def _crossings_between(upper: list[str], lower: list[str], down: dict[str, list[str]]) -> int:
+    """Segments between two adjacent layers that cross: (a, b) and (c, d) cross when a is left of c and b right
+    of d, or the other way round."""
+    below = {key: i for i, key in enumerate(lower)}
+    segments = [(i, below[b]) for i, a in enumerate(upper) for b in down[a] if b in below]
+    return sum(1 for n, (a, b) in enumerate(segments) for c, d in segments[n + 1 :] if (a - c) * (b - d) < 0)
+
+
+def crossings(result: _Layout) -> int:
+    """How many pairs of edge segments cross in ``result``'s layer order (the figure :func:`_order` lowers)."""
+    _, down = _neighbours(result)
+    return sum(_crossings_between(a, b, down) for a, b in pairwise(result.layers))
+
+
 def _order(result: _Layout) -> None:
-    """Barycentre sweeps, down then up; ties keep the previous order (stable sort)."""
+    """Barycentre sweeps, down then up, keeping the order with the fewest crossings (ties keep the earlier);
+    then adjacent boxes are swapped wherever that removes crossings (the usual transposition heuristic)."""
     up, down = _neighbours(result)
+    best, fewest = [list(layer) for layer in result.layers], crossings(result)
     for _ in range(6):
         for layers, adjacent in ((range(1, len(result.layers)), up), (range(len(result.layers) - 2, -1, -1), down)):
             for index in layers:
@@ -213,6 +230,33 @@ def _order(result: _Layout) -> None:
                     return sum(linked) / len(linked) if linked else float(current.index(key))
 
                 result.layers[index] = sorted(current, key=centre)
+            count = crossings(result)
+            if count < fewest:
+                best, fewest = [list(layer) for layer in result.layers], count
+    result.layers = best
+    _transpose(result, down)
+
+
+def _transpose(result: _Layout, down: dict[str, list[str]]) -> None:
+    """Swap two neighbouring boxes of a layer while that lowers the crossings with the layers above and below."""
+    layers = result.layers
+
+    def local(index: int) -> int:
+        above = _crossings_between(layers[index - 1], layers[index], down) if index > 0 else 0
+        below = _crossings_between(layers[index], layers[index + 1], down) if index + 1 < len(layers) else 0
+        return above + below
+
+    improved = True
+    while improved:  # each swap lowers the total, so this ends
+        improved = False
+        for index, layer in enumerate(layers):
+            for i in range(len(layer) - 1):
+                before = local(index)
+                layer[i], layer[i + 1] = layer[i + 1], layer[i]
+                if local(index) < before:
+                    improved = True
+                else:
+                    layer[i], layer[i + 1] = layer[i + 1], layer[i]
 
 
 def _place(result: _Layout) -> None:
