@@ -72,16 +72,6 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                     "refimpl.scheduler.schedule_one:pass_filters",
                     "refimpl.scheduler.schedule_one:_pass_filters_in_slices",
                     "refimpl.kubelet.admission:general_filter", "refimpl.kubelet.admission:can_admit_pod",
-                    "refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
-                    "refimpl.scheduler.framework.runtime:Framework.run_score_plugins_totals",
-                    "refimpl.scheduler.framework.runtime:Framework.run_pre_score_plugins",
-                    "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
-                    "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
-                    "refimpl.scheduler.plugins.taint_toleration:TaintToleration.normalize_score",
-                    "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.score",
-                    "refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.normalize_score",
-                    "refimpl.scheduler.select_host:select_host",
-                    "refimpl.scheduler.select_host:num_feasible_nodes_to_find",
                     "refimpl.scheduler.framework.status:FitError.__str__"]:
         assert scope_rule_of(counted, rules) is None, counted
     for left_out in ["refimpl.dispatcher.fake_api_server:FakeAPIServer.bind",
@@ -93,6 +83,20 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                      "refimpl.scheduler.schedule_one:Scheduler.schedule_pod",
                      "refimpl.scheduler.framework.runtime:_wrapped"]:
         assert scope_rule_of(left_out, rules) is not None, left_out
+    # The decision and the new plugins are observed but not counted yet: a known gap (mutation/scope.toml, issue 24).
+    gap = [rule for rule in rules if rule.reason.startswith("not yet judged well enough to count")]
+    assert len(gap) == 1
+    for known_gap in ["refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
+                      "refimpl.scheduler.framework.runtime:Framework.run_score_plugins_totals",
+                      "refimpl.scheduler.framework.runtime:Framework.run_pre_score_plugins",
+                      "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
+                      "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
+                      "refimpl.scheduler.plugins.taint_toleration:TaintToleration.normalize_score",
+                      "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.score",
+                      "refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.normalize_score",
+                      "refimpl.scheduler.select_host:select_host",
+                      "refimpl.scheduler.select_host:num_feasible_nodes_to_find"]:
+        assert scope_rule_of(known_gap, rules) is gap[0], known_gap
     assert all(rule.reason and "\n" not in rule.reason for rule in rules)
 
 
