@@ -33,7 +33,7 @@ import (
 
 const protocolVersion = "1"
 
-var areas = []string{"cache", "snapshot", "node_tree", "dispatcher"}
+var areas = []string{"cache", "snapshot", "node_tree", "dispatcher", "queue"}
 
 type request struct {
 	Type            string          `json:"type"`
@@ -61,6 +61,7 @@ type server struct {
 	logger     klog.Logger
 	cache      *cacheArea
 	dispatcher *dispatcherArea
+	queue      *queueArea
 	// dead says why the instance cannot go on (a fatal step: the process would have exited), or is "".
 	dead string
 }
@@ -70,19 +71,28 @@ func (s *server) handle(r request) response {
 	switch r.Type {
 	case "hello":
 		return response{"type": "hello", "id": id, "protocol_version": protocolVersion,
-			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher)",
+			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher, queue)",
 			"language":       "go", "version": kubernetesVersion, "homepage": "https://github.com/kubernetes/kubernetes",
 			"capabilities": map[string]any{"areas": areas, "profiles": []string{profile}}}
 	case "reset":
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))
 		}
-		s.cache, s.dispatcher, s.dead = nil, nil, ""
+		if s.queue != nil {
+			s.queue.shutdown()
+		}
+		s.cache, s.dispatcher, s.queue, s.dead = nil, nil, nil, ""
 		switch r.Area {
 		case "cache", "snapshot", "node_tree":
 			s.cache = newCacheArea(s.logger, time.Duration(r.TTLNs))
 		case "dispatcher":
 			s.dispatcher = newDispatcherArea()
+		case "queue":
+			queue, err := newQueueArea(s.logger)
+			if err != nil {
+				return failure(id, fmt.Sprintf("NewPriorityQueue: %v", err))
+			}
+			s.queue = queue
 		default:
 			return failure(id, fmt.Sprintf("area %q is not supported; supported: %s", r.Area, strings.Join(areas, ", ")))
 		}
@@ -111,7 +121,7 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 	if s.dead != "" {
 		return response{"type": "failure", "message": "the instance is gone: " + s.dead}
 	}
-	if s.cache == nil && s.dispatcher == nil {
+	if s.cache == nil && s.dispatcher == nil && s.queue == nil {
 		return response{"type": "failure", "message": "step before reset"}
 	}
 	defer func() {
@@ -143,6 +153,9 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 		}
 		return response{"status": "ok", "observation": s.cache.observe(returned)}
 	}
+	if s.queue != nil {
+		return s.queueStep(op, args)
+	}
 	err := s.dispatcher.apply(op, args)
 	var guard notEnabled
 	switch {
@@ -154,6 +167,28 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 		return response{"status": "error", "kind": outcomeKind(err), "message": err.Error(), "observation": s.dispatcher.observe()}
 	}
 	return response{"status": "ok", "observation": s.dispatcher.observe()}
+}
+
+// queueStep applies one queue-area operation (queue_area.go).
+func (s *server) queueStep(op string, args json.RawMessage) response {
+	popped, went, err := s.queue.apply(op, args)
+	var guard notEnabled
+	var bad badRequest
+	var blocked popBlocked
+	switch {
+	case isRequestError(err):
+		return response{"type": "failure", "message": err.Error()}
+	case errors.As(err, &blocked):
+		s.dead = fmt.Sprintf("step %s did not return: %s", op, err)
+		return response{"type": "failure", "message": err.Error()}
+	case errors.As(err, &guard):
+		return response{"status": "error", "kind": "NotEnabled", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	case errors.As(err, &bad):
+		return response{"status": "error", "kind": "BadRequest", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	case err != nil:
+		return response{"status": "error", "kind": queueErrorKind(err), "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	}
+	return response{"status": "ok", "observation": s.queue.observe(popped, went)}
 }
 
 func serve(in io.Reader, out io.Writer, s *server) error {
@@ -213,6 +248,7 @@ func main() {
 		klog.SetLogger(logr.Discard()) // klog's global functions (FlushAndExit's flush) log nowhere either
 	}
 	klog.OsExit = func(code int) { panic(exitCalled{code}) }
+	pristineGate = utilfeature.DefaultMutableFeatureGate.DeepCopy() // before enableGates (queue_area.go)
 	if err := enableGates(); err != nil {
 		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)
 		os.Exit(1)

@@ -29,6 +29,23 @@ const (
 	modFile    = "go.mod"
 )
 
+// The spec profile's queue gates (spec/versions.py: queueing_hints, pop_from_backoff_q).
+const (
+	profileQueueingHints   = true
+	profilePopFromBackoffQ = true
+)
+
+// goActionTypes: v1.35's fwk.ActionType bits by name (the spec's layout).
+var goActionTypes = map[string]fwk.ActionType{
+	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
+	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,
+	"UpdateNodeCondition": fwk.UpdateNodeCondition, "UpdateNodeAnnotation": fwk.UpdateNodeAnnotation,
+	"UpdateNodeDeclaredFeature": fwk.UpdateNodeDeclaredFeature, "UpdatePodLabel": fwk.UpdatePodLabel,
+	"UpdatePodScaleDown": fwk.UpdatePodScaleDown, "UpdatePodToleration": fwk.UpdatePodToleration,
+	"UpdatePodSchedulingGatesEliminated": fwk.UpdatePodSchedulingGatesEliminated,
+	"UpdatePodGeneratedResourceClaim":    fwk.UpdatePodGeneratedResourceClaim,
+}
+
 // NominatingInfo moved to k8s.io/kube-scheduler/framework in v1.35.
 type (
 	nominatingInfo = fwk.NominatingInfo
