@@ -33,7 +33,8 @@ import (
 
 const protocolVersion = "1"
 
-var areas = []string{"cache", "snapshot", "node_tree", "dispatcher", "queue"}
+// areas: the queue area is queue_area.go's (queueAreas), not yet enabled for every release.
+var areas = append([]string{"cache", "snapshot", "node_tree", "dispatcher"}, queueAreas...)
 
 type request struct {
 	Type            string          `json:"type"`
@@ -167,28 +168,6 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 		return response{"status": "error", "kind": outcomeKind(err), "message": err.Error(), "observation": s.dispatcher.observe()}
 	}
 	return response{"status": "ok", "observation": s.dispatcher.observe()}
-}
-
-// queueStep applies one queue-area operation (queue_area.go).
-func (s *server) queueStep(op string, args json.RawMessage) response {
-	popped, went, err := s.queue.apply(op, args)
-	var guard notEnabled
-	var bad badRequest
-	var blocked popBlocked
-	switch {
-	case isRequestError(err):
-		return response{"type": "failure", "message": err.Error()}
-	case errors.As(err, &blocked):
-		s.dead = fmt.Sprintf("step %s did not return: %s", op, err)
-		return response{"type": "failure", "message": err.Error()}
-	case errors.As(err, &guard):
-		return response{"status": "error", "kind": "NotEnabled", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
-	case errors.As(err, &bad):
-		return response{"status": "error", "kind": "BadRequest", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
-	case err != nil:
-		return response{"status": "error", "kind": queueErrorKind(err), "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
-	}
-	return response{"status": "ok", "observation": s.queue.observe(popped, went)}
 }
 
 func serve(in io.Reader, out io.Writer, s *server) error {

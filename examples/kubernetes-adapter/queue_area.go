@@ -1,3 +1,5 @@
+//go:build !k8s_v1_37
+
 package main
 
 // The queue area on Kubernetes' scheduling queue: a queue.PriorityQueue (pkg/scheduler/backend/queue) made with
@@ -28,6 +30,7 @@ import (
 	"container/list"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -66,6 +69,9 @@ func queueFlushUnschedulablePodsLeftover(p unsafe.Pointer, logger klog.Logger)
 
 //go:linkname backoffQueueGetBackoffTime k8s.io/kubernetes/pkg/scheduler/backend/queue.(*backoffQueue).getBackoffTime
 func backoffQueueGetBackoffTime(bq unsafe.Pointer, pInfo *framework.QueuedPodInfo) time.Time
+
+// queueAreas: the builds of this file serve the queue area (queue_area_v1_37.go does not yet).
+var queueAreas = []string{"queue"}
 
 const (
 	// backoffQOrderingWindow is backoff_queue.go's backoffQOrderingWindowDuration: Run flushes podBackoffQ at
@@ -303,8 +309,7 @@ var pristineGate featuregate.MutableVersionedFeatureGate
 func setQueueGates(hintsOn, popFromBackoffQ bool) (func(), error) {
 	gate := pristineGate.DeepCopy()
 	if !hintsOn {
-		v133 := utilversion.MustParse("1.33")
-		if err := gate.SetEmulationVersionAndMinCompatibilityVersion(v133, v133.SubtractMinor(1)); err != nil {
+		if err := emulate(gate, utilversion.MustParse("1.33")); err != nil {
 			return nil, err
 		}
 		if err := gate.Set(string(features.SchedulerQueueingHints) + "=false"); err != nil {
@@ -362,7 +367,7 @@ func (a *queueArea) newQueue(c queueConfig) error {
 		}
 	}
 	perProfile := internalqueue.QueueingHintMapPerProfile{}
-	preEnqueue := map[string]map[string]fwk.PreEnqueuePlugin{}
+	preEnqueue := map[string]map[string]preEnqueuePlugin{}
 	for _, name := range names {
 		perProfile[name] = hintMap
 		if gates {
@@ -370,7 +375,7 @@ func (a *queueArea) newQueue(c queueConfig) error {
 			if err != nil {
 				return err
 			}
-			preEnqueue[name] = map[string]fwk.PreEnqueuePlugin{schedulinggates.Name: plugin.(fwk.PreEnqueuePlugin)}
+			preEnqueue[name] = map[string]preEnqueuePlugin{schedulinggates.Name: plugin.(preEnqueuePlugin)}
 		}
 	}
 	restore, err := setQueueGates(hintsOn, popFromBackoffQ)
@@ -395,7 +400,7 @@ func (a *queueArea) newQueue(c queueConfig) error {
 		internalqueue.WithPreEnqueuePluginMap(preEnqueue),
 		internalqueue.WithPodLister(a.lister),
 		// testing.go's NewTestQueue sets one: Pop and the hints record through it.
-		internalqueue.WithMetricsRecorder(metrics.NewMetricsAsyncRecorder(10, time.Hour, a.stop)),
+		withMetricsRecorder(metrics.NewMetricsAsyncRecorder(10, time.Hour, a.stop)),
 	)
 	a.hintsOn, a.popFromBackoffQ = hintsOn, popFromBackoffQ
 	a.flushPeriod = ns(c.UnschedulableFlushPeriod, unschedulableFlushPeriod)
@@ -491,7 +496,7 @@ func (a *queueArea) apply(op string, raw json.RawMessage) (string, string, error
 		pod := a.see(args.Pod)
 		switch op {
 		case "queue_add":
-			q.Add(logger, pod)
+			queueAdd(q, logger, pod)
 		case "queue_activate":
 			q.Activate(logger, map[string]*v1.Pod{podKey(pod): pod})
 		default:
@@ -503,7 +508,7 @@ func (a *queueArea) apply(op string, raw json.RawMessage) (string, string, error
 			return nothing, nothing, requestError{err}
 		}
 		old := args.Old.toPod()
-		q.Update(logger, old, a.see(args.New))
+		queueUpdate(q, logger, old, a.see(args.New))
 	case "queue_pop":
 		var args queuePopArgs
 		if err := strict(raw, &args, op); err != nil {
@@ -581,9 +586,9 @@ func (a *queueArea) apply(op string, raw json.RawMessage) (string, string, error
 		}
 		a.lister.override = map[string]*v1.Pod{podKey(pod): listed}
 		defer func() { a.lister.override = nil }()
-		var info *fwk.NominatingInfo
+		var info *nominatingInfo
 		if args.Node != nil {
-			info = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: *args.Node}
+			info = &nominatingInfo{NominatingMode: modeOverride, NominatedNodeName: *args.Node}
 		}
 		podInfo, _ := framework.NewPodInfo(pod)
 		q.AddNominatedPod(logger, podInfo, info)
@@ -818,7 +823,7 @@ func (a *queueArea) observe(popped, went string) map[string]any {
 		}
 		return out
 	}
-	active, backoff, errors := views(activeHeap, false), views(backoffHeap, true), views(errorHeap, true)
+	active, backoff, errorViews := views(activeHeap, false), views(backoffHeap, true), views(errorHeap, true)
 	var unschedulable []podView
 	for _, pInfo := range unschedulableMap {
 		unschedulable = append(unschedulable, a.view(pInfo, false))
@@ -833,11 +838,11 @@ func (a *queueArea) observe(popped, went string) map[string]any {
 		}
 		return backoff[i].uid < backoff[j].uid
 	})
-	sort.Slice(errors, func(i, j int) bool {
-		if errors[i].expiry != errors[j].expiry {
-			return errors[i].expiry < errors[j].expiry
+	sort.Slice(errorViews, func(i, j int) bool {
+		if errorViews[i].expiry != errorViews[j].expiry {
+			return errorViews[i].expiry < errorViews[j].expiry
 		}
-		return errors[i].uid < errors[j].uid
+		return errorViews[i].uid < errorViews[j].uid
 	})
 	pods := map[string]any{}
 	activeUIDs := []string{}
@@ -881,7 +886,7 @@ func (a *queueArea) observe(popped, went string) map[string]any {
 		"now":                a.since(a.clock.Now()),
 		"active":             activeUIDs,
 		"backoff":            timed(backoff),
-		"error_backoff":      timed(errors),
+		"error_backoff":      timed(errorViews),
 		"unschedulable":      waiting,
 		"pods":               pods,
 		"in_flight":          inFlight,
@@ -930,4 +935,26 @@ func queueErrorKind(err error) string {
 		}
 	}
 	return "QueueError"
+}
+
+// queueStep applies one queue-area operation (queue_area.go).
+func (s *server) queueStep(op string, args json.RawMessage) response {
+	popped, went, err := s.queue.apply(op, args)
+	var guard notEnabled
+	var bad badRequest
+	var blocked popBlocked
+	switch {
+	case isRequestError(err):
+		return response{"type": "failure", "message": err.Error()}
+	case errors.As(err, &blocked):
+		s.dead = fmt.Sprintf("step %s did not return: %s", op, err)
+		return response{"type": "failure", "message": err.Error()}
+	case errors.As(err, &guard):
+		return response{"status": "error", "kind": "NotEnabled", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	case errors.As(err, &bad):
+		return response{"status": "error", "kind": "BadRequest", "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	case err != nil:
+		return response{"status": "error", "kind": queueErrorKind(err), "message": err.Error(), "observation": s.queue.observe(nothing, nothing)}
+	}
+	return response{"status": "ok", "observation": s.queue.observe(popped, went)}
 }
