@@ -100,7 +100,9 @@ type queueArea struct {
 	// held: the pod info each running attempt's Pop returned, by UID.
 	held   map[string]*framework.QueuedPodInfo
 	lister *podLister
-	stop   chan struct{}
+	// blocked: a Pop of this queue never returned (its goroutine waits in activeQueue.unlockedPop).
+	blocked bool
+	stop    chan struct{}
 }
 
 // podLister is the informer's pod lister the nominator consults (WithPodLister): it lists the latest object of
@@ -411,11 +413,18 @@ func (a *queueArea) newQueue(c queueConfig) error {
 	return nil
 }
 
-// shutdown stops the metrics recorder's goroutine of the current queue.
+// shutdown stops the metrics recorder's goroutine of the current queue, and lets a Pop that blocked return
+// (Close broadcasts to the waiting Pop, which then returns nil).
 func (a *queueArea) shutdown() {
 	if a.stop != nil {
 		close(a.stop)
 		a.stop = nil
+	}
+	if a.blocked {
+		func() {
+			defer func() { _ = recover() }() // already closed: Close panics on its stop channel
+			a.queue.Close()
+		}()
 	}
 }
 
@@ -641,6 +650,7 @@ func (a *queueArea) pop() (string, string, error) {
 		a.held[uid] = r.pInfo
 		return uid, nothing, nil
 	case <-time.After(popGrace):
+		a.blocked = true
 		return nothing, nothing, popBlocked{"Pop blocked although the queue had a pod to pop (activeQueue.unlockedPop discarded a pod whose UID is in flight and waits)"}
 	}
 }
