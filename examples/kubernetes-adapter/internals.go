@@ -19,6 +19,10 @@ package main
 //   - (*callQueue).pop(), (*callQueue).finalize(call), (*queuedAPICall).sendOnFinish(err): what
 //     APIDispatcher.Run's loop and its per-call goroutines do; Run itself pops eagerly in a goroutine, so a
 //     vector could not say when a call is popped or finishes.
+//   - (*PriorityQueue).flushBackoffQCompleted(logger), (*PriorityQueue).flushUnschedulablePodsLeftover(logger): the
+//     bodies of the scheduling queue's two Run loops (queue_area.go plays the loops on the fake clock), and
+//     (*backoffQueue).getBackoffTime(pInfo): a backing-off pod's expiry as the queue computes it. Declared in
+//     queue_area.go (v1.34 to v1.36; v1.37's build has no queue area yet).
 //
 // Every declared signature is checked against the Go source of the release being built: linkname_test.go
 // type-checks the linked packages and fails if a target is gone or its parameters or results changed (the linker
@@ -28,7 +32,9 @@ package main
 // State. Observations read unexported fields with reflect (read only, never written): the call queue's
 // apiCalls, callsQueue, inFlightEntities and closed, the in-tree calls' fields (PodStatusPatchCall's
 // podStatus, newCondition(s), nominatingInfo, executed; PodBindingCall's binding), and the cache's recency list
-// (cacheImpl.headNode and the items' next pointers, named through cacheImpl.nodes). Everything else the cache
+// (cacheImpl.headNode and the items' next pointers, named through cacheImpl.nodes), and the scheduling queue's
+// activeQueue (queue, inFlightEvents, closed), backoffQueue (podBackoffQ, podErrorBackoffQ),
+// unschedulablePods.podInfoMap, PriorityQueue.moveRequestCycle and nominator.nominatedPods (queue_area.go). Everything else the cache
 // exports is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers (cache_area.go).
 
 import (

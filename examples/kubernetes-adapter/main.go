@@ -33,7 +33,8 @@ import (
 
 const protocolVersion = "1"
 
-var areas = []string{"cache", "snapshot", "node_tree", "dispatcher"}
+// areas: the queue area is queue_area.go's (queueAreas), not yet enabled for every release.
+var areas = append([]string{"cache", "snapshot", "node_tree", "dispatcher"}, queueAreas...)
 
 type request struct {
 	Type            string          `json:"type"`
@@ -61,6 +62,7 @@ type server struct {
 	logger     klog.Logger
 	cache      *cacheArea
 	dispatcher *dispatcherArea
+	queue      *queueArea
 	// dead says why the instance cannot go on (a fatal step: the process would have exited), or is "".
 	dead string
 }
@@ -70,19 +72,28 @@ func (s *server) handle(r request) response {
 	switch r.Type {
 	case "hello":
 		return response{"type": "hello", "id": id, "protocol_version": protocolVersion,
-			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher)",
+			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher, queue)",
 			"language":       "go", "version": kubernetesVersion, "homepage": "https://github.com/kubernetes/kubernetes",
 			"capabilities": map[string]any{"areas": areas, "profiles": []string{profile}}}
 	case "reset":
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))
 		}
-		s.cache, s.dispatcher, s.dead = nil, nil, ""
+		if s.queue != nil {
+			s.queue.shutdown()
+		}
+		s.cache, s.dispatcher, s.queue, s.dead = nil, nil, nil, ""
 		switch r.Area {
 		case "cache", "snapshot", "node_tree":
 			s.cache = newCacheArea(s.logger, time.Duration(r.TTLNs))
 		case "dispatcher":
 			s.dispatcher = newDispatcherArea()
+		case "queue":
+			queue, err := newQueueArea(s.logger)
+			if err != nil {
+				return failure(id, fmt.Sprintf("NewPriorityQueue: %v", err))
+			}
+			s.queue = queue
 		default:
 			return failure(id, fmt.Sprintf("area %q is not supported; supported: %s", r.Area, strings.Join(areas, ", ")))
 		}
@@ -111,7 +122,7 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 	if s.dead != "" {
 		return response{"type": "failure", "message": "the instance is gone: " + s.dead}
 	}
-	if s.cache == nil && s.dispatcher == nil {
+	if s.cache == nil && s.dispatcher == nil && s.queue == nil {
 		return response{"type": "failure", "message": "step before reset"}
 	}
 	defer func() {
@@ -142,6 +153,9 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 				"observation": s.cache.observe(nil)}
 		}
 		return response{"status": "ok", "observation": s.cache.observe(returned)}
+	}
+	if s.queue != nil {
+		return s.queueStep(op, args)
 	}
 	err := s.dispatcher.apply(op, args)
 	var guard notEnabled
@@ -213,6 +227,7 @@ func main() {
 		klog.SetLogger(logr.Discard()) // klog's global functions (FlushAndExit's flush) log nowhere either
 	}
 	klog.OsExit = func(code int) { panic(exitCalled{code}) }
+	pristineGate = utilfeature.DefaultMutableFeatureGate.DeepCopy() // before enableGates (queue_area.go)
 	if err := enableGates(); err != nil {
 		fmt.Fprintln(os.Stderr, "kubernetes-adapter:", err)
 		os.Exit(1)

@@ -100,6 +100,10 @@ type podJSON struct {
 	PVCClaims        []string           `json:"pvc_claims"`
 	Priority         int32              `json:"priority"`
 	SchedulerName    *string            `json:"scheduler_name"`
+	// The queue area's pods also carry these.
+	SchedulingGates   []string          `json:"scheduling_gates"`
+	NominatedNodeName string            `json:"nominated_node_name"`
+	Labels            map[string]string `json:"labels"`
 }
 
 func containers(specs []containerJSON) []v1.Container {
@@ -161,7 +165,7 @@ func (p podJSON) toPod() *v1.Pod {
 	}
 	priority := p.Priority
 	pod := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{UID: types.UID(p.UID), Name: p.Name, Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{UID: types.UID(p.UID), Name: p.Name, Namespace: namespace, Labels: p.Labels},
 		Spec: v1.PodSpec{
 			NodeName:       p.NodeName,
 			Containers:     containers(p.Containers),
@@ -203,6 +207,10 @@ func (p podJSON) toPod() *v1.Pod {
 			Key: t.Key, Operator: operator, Value: t.Value, Effect: v1.TaintEffect(t.Effect),
 		})
 	}
+	for _, gate := range p.SchedulingGates {
+		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: gate})
+	}
+	pod.Status.NominatedNodeName = p.NominatedNodeName
 	for i, claim := range p.PVCClaims {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{
 			Name:         fmt.Sprintf("volume-%d", i),

@@ -11,12 +11,16 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	apicalls "k8s.io/kubernetes/pkg/scheduler/framework/api_calls"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 const (
@@ -111,4 +115,42 @@ func (l limiter) release() { limiterRelease(l.pointer) }
 // gl.maxGoroutines { gl.cond.Wait() }), read from the limiter's fields.
 func (l limiter) available() bool {
 	return field(l.value, "goroutines").Int() < field(l.value, "maxGoroutines").Int()
+}
+
+// The queue area's release-specific parts (queue_area.go).
+
+// profileQueueingHints and profilePopFromBackoffQ are the spec profile's queue gates (spec/versions.py).
+const (
+	profileQueueingHints   = true
+	profilePopFromBackoffQ = true
+)
+
+// goActionTypes: this release's fwk.ActionType bits by name (v1.34 has no UpdateNodeDeclaredFeature: the spec's bits above it are one higher than Go's).
+var goActionTypes = map[string]fwk.ActionType{
+	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
+	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,
+	"UpdateNodeCondition": fwk.UpdateNodeCondition, "UpdateNodeAnnotation": fwk.UpdateNodeAnnotation,
+	"UpdatePodLabel":     fwk.UpdatePodLabel,
+	"UpdatePodScaleDown": fwk.UpdatePodScaleDown, "UpdatePodToleration": fwk.UpdatePodToleration,
+	"UpdatePodSchedulingGatesEliminated": fwk.UpdatePodSchedulingGatesEliminated,
+	"UpdatePodGeneratedResourceClaim":    fwk.UpdatePodGeneratedResourceClaim,
+}
+
+// PreEnqueuePlugin is still in k8s.io/kubernetes/pkg/scheduler/framework in v1.34.
+type preEnqueuePlugin = framework.PreEnqueuePlugin
+
+// v1.34's WithMetricsRecorder takes the recorder by value.
+func withMetricsRecorder(recorder *metrics.MetricAsyncRecorder) internalqueue.Option {
+	return internalqueue.WithMetricsRecorder(*recorder)
+}
+
+// emulate sets the gate's emulation version (v1.34's gate has no minimum compatibility version).
+func emulate(gate featuregate.MutableVersionedFeatureGate, v *utilversion.Version) error {
+	return gate.SetEmulationVersion(v)
+}
+
+func queueAdd(q *internalqueue.PriorityQueue, logger klog.Logger, pod *v1.Pod) { q.Add(logger, pod) }
+
+func queueUpdate(q *internalqueue.PriorityQueue, logger klog.Logger, old, pod *v1.Pod) {
+	q.Update(logger, old, pod)
 }

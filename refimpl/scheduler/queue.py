@@ -553,9 +553,10 @@ class SchedulingQueue:
             return self._move_pods(self._cross_topology_candidates(new), event, old, new)
 
     def activate(self, pods: Iterable[Pod]) -> list[str]:
-        """``Activate``: move the pods from unschedulablePods or backoffQ to activeQ. A pod in neither place gets
-        the wildcard ``ForceActivate`` event recorded if it is in flight, and ``moveRequestCycle`` is set, so it is
-        retried when it comes back. Returns the UIDs activated."""
+        """``Activate``: move the pods from unschedulablePods or backoffQ to activeQ. A pod that does not get there
+        (in neither place, or gated by a PreEnqueue plugin) gets the wildcard ``ForceActivate`` event recorded if it
+        is in flight, and ``moveRequestCycle`` is set, so it is retried when it comes back. Returns the UIDs
+        activated."""
         activated: list[str] = []
         with self._lock:
             for pod in pods:
@@ -563,10 +564,10 @@ class SchedulingQueue:
                 from_backoff = pinfo is None
                 if pinfo is None:
                     pinfo = self._backoff.delete(pod.uid)
-                if pinfo is not None:
-                    if self._move_to_active(pinfo, from_backoff=from_backoff):
-                        activated.append(pod.uid)
+                if pinfo is not None and self._move_to_active(pinfo, from_backoff=from_backoff):
+                    activated.append(pod.uid)
                     continue
+                # Not activated (in neither place, or gated on the way): Kubernetes' Activate goes on here.
                 if self.queueing_hints_enabled:
                     self._active.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
                 self._move_request_cycle = self._active.scheduling_cycle

@@ -396,20 +396,29 @@ def move_all_to_active_or_backoff_queue(
 
 
 def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Move ``pod`` from unschedulablePods or backoffQ to activeQ. A pod in neither gets
-    ``ForceActivate`` recorded if it is in flight, and ``moveRequestCycle`` becomes the current
-    cycle, so it is retried when it comes back; an unknown pod is otherwise ignored.
+    """Move ``pod`` from unschedulablePods or backoffQ to activeQ. A pod that does not reach activeQ
+    (in neither, or kept in unschedulablePods by a PreEnqueue plugin) gets ``ForceActivate`` recorded
+    if it is in flight, and ``moveRequestCycle`` becomes the current cycle, so it is retried when it
+    comes back; an unknown pod is otherwise ignored.
 
-    Kubernetes: `PriorityQueue.Activate` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PriorityQueue.Activate` (pkg/scheduler/backend/queue/scheduling_queue.go): what follows
+    ``if p.activate(logger, pod) { continue }`` runs whenever ``activate`` returns false, a gated pod's
+    refused ``moveToActiveQ`` included (found by the Go adapter on v1.34.12, v1.35.8 and v1.36.5)
     """
     uid = pod.uid
     pinfo = queue.unschedulable_pods.get(uid)
     if pinfo is not None:
-        return _move_to_active_q(queue, pinfo)
-    pinfo = queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
-    if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
-        queue = replace(queue, backoff_q=queue.backoff_q.remove(uid), error_backoff_q=queue.error_backoff_q.remove(uid))
-        return _move_to_active_q(queue, pinfo, from_backoff=True)
+        queue = _move_to_active_q(queue, pinfo)
+        if uid in queue.active_q:
+            return queue
+    else:
+        pinfo = queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+        if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
+            backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
+            queue = replace(queue, backoff_q=backoff, error_backoff_q=errors)
+            queue = _move_to_active_q(queue, pinfo, from_backoff=True)
+            if uid in queue.active_q:
+                return queue
     if uid in queue.in_flight_pods:
         queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
     return replace(queue, move_request_cycle=queue.scheduling_cycle)

@@ -1,12 +1,14 @@
-"""The Go adapter over Kubernetes' own cache and call queue (examples/kubernetes-adapter) speaks the protocol.
+"""The Go adapter over Kubernetes' own cache, call queue and scheduling queue (examples/kubernetes-adapter) speaks the
+protocol.
 
 Where ``go`` is installed, the default release's adapter (releases.txt's first line) is built (the k8s.io modules
 come from the Go module cache, or the module proxy) and run on a few vectors covering every path of the protocol:
 TTL expiry through the linked cleanup, the node tree, the snapshot, a klog.FlushAndExit and a nil dereference
-answered as ``fatal``, and the call queue popped and finished step by step. Each release then runs every vector, as
-``make conform-kubernetes`` does, and its result table in docs/conformance.md must be its own: the default release
-always, the others when Go's build cache is warm for them (a cold build takes minutes; ``make conform-kubernetes``
-warms it). The releases file and the expected-failures files are checked without Go.
+answered as ``fatal``, the call queue popped and finished step by step, and the scheduling queue's fake clock and
+flushes. Each release then runs every vector, as ``make conform-kubernetes`` does, and its result table in
+docs/conformance.md must be its own: the default release always, the others when Go's build cache is warm for them
+(a cold build takes minutes; ``make conform-kubernetes`` warms it). The releases file and the expected-failures
+files are checked without Go.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ SAMPLE = (
     "snapshot.quirk.stale_image_counts",             # the Snapshot's listers and lookups
     "dispatcher.in_flight_overwritten",              # pop and finalize, PR #135180's wait behind an in-flight call
     "dispatcher.execution_error_reaches_caller",     # sendOnFinish with the execution's error
+    "queue.k8s.backoff_flow.pop_from_backoff_true",  # PriorityQueue: the fake clock, the linked backoff flush
+    "queue.leftover.run_loop",                       # queue_run_for: Run's two loops' flushes at their instants
 )
 
 needs_go = pytest.mark.skipif(
@@ -80,7 +84,7 @@ def test_the_adapter_reports_what_kubernetes_does_not_what_a_vector_expects(
     session = SubprocessSession(adapter, timeout=30)
     try:
         hello = session.request(hello_request(1))
-        assert hello["capabilities"] == {"areas": ["cache", "snapshot", "node_tree", "dispatcher"],
+        assert hello["capabilities"] == {"areas": ["cache", "snapshot", "node_tree", "dispatcher", "queue"],
                                          "profiles": ["v1.35"]}
         assert BUILDS["v1.35"][0] in hello["implementation"]
         refused = session.request({"type": "reset", "id": 2, "vector": vector.id, "area": "cache",
