@@ -46,7 +46,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from multiprocessing.connection import Connection
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from spec.verify.exploration import Report, StateStore, fewer_collections, peak_rss_bytes, trace_to
 from spec.verify.fingerprint import fingerprint
@@ -368,11 +368,32 @@ def _serve(worker: _Worker[Any], connection: Connection) -> None:
 # ============================================================================================
 
 
+class Pool(Protocol):
+    """Where the partitions' workers run: :class:`_Pool` (``-j``) or :class:`spec.verify.dask_pool.DaskPool`."""
+
+    size: int
+    """The number of partitions (and workers)."""
+
+    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
+        """Run ``command`` on every worker, each with its arguments, at once; their answers in order."""
+
+    def all(self, command: str, *args: Any) -> list[Any]:
+        """Run ``command`` with the same arguments on every worker."""
+
+    def ask(self, worker: int, command: str, *args: Any) -> Any:
+        """Run ``command`` on one worker."""
+
+    def close(self) -> None:
+        """Stop the workers (a second call does nothing)."""
+
+
 class _Pool:
-    """The worker processes, each behind a pipe."""
+    """The worker processes of ``-j``, each behind a pipe (:class:`spec.verify.dask_pool.DaskPool` is the same
+    interface over a Dask cluster)."""
 
     def __init__(self, system: TransitionSystem[Any], jobs: int) -> None:
         context = multiprocessing.get_context("fork")
+        self.size = jobs
         self.connections: list[Connection] = []
         self.processes = []
         for index in range(jobs):
@@ -427,12 +448,44 @@ def explore_parallel(
     time_limit: float | None = None,
     max_states: int | None = None,
     stop_at_first: bool = True,
+    cluster: str | None = None,
 ) -> Report:
-    """:func:`spec.verify.checker.explore` in ``jobs`` processes (see the module docstring)."""
+    """:func:`spec.verify.checker.explore` in ``jobs`` processes (see the module docstring); or, given the
+    address of a Dask cluster (``cluster``, see :func:`spec.verify.dask_pool.cluster_address`), in one
+    partition per Dask worker process, ``jobs`` unused."""
+    if cluster is not None:
+        from spec.verify.dask_pool import DaskPool, connect
+
+        with connect(cluster) as client:
+            pool: Pool = DaskPool(client, system)
+            try:
+                report = _explore(system, pool, name, depth_limit, time_limit, max_states, stop_at_first)
+            finally:
+                pool.close()
+        report.cluster = cluster
+        return report
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") and os.name != "posix":
         raise RuntimeError("-j needs the fork start method (Linux, macOS)")
+    pool = _Pool(system, jobs)
+    try:
+        return _explore(system, pool, name, depth_limit, time_limit, max_states, stop_at_first)
+    finally:
+        pool.close()
+
+
+def _explore(
+    system: TransitionSystem[S],
+    pool: Pool,
+    name: str,
+    depth_limit: int | None,
+    time_limit: float | None,
+    max_states: int | None,
+    stop_at_first: bool,
+) -> Report:
+    """The search of the module docstring, with the pool's partitions (closed at the end)."""
+    jobs = pool.size
     report = Report(name, depth_limit=depth_limit, jobs=jobs)
     started = now()
     deadline = None if time_limit is None else started + time_limit
@@ -470,7 +523,6 @@ def explore_parallel(
     totals: list[dict[str, Any]] = []
     finish_cost = 0.0
     """Seconds per successor found that the level before spent finishing (all but expanding)."""
-    pool = _Pool(system, jobs)
     try:
         pool.call("seed", [(part,) for part in seeds])
         depth = 0
@@ -590,7 +642,7 @@ class _Level:
         return ordered if until is None else ordered[:1]
 
 
-def _hops(pool: _Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
+def _hops(pool: Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """(number, edge index) from the root to the state ``number``, and each state's fingerprint."""
     hops: list[tuple[int, int]] = []
     fingerprints: dict[int, int] = {}
@@ -605,7 +657,7 @@ def _hops(pool: _Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], d
 
 def _record(
     system: TransitionSystem[Any],
-    pool: _Pool,
+    pool: Pool,
     jobs: int,
     report: Report,
     violated: set[str],

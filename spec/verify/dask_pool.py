@@ -1,0 +1,148 @@
+"""The partitioned search's workers on a Dask cluster: ``ksspec check --cluster ADDRESS``.
+
+:mod:`spec.verify.parallel` drives its workers in rounds (expand, claim, ship, receive) through a *pool*: its
+own forked processes behind pipes for ``-j``, or :class:`DaskPool` here, which keeps each worker's part of the
+search (:class:`spec.verify.parallel._Worker`: its seen fingerprints, the states it owns and will expand) in a
+`Dask actor <https://distributed.dask.org/en/stable/actors.html>`_ pinned to one Dask worker process. Each round
+is one actor call per partition; only what the coordinator routes between rounds (fingerprints and keys, the
+shipped states' pickles, the violations) travels, as it does between ``-j``'s pipes.
+
+There is one partition per Dask worker process; a worker should run one thread (``dask worker --nthreads 1``):
+the search is pure Python, so a second partition in the same process would wait for the first's GIL.
+
+``distributed`` is an optional dependency (the ``distributed`` extra): it is imported only when a cluster is
+asked for, and :func:`connect` names the extra when it is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+from spec.verify.exploration import fewer_collections
+from spec.verify.transition_system import TransitionSystem
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+LOCAL: Final = re.compile(r"local:(\d+)")
+"""``local:N``: start a cluster of N worker processes on this machine for the run (and stop it after)."""
+MAX_LOCAL_WORKERS: Final = 256
+MISSING: Final = (
+    "--cluster needs Dask's distributed scheduler, which is not installed: "
+    "pip install 'kube-scheduler-spec[distributed]' (or: pip install 'dask[distributed]'); "
+    "without it, use -j N on one machine"
+)
+COMMANDS: Final = frozenset({"seed", "expand", "claim", "ship", "receive", "commit", "hop", "totals"})
+"""The rounds and queries of :class:`spec.verify.parallel._Worker` the coordinator may call."""
+
+
+class EngineMissing(RuntimeError):
+    """``--cluster`` was given but ``distributed`` is not installed."""
+
+
+def cluster_address(text: str) -> str:
+    """Check a ``--cluster`` value: ``local:N`` (1 <= N <= 256) or a scheduler address such as
+    ``tcp://host:8786``. Fails with ``ValueError`` saying what is wanted."""
+    local = LOCAL.fullmatch(text)
+    if local is not None:
+        if not 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS:
+            raise ValueError(f"--cluster local:N wants 1 <= N <= {MAX_LOCAL_WORKERS}, got {text!r}")
+        return text
+    if "://" not in text or text.endswith("://"):
+        raise ValueError(
+            f"--cluster wants a Dask scheduler address (tcp://host:8786) or local:N (N local workers), got {text!r}"
+        )
+    return text
+
+
+@contextmanager
+def connect(address: str) -> Iterator[Client]:
+    """A client of the Dask cluster at ``address`` (see :func:`cluster_address`), closed on leaving; for
+    ``local:N``, a cluster of N single-threaded worker processes on this machine, stopped on leaving.
+    Fails with :class:`EngineMissing` if ``distributed`` is not installed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as error:
+        raise EngineMissing(MISSING) from error
+    local = LOCAL.fullmatch(cluster_address(address))
+    if local is None:
+        with Client(address) as client:  # type: ignore[no-untyped-call]  # distributed annotates it in part
+            yield client
+        return
+    with (
+        LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,  # type: ignore[no-untyped-call]
+    ):
+        yield client
+
+
+def worker_addresses(client: Client) -> list[str]:
+    """The addresses of the cluster's worker processes, sorted (so the partitions' order is reproducible).
+    Fails with ``ValueError`` if the cluster has none."""
+    addresses = sorted(client.nthreads())  # type: ignore[no-untyped-call]
+    if not addresses:
+        raise ValueError("the Dask cluster has no workers: start some with `dask worker ADDRESS --nthreads 1`")
+    return addresses
+
+
+class _Partition:
+    """A Dask actor: one partition's worker (:class:`spec.verify.parallel._Worker`), living on a Dask worker."""
+
+    def __init__(self, system: TransitionSystem[Any], index: int, jobs: int) -> None:
+        from spec.verify.parallel import _Worker
+
+        self.worker: _Worker[Any] = _Worker(system, index, jobs)
+
+    def run(self, command: str, args: tuple[Any, ...]) -> Any:
+        """Run one round (or query) of the search on this partition."""
+        if command not in COMMANDS:
+            raise ValueError(f"unknown command {command!r}")
+        with fewer_collections():
+            return getattr(self.worker, command)(*args)
+
+
+class DaskPool:
+    """The partitions of a search, one actor per worker of a Dask cluster; the interface of
+    :class:`spec.verify.parallel._Pool` (``call``, ``all``, ``ask``, ``close``)."""
+
+    def __init__(self, client: Client, system: TransitionSystem[Any]) -> None:
+        self.client = client
+        addresses = worker_addresses(client)
+        self.size = len(addresses)
+        self.futures = [
+            client.submit(_Partition, system, index, self.size, actor=True, workers=[address],
+                          allow_other_workers=False, pure=False)
+            for index, address in enumerate(addresses)
+        ]  # fmt: skip
+        self.actors = [future.result() for future in self.futures]
+
+    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
+        """Send each partition its arguments, then gather the answers (the partitions run at once)."""
+        pending = [actor.run(command, args) for actor, args in zip(self.actors, per_worker, strict=True)]
+        try:
+            return [answer.result() for answer in pending]
+        except BaseException:
+            self.close()
+            raise
+
+    def all(self, command: str, *args: Any) -> list[Any]:
+        return self.call(command, [args] * self.size)
+
+    def ask(self, worker: int, command: str, *args: Any) -> Any:
+        try:
+            return self.actors[worker].run(command, args).result()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the actors (the cluster drops their state)."""
+        self.actors = []
+        for future in self.futures:
+            future.release()  # type: ignore[no-untyped-call]
+        self.futures = []
