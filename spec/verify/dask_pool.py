@@ -74,7 +74,7 @@ def connect(address: str) -> Iterator[Client]:
         return
     with (
         LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,  # type: ignore[no-untyped-call]
     ):
