@@ -168,10 +168,11 @@ def check(args: argparse.Namespace, console: Console) -> int:
         console.print(f"[bold red]cannot reach the Dask cluster[/] {escape(args.cluster)}: {escape(str(error))}",
                       highlight=False)
         return 2
-    except KeyboardInterrupt:  # with -j: the parts' figures died with their processes
+    except KeyboardInterrupt:  # with -j or --cluster: the parts' figures died with their processes (or actors)
         signals = received()
         signals.hold()
-        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {args.jobs} processes "
+        where = f"{args.jobs} processes" if args.cluster is None else f"the Dask cluster {escape(args.cluster)}"
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {where} "
                       "explored: no figures", highlight=False)
         return signals.exit_code()
     if report.stopped_by == INTERRUPTED:
