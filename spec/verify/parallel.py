@@ -31,6 +31,10 @@ unchecked is not stored, so every state counted was checked.
 
 Each trace is replayed in the coordinator from the chain of (parent, edge) the owners recorded
 (:func:`spec.verify.exploration.trace_to`).
+
+The workers run in a :class:`Pool`: ``-j``'s processes forked on this machine, each behind a pipe
+(:class:`_Pool`), or, given a cluster's address, actors on the workers of a Dask cluster
+(:class:`spec.verify.dask_pool.DaskPool`); the rounds, and so the results, are the same.
 """
 
 from __future__ import annotations
