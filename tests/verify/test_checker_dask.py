@@ -96,3 +96,11 @@ def test_cli_names_the_extra_when_dask_is_missing(
     assert main(["check", "--system", "cycle", "--cluster", "local:2"]) == 2
     out = capsys.readouterr().out
     assert "kube-scheduler-spec[distributed]" in out and "-j N" in out
+
+
+def test_cli_says_when_the_cluster_is_out_of_reach(capsys: pytest.CaptureFixture[str]) -> None:
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main(["check", "--system", "cycle", "--cluster", "tcp://127.0.0.1:9"]) == 2
+    assert "cannot reach the Dask cluster tcp://127.0.0.1:9" in capsys.readouterr().out
