@@ -17,7 +17,7 @@ asked for, and :func:`connect` names the extra when it is missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -90,13 +90,16 @@ def worker_addresses(client: Client) -> list[str]:
     return addresses
 
 
+WorkerFactory = Callable[[TransitionSystem[Any], int, int], Any]
+"""Makes a partition's worker from (system, partition index, partitions): :class:`spec.verify.parallel._Worker`
+(passed in, so that this module does not import the one that imports it)."""
+
+
 class _Partition:
     """A Dask actor: one partition's worker (:class:`spec.verify.parallel._Worker`), living on a Dask worker."""
 
-    def __init__(self, system: TransitionSystem[Any], index: int, jobs: int) -> None:
-        from spec.verify.parallel import _Worker
-
-        self.worker: _Worker[Any] = _Worker(system, index, jobs)
+    def __init__(self, make: WorkerFactory, system: TransitionSystem[Any], index: int, jobs: int) -> None:
+        self.worker = make(system, index, jobs)
 
     def run(self, command: str, args: tuple[Any, ...]) -> Any:
         """Run one round (or query) of the search on this partition."""
@@ -110,12 +113,12 @@ class DaskPool:
     """The partitions of a search, one actor per worker of a Dask cluster; the interface of
     :class:`spec.verify.parallel._Pool` (``call``, ``all``, ``ask``, ``close``)."""
 
-    def __init__(self, client: Client, system: TransitionSystem[Any]) -> None:
+    def __init__(self, client: Client, system: TransitionSystem[Any], make: WorkerFactory) -> None:
         self.client = client
         addresses = worker_addresses(client)
         self.size = len(addresses)
         self.futures = [
-            client.submit(_Partition, system, index, self.size, actor=True, workers=[address],
+            client.submit(_Partition, make, system, index, self.size, actor=True, workers=[address],
                           allow_other_workers=False, pure=False)
             for index, address in enumerate(addresses)
         ]  # fmt: skip

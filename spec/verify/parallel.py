@@ -461,7 +461,7 @@ def explore_parallel(
         from spec.verify.dask_pool import DaskPool, connect
 
         with connect(cluster) as client:
-            pool: Pool = DaskPool(client, system)
+            pool: Pool = DaskPool(client, system, _Worker)
             try:
                 report = _explore(system, pool, name, depth_limit, time_limit, max_states, stop_at_first)
             finally:
