@@ -4,8 +4,12 @@ shortest trace), and the command line refuses what it cannot do, naming the fix.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +108,33 @@ def test_cli_says_when_the_cluster_is_out_of_reach(capsys: pytest.CaptureFixture
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         assert main(["check", "--system", "cycle", "--cluster", "tcp://127.0.0.1:9"]) == 2
     assert "cannot reach the Dask cluster tcp://127.0.0.1:9" in capsys.readouterr().out
+
+
+def test_the_documented_scheduler_and_worker_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/proofs.md's `dask scheduler` and `dask worker` commands (a scheduler file instead of a fixed port)."""
+    dask = Path(sys.executable).with_name("dask")
+    file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen([dask, "scheduler", "--scheduler-file", file, "--port", "0", "--dashboard-address",
+                                  ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = None
+    try:
+        for _ in range(300):
+            if file.exists() and file.stat().st_size:
+                break
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        workers = subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with distributed.Client(address) as client:
+            client.wait_for_workers(2, timeout=60)
+        assert main(["check", "--system", "cycle", "--cluster", address]) == 0
+        assert f"2 at {address}" in capsys.readouterr().out
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
