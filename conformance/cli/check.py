@@ -36,7 +36,7 @@ from spec.verify.cache.universe import (
 from spec.verify.checker import INTERRUPTED, explore
 from spec.verify.cluster.system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle.system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
-from spec.verify.dask_pool import EngineMissing
+from spec.verify.dask_pool import ClusterFailed, EngineMissing
 from spec.verify.dispatcher.system import (
     DEFAULT_DISPATCHER_UNIVERSE,
     MAX_CALL_VARIANTS,
@@ -162,6 +162,9 @@ def check(args: argparse.Namespace, console: Console) -> int:
             )
     except EngineMissing as error:
         return usage_error(console, error)
+    except ClusterFailed as error:
+        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
+        return 2
     except OSError as error:  # distributed's "Timed out trying to connect to tcp://..."
         if args.cluster is None:
             raise

@@ -21,7 +21,7 @@ from conformance.simulation.sweep import SeedVerdict, sweep
 from conformance.usage import usage_error
 from refimpl.simulator import SimulationConfig
 from spec.quantities import SECOND
-from spec.verify.dask_pool import EngineMissing
+from spec.verify.dask_pool import ClusterFailed, EngineMissing
 
 EXIT_OK = 0
 EXIT_VIOLATION = 1
@@ -67,6 +67,9 @@ def simulate_seeds(args: argparse.Namespace, config: SimulationConfig, every: in
                              done=lambda _: progress.advance(task))
     except EngineMissing as error:
         return usage_error(console, error)
+    except ClusterFailed as error:
+        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
+        return 2
     except OSError as error:  # distributed's "Timed out trying to connect to tcp://..."
         if args.cluster is None:
             raise

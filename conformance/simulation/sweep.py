@@ -91,15 +91,21 @@ def sweep(
             if done is not None:
                 done(verdicts[-1])
         return verdicts
-    from spec.verify.dask_pool import connect
+    from spec.verify.dask_pool import SAME_VERSION, ClusterFailed, connect
 
     with connect(cluster) as client:
         from distributed import as_completed  # connect has found it installed
 
         futures = [client.submit(run_seed, one, every, extra, pure=False) for one in configs]
+        seed_of = {future.key: one.seed for future, one in zip(futures, configs, strict=True)}
         try:
             for future in as_completed(futures):  # type: ignore[no-untyped-call]  # distributed annotates it in part
-                verdict = future.result()
+                try:
+                    verdict = future.result()
+                except Exception as error:
+                    seed = seed_of[future.key]
+                    raise ClusterFailed(f"seed {seed} raised on a Dask worker ({type(error).__name__}: {error}); if "
+                                        f"--seed {seed} runs here, {SAME_VERSION}") from error
                 if done is not None:
                     done(verdict)
             gathered: list[SeedVerdict] = [future.result() for future in futures]

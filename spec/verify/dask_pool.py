@@ -43,6 +43,14 @@ class EngineMissing(RuntimeError):
     """``--cluster`` was given but ``distributed`` is not installed."""
 
 
+class ClusterFailed(RuntimeError):
+    """A Dask worker could not run its part: a partition of the search, a seed of a sweep (most often because it
+    has another version of the package installed, or none)."""
+
+
+SAME_VERSION: Final = "every worker needs the same version of kube-scheduler-spec installed as this process"
+
+
 def cluster_address(text: str) -> str:
     """Check a ``--cluster`` value: ``local:N`` (1 <= N <= 256) or a scheduler address such as
     ``tcp://host:8786``. Fails with ``ValueError`` saying what is wanted."""
@@ -122,7 +130,14 @@ class DaskPool:
                           allow_other_workers=False, pure=False)
             for index, address in enumerate(addresses)
         ]  # fmt: skip
-        self.actors = [future.result() for future in self.futures]
+        try:
+            self.actors = [future.result() for future in self.futures]
+        except Exception as error:
+            self.close()
+            raise ClusterFailed(
+                f"a Dask worker could not set up its partition of the search ({type(error).__name__}: {error}); "
+                f"{SAME_VERSION}"
+            ) from error
 
     def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
         """Send each partition its arguments, then gather the answers (the partitions run at once)."""

@@ -16,6 +16,7 @@ from conformance.simulation.sweep import run_seed, sweep
 from refimpl.simulator import Faults, SimulationConfig
 from spec.cycle.cycle import Cluster
 from spec.quantities import MILLISECOND, SECOND
+from spec.verify.dask_pool import ClusterFailed
 
 distributed = pytest.importorskip("distributed")
 
@@ -32,6 +33,11 @@ def at_most_five_pods_a_node(cluster: Cluster) -> bool:
     """A deliberately wrong invariant: 10 pods on 2 nodes put 6 or more on one node on some seeds (0 and 3)."""
     counts = Counter(pod.node_name for pod in cluster.api_pods.values() if pod.node_name)
     return max(counts.values(), default=0) <= 5
+
+
+def explodes(cluster: Cluster) -> bool:
+    """A predicate that raises, as a simulation with a bug would."""
+    raise ZeroDivisionError("a bug")
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +100,8 @@ def test_cli_names_the_extra_when_dask_is_missing(
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` raises ImportError
     assert main([*CLI, "--seeds", "0..1", "--cluster", "local:2"]) == 2
     assert "kube-scheduler-spec[distributed]" in capsys.readouterr().out
+
+
+def test_a_seed_that_raises_on_a_worker_is_named(address: str) -> None:
+    with pytest.raises(ClusterFailed, match=r"seed 5 raised on a Dask worker \(ZeroDivisionError: a bug\); if --seed"):
+        sweep(SMALL, (5,), 1, cluster=address, extra=(explodes,))

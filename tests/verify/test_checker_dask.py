@@ -10,10 +10,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.cli.main import main
+from spec.verify.checker import explore
+from spec.verify.dask_pool import ClusterFailed
 from tests.verify.checker_universes import Run, explore_run, load
 
 distributed = pytest.importorskip("distributed")
@@ -138,3 +141,19 @@ def test_the_documented_scheduler_and_worker_commands(tmp_path: Path, capsys: py
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def _refuse() -> None:
+    raise ImportError("No module named 'spec'")
+
+
+class _Unloadable:
+    """A system a Dask worker cannot load, as on a worker without the package: unpickling it raises."""
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return (_refuse, ())
+
+
+def test_a_worker_that_cannot_load_the_system_is_named(address: str) -> None:
+    with pytest.raises(ClusterFailed, match=r"(?s)could not set up its partition.*same version of kube-sched"):
+        explore(_Unloadable(), cluster=address)  # type: ignore[arg-type]
