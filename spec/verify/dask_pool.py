@@ -77,14 +77,15 @@ def connect(address: str) -> Iterator[Client]:
         raise EngineMissing(MISSING) from error
     local = LOCAL.fullmatch(cluster_address(address))
     if local is None:
-        with Client(address) as client:  # type: ignore[no-untyped-call]  # distributed annotates it in part
+        # direct_to_workers: an actor call goes to its worker, not through the scheduler (its default).
+        with Client(address, direct_to_workers=True) as client:  # type: ignore[no-untyped-call]  # typed in part
             yield client
         return
     with (
         LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
-        Client(cluster) as client,  # type: ignore[no-untyped-call]
+        Client(cluster, direct_to_workers=True) as client,  # type: ignore[no-untyped-call]
     ):
         yield client
 
