@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from conformance.cli.simulate_cluster import wants_cluster
+from conformance.interrupts import received
 from conformance.simulation.sweep import SeedVerdict, sweep
 from conformance.usage import usage_error
 from refimpl.simulator import SimulationConfig
@@ -60,11 +61,23 @@ def simulate_seeds(args: argparse.Namespace, config: SimulationConfig, every: in
     console.print(f"simulating {config.pods:,} pods on {config.nodes:,} nodes for {len(args.seeds):,} seeds {where}, "
                   f"profile {config.profile.name}, invariants checked every {every} step(s)", highlight=False)
     columns = (TextColumn("seeds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    finished: list[SeedVerdict] = []
+
+    def done(verdict: SeedVerdict) -> None:
+        finished.append(verdict)
+        progress.advance(task)
+
     try:
         with Progress(*columns, console=console, disable=args.no_progress or not console.is_terminal) as progress:
             task = progress.add_task("seeds", total=len(args.seeds))
-            verdicts = sweep(config, args.seeds, every, cluster=args.cluster,
-                             done=lambda _: progress.advance(task))
+            verdicts = sweep(config, args.seeds, every, cluster=args.cluster, done=done)
+    except KeyboardInterrupt:  # the seeds finished so far
+        signals = received()
+        signals.hold()
+        console.print(verdicts_table(sorted(finished, key=lambda v: args.seeds.index(v.seed))))
+        console.print(f"[bold red]sweep interrupted by {signals.name or 'SIGINT'}[/] after {len(finished):,} of "
+                      f"{len(args.seeds):,} seeds: the table lists those finished", highlight=False)
+        return signals.exit_code()
     except EngineMissing as error:
         return usage_error(console, error)
     except ClusterFailed as error:

@@ -16,7 +16,10 @@ asked for, and :func:`connect` names the extra when it is missing.
 
 from __future__ import annotations
 
+import logging
 import re
+import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
@@ -78,16 +81,46 @@ def connect(address: str) -> Iterator[Client]:
     local = LOCAL.fullmatch(cluster_address(address))
     if local is None:
         # direct_to_workers: an actor call goes to its worker, not through the scheduler (its default).
-        with Client(address, direct_to_workers=True) as client:  # type: ignore[no-untyped-call]  # typed in part
+        with Client(address, direct_to_workers=True) as client, _quiet_if_cut_short():  # type: ignore[no-untyped-call]
             yield client
         return
-    with (
-        LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        Client(cluster, direct_to_workers=True) as client,  # type: ignore[no-untyped-call]
-    ):
+    with _sigint_ignored():  # the workers start with SIGINT ignored, and so keep it ignored
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=int(local.group(1)), threads_per_worker=1, processes=True, dashboard_address=":0",
+            silence_logs=logging.CRITICAL,  # what the workers log as they are stopped in the middle of a task
+        )
+    with cluster, Client(cluster, direct_to_workers=True) as client, _quiet_if_cut_short():  # type: ignore[no-untyped-call]
         yield client
+
+
+@contextmanager
+def _quiet_if_cut_short() -> Iterator[None]:
+    """If the run leaves by an exception (a Ctrl-C, an error), silence Dask's loggers in this process before the
+    client and the local cluster close: closing them with tasks still running logs warnings and tracebacks that say
+    nothing about the run."""
+    try:
+        yield
+    except BaseException:
+        for name in list(logging.root.manager.loggerDict):
+            if name.split(".")[0] in ("distributed", "tornado"):
+                logging.getLogger(name).disabled = True
+        raise
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while the local cluster's worker processes start, so that they inherit it ignored (CPython
+    leaves an ignored SIGINT ignored): a Ctrl-C at the terminal reaches the whole process group, and then only
+    ``ksspec`` acts on it, stopping its workers as it leaves :func:`connect`, instead of every worker printing
+    its own traceback. A Ctrl-C during those seconds is lost. Outside the main thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def worker_addresses(client: Client) -> list[str]:
