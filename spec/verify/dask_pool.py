@@ -4,8 +4,10 @@
 own forked processes behind pipes for ``-j``, or :class:`DaskPool` here, which keeps each worker's part of the
 search (:class:`spec.verify.parallel._Worker`: its seen fingerprints, the states it owns and will expand) in a
 `Dask actor <https://distributed.dask.org/en/stable/actors.html>`_ pinned to one Dask worker process. Each round
-is one actor call per partition; only what the coordinator routes between rounds (fingerprints and keys, the
-shipped states' pickles, the violations) travels, as it does between ``-j``'s pipes.
+is one actor call per partition, and only what the coordinator decides with travels to and from it: the
+fingerprints and keys of the claim round, the violations, and at the end each partition's figures. In the ship
+round the partitions send the states' pickles to their owners' actors themselves, worker to worker (``-j``'s
+workers send them through the coordinator's pipes).
 
 There is one partition per Dask worker process; a worker should run one thread (``dask worker --nthreads 1``):
 the search is pure Python, so a second partition in the same process would wait for the first's GIL.
@@ -142,6 +144,11 @@ class _Partition:
 
     def __init__(self, make: WorkerFactory, system: TransitionSystem[Any], index: int, jobs: int) -> None:
         self.worker = make(system, index, jobs)
+        self.index = index
+        self.peers: list[Any] = []
+        """The partitions' actors, by index (this one's included)."""
+        self.inbox: dict[int, bytes] = {}
+        """The pickled states shipped to this partition at this level, by the index of the one that shipped them."""
 
     def run(self, command: str, args: tuple[Any, ...]) -> Any:
         """Run one round (or query) of the search on this partition."""
@@ -150,10 +157,42 @@ class _Partition:
         with fewer_collections():
             return getattr(self.worker, command)(*args)
 
+    def meet(self, peers: list[Any]) -> int:
+        """Learn the partitions' actors, to ship states to them directly; how many there are."""
+        self.peers = peers
+        return len(peers)
+
+    def ship(self, wanted: dict[int, list[int]], remaining: float | None) -> bool:
+        """The ship round, each owner's pickles sent straight to its actor; whether the time limit cut it short."""
+        with fewer_collections():
+            messages, cut = self.worker.ship(wanted, remaining)
+        sent = []
+        for owner, data in messages.items():
+            if owner == self.index:
+                self.inbox[owner] = data
+            else:
+                sent.append(self.peers[owner].deliver(self.index, data))
+        for delivery in sent:
+            delivery.result()
+        return bool(cut)
+
+    async def deliver(self, sender: int, data: bytes) -> None:
+        """Take the states another partition shipped (a coroutine: it runs on the worker's event loop, so it is
+        served while this partition's own thread waits in :meth:`ship` for its deliveries)."""
+        self.inbox[sender] = data
+
+    def receive(self, remaining: float | None) -> Any:
+        """The receive round on the states shipped here, in the order of the partitions that shipped them."""
+        messages = [self.inbox[sender] for sender in sorted(self.inbox)]
+        self.inbox = {}
+        with fewer_collections():
+            return self.worker.receive(messages, remaining)
+
 
 class DaskPool:
     """The partitions of a search, one actor per worker of a Dask cluster; the interface of
-    :class:`spec.verify.parallel._Pool` (``call``, ``all``, ``ask``, ``close``)."""
+    :class:`spec.verify.parallel._Pool` (:class:`spec.verify.parallel.Pool`), but for the ship round, in which the
+    partitions send the states to one another directly."""
 
     def __init__(self, client: Client, system: TransitionSystem[Any], make: WorkerFactory) -> None:
         self.client = client
@@ -172,15 +211,28 @@ class DaskPool:
                 f"a Dask worker could not set up its partition of the search ({type(error).__name__}: {error}); "
                 f"{SAME_VERSION}"
             ) from error
+        self._gather([actor.meet(self.actors) for actor in self.actors])
 
-    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
-        """Send each partition its arguments, then gather the answers (the partitions run at once)."""
-        pending = [actor.run(command, args) for actor, args in zip(self.actors, per_worker, strict=True)]
+    def _gather(self, pending: list[Any]) -> list[Any]:
+        """The answers of actor calls made at once (on a failure, the actors are released and it is raised)."""
         try:
             return [answer.result() for answer in pending]
         except BaseException:
             self.close()
             raise
+
+    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
+        """Send each partition its arguments, then gather the answers (the partitions run at once)."""
+        return self._gather([actor.run(command, args) for actor, args in zip(self.actors, per_worker, strict=True)])
+
+    def ship(self, wanted: list[dict[int, list[int]]], remaining: float | None) -> bool:
+        """The ship round, each partition sending its pickles to their owners' actors itself: the states go from
+        worker to worker, never through this process."""
+        return any(self._gather([actor.ship(w, remaining) for actor, w in zip(self.actors, wanted, strict=True)]))
+
+    def receive(self, remaining: float | None) -> list[Any]:
+        """The receive round, each partition on the states shipped to it."""
+        return self._gather([actor.receive(remaining) for actor in self.actors])
 
     def all(self, command: str, *args: Any) -> list[Any]:
         return self.call(command, [args] * self.size)

@@ -387,6 +387,13 @@ class Pool(Protocol):
     def ask(self, worker: int, command: str, *args: Any) -> Any:
         """Run ``command`` on one worker."""
 
+    def ship(self, wanted: list[dict[int, list[int]]], remaining: float | None) -> bool:
+        """The ship round: each worker pickles the states ``wanted`` of it, by owner (:meth:`_Worker.ship`), for
+        the owners' next :meth:`receive`; whether the time limit cut the shipping short."""
+
+    def receive(self, remaining: float | None) -> list[Any]:
+        """The receive round: each owner stores and checks the states shipped to it (:meth:`_Worker.receive`)."""
+
     def close(self) -> None:
         """Stop the workers (a second call does nothing)."""
 
@@ -432,6 +439,21 @@ class _Pool:
             self.close()
             raise value
         return value
+
+    def ship(self, wanted: list[dict[int, list[int]]], remaining: float | None) -> bool:
+        """The ship round, the states' pickles coming back here to wait for :meth:`receive`."""
+        self.inboxes: list[list[bytes]] = [[] for _ in range(self.size)]
+        cut = False
+        for messages, worker_cut in self.call("ship", [(w, remaining) for w in wanted]):
+            cut = cut or worker_cut
+            for owner, data in messages.items():
+                self.inboxes[owner].append(data)
+        return cut
+
+    def receive(self, remaining: float | None) -> list[Any]:
+        """The receive round: each owner gets its inbox (in the order of the workers that shipped to it)."""
+        inboxes, self.inboxes = self.inboxes, []
+        return self.call("receive", [(inbox, remaining) for inbox in inboxes])
 
     def close(self) -> None:
         for connection in self.connections:
@@ -553,12 +575,8 @@ def _explore(
             for owner, taken in enumerate(pool.call("claim", [(c,) for c in candidates])):
                 for fp, _, finder in taken:
                     wanted[finder].setdefault(owner, []).append(fp)
-            inboxes: list[list[bytes]] = [[] for _ in range(jobs)]
-            for messages, cut in pool.call("ship", [(w, remaining()) for w in wanted]):
-                timed_out = timed_out or cut
-                for owner, data in messages.items():
-                    inboxes[owner].append(data)
-            received: list[_Received] = pool.call("receive", [(inbox, remaining()) for inbox in inboxes])
+            timed_out = pool.ship(wanted, remaining()) or timed_out
+            received: list[_Received] = pool.receive(remaining())
             for inbox in received:
                 timed_out = timed_out or inbox.cut
                 level.events.extend(inbox.events)
