@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from conformance.usage import EXIT_USAGE
+from spec.verify.dask_pool import cluster_address
 from spec.versions import get_profile
 
 
@@ -101,6 +102,15 @@ def profile_name(text: str) -> str:
     """An argparse type: a known version profile (:data:`spec.versions.PROFILES`)."""
     try:
         return get_profile(text).name
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def cluster(text: str) -> str:
+    """An argparse type: ``--cluster``, a Dask scheduler address (``tcp://host:8786``) or ``local:N``
+    (:func:`spec.verify.dask_pool.cluster_address`)."""
+    try:
+        return cluster_address(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

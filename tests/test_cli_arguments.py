@@ -83,6 +83,9 @@ BAD = [
     (["check", "--mode", "chaos"], "invalid choice: 'chaos'"),
     (["check", "--max-states", "0"], "--max-states must be between 1 and"),
     (["check", "-j", "0"], "--jobs must be between 1 and 256"),
+    (["check", "--cluster", "nowhere"], "--cluster wants a Dask scheduler address (tcp://host:8786) or local:N"),
+    (["check", "--cluster", "local:0"], "--cluster local:N wants 1 <= N <= 256, got 'local:0'"),
+    (["check", "--cluster", "local:2", "-j", "2"], "-j is for one machine"),
     (["check", "--mutant", MUTANT], "--mutant: only --system queue reads it (this run explores --system cache)"),
     (["check", "--system", "cycle", "--pops", "2", "--close"], "--pops, --close: only --system queue reads them"),
     (["check", "--partition", "2/2"], "expected K/N with 0 <= K < N, got 2/2"),
@@ -112,6 +115,10 @@ BAD = [
     (["verify", "-j", "0"], "argument -j/--jobs: must be at least 1, got 0"),
     # ksspec simulate (its types are conformance.arguments')
     (["simulate", "--nodes", "0"], "--nodes must be between 1 and"),
+    (["simulate", "--seeds", "5..1"], "--seeds wants 1 to 100,000 seeds, got 0 from '5..1'"),
+    (["simulate", "--seeds", "one"], "--seeds wants A..B (A to B, both included) or S,S,...; got 'one'"),
+    (["simulate", "--cluster", "tcp://"], "--cluster wants a Dask scheduler address"),
+    (["simulate", "--cluster", "local:2"], "--cluster runs a seed sweep: give --seeds A..B"),
     (["simulate", "--arrival-rate", "inf"], "--arrival-rate must be a finite number"),
     (["simulate", "--max-virtual-seconds", "0"], "--max-virtual-seconds must be greater than 0"),
     # no command

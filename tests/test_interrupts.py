@@ -108,3 +108,18 @@ def test_verify_interrupted_ends_its_checks_and_reports_them_not_failed() -> Non
     assert code == 130 and "verify interrupted by SIGINT" in out, out
     assert "FAIL" not in out.split("interrupted", 1)[-1] or "interrupted (by SIGINT)" in out, out
     assert "verify passed" not in out
+
+
+def test_simulate_sweep_interrupted_prints_the_seeds_so_far() -> None:
+    code, out = interrupt(["simulate", "--nodes", "2", "--pods", "10", "--seeds", "0..999", "--no-progress"],
+                          "simulating", 3)
+    assert code == 130 and "sweep interrupted by SIGINT" in out and "seeds: the table lists those finished" in out, out
+
+
+def test_simulate_sweep_on_a_local_dask_cluster_interrupted() -> None:
+    """The local cluster's workers ignore the group's SIGINT (dask_pool.connect): ksspec stops them, and neither
+    they nor Dask's loggers print a traceback."""
+    pytest.importorskip("distributed")
+    code, out = interrupt(["simulate", "--nodes", "2", "--pods", "10", "--seeds", "0..399", "--no-progress",
+                           "--cluster", "local:2"], "simulating", 10)
+    assert code == 130 and "sweep interrupted by SIGINT" in out, out

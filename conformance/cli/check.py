@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from conformance.arguments import int_in, non_negative, positive
+from conformance.arguments import cluster, int_in, non_negative, positive
 from conformance.cli.check_queue import add_queue_check_arguments, build_queue_system, queue_only_flags
 from conformance.cli.prove import MAX_BOUND
 from conformance.console import make_console
@@ -36,6 +36,7 @@ from spec.verify.cache.universe import (
 from spec.verify.checker import INTERRUPTED, explore
 from spec.verify.cluster.system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle.system import DEFAULT_CYCLE_UNIVERSE, CycleSystem, CycleUniverse
+from spec.verify.dask_pool import ClusterFailed, EngineMissing
 from spec.verify.dispatcher.system import (
     DEFAULT_DISPATCHER_UNIVERSE,
     MAX_CALL_VARIANTS,
@@ -132,9 +133,12 @@ def check(args: argparse.Namespace, console: Console) -> int:
         return 2
     if args.merge_fingerprints:
         return merge_fingerprints(args.merge_fingerprints, console)
-    if args.partition is not None and args.jobs > 1:
-        console.print("[bold red]invalid options[/]: --partition runs one part in one process; drop -j")
+    if args.partition is not None and (args.jobs > 1 or args.cluster is not None):
+        console.print("[bold red]invalid options[/]: --partition runs one part in one process; drop -j and --cluster")
         return 2
+    if args.cluster is not None and args.jobs > 1:
+        return usage_error(console, "-j is for one machine; with --cluster the search has one partition per Dask "
+                                    "worker (start the workers with --nthreads 1): drop -j")
     if args.save_fingerprints is not None:
         try:
             check_report_path("--save-fingerprints", args.save_fingerprints)
@@ -154,11 +158,24 @@ def check(args: argparse.Namespace, console: Console) -> int:
                 jobs=args.jobs,
                 partition=args.partition,
                 split_depth=args.split_depth,
+                cluster=args.cluster,
             )
-    except KeyboardInterrupt:  # with -j: the parts' figures died with their processes
+    except EngineMissing as error:
+        return usage_error(console, error)
+    except ClusterFailed as error:
+        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
+        return 2
+    except OSError as error:  # distributed's "Timed out trying to connect to tcp://..."
+        if args.cluster is None:
+            raise
+        console.print(f"[bold red]cannot reach the Dask cluster[/] {escape(args.cluster)}: {escape(str(error))}",
+                      highlight=False)
+        return 2
+    except KeyboardInterrupt:  # with -j or --cluster: the parts' figures died with their processes (or actors)
         signals = received()
         signals.hold()
-        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {args.jobs} processes "
+        where = f"{args.jobs} processes" if args.cluster is None else f"the Dask cluster {escape(args.cluster)}"
+        console.print(f"[bold red]check interrupted by {signals.name or 'SIGINT'}[/] while {where} "
                       "explored: no figures", highlight=False)
         return signals.exit_code()
     if report.stopped_by == INTERRUPTED:
@@ -210,7 +227,8 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
         ("symmetry reduction", "on" if symmetry else "off"),
         ("states pruned (outside the bounds)", f"{report.pruned:,}"),
         ("exhausted", _exhausted(report)),
-        ("processes (-j)", str(report.jobs)),
+        ("processes (-j)", str(report.jobs)) if report.cluster is None
+        else ("Dask workers (--cluster)", f"{report.jobs} at {escape(report.cluster)}"),
         ("fingerprint store", f"{report.store_bytes / 2**20:,.1f} MiB, {report.bytes_per_state:,.0f} bytes/state"),
         ("peak memory (RSS)", f"{report.peak_rss_bytes / 2**20:,.0f} MiB"),
         ("fingerprint collision probability", f"{report.collision_probability:.1e} (optimistic), "
@@ -380,6 +398,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         type=int_in(1, 256, "--jobs"),
         default=1,
         help="explore in this many processes, states partitioned by fingerprint (same result as one)",
+    )
+    parser.add_argument(
+        "--cluster",
+        type=cluster,
+        default=None,
+        metavar="ADDRESS",
+        help="explore on a Dask cluster, one partition per worker (same result as one process): a scheduler "
+        "address (tcp://host:8786) or local:N (N worker processes here); needs the distributed extra",
     )
     parser.add_argument(
         "--partition",

@@ -5,7 +5,9 @@ InvariantChecker` after every step, or after every K-th step on large clusters (
 translates the whole cache to spec terms); the final state is always checked once the cluster has settled: no
 assumed pod left behind, and no unbound pod that fits a node. Exit code 0: no violation; 1: a violation or a
 final-state problem; 2: bad arguments (argparse's usage error). ``--schedulers``, ``--crash-rate`` and ``--kubelets``
-run the cluster simulation instead (:mod:`conformance.cli.simulate_cluster`).
+run the cluster simulation instead (:mod:`conformance.cli.simulate_cluster`); ``--seeds A..B`` runs one simulation
+per seed, in this process or on a Dask cluster (``--cluster``), and prints a verdict per seed
+(:mod:`conformance.cli.simulate_sweep`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from conformance.arguments import finite_number, int_in, non_negative, positive, profile_name
+from conformance.arguments import cluster, finite_number, int_in, non_negative, positive, profile_name
 from conformance.cli.simulate_cluster import cluster_config, simulate_cluster, wants_cluster
+from conformance.cli.simulate_sweep import seeds, simulate_seeds
 from conformance.console import make_console
 from conformance.interrupts import received
 from conformance.simulation.checks import KNOWN_VIOLATIONS_WITH_TTL, InvariantChecker, check_final_state
@@ -134,6 +137,8 @@ def simulate(args: argparse.Namespace) -> int:
         console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         return 2
     every = args.check_every if args.check_every is not None else auto_check_every(config)
+    if args.seeds is not None or args.cluster is not None:
+        return simulate_seeds(args, config, every, console)
     if wants_cluster(args):
         try:
             cluster = cluster_config(args, config)
@@ -263,6 +268,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="probability that a bind request fails with a Conflict (default 0)")
     parser.add_argument("--seed", type=int_in(-(2**63), 2**63 - 1, "--seed"), default=0,
                         help="random seed; the same seed gives the same run (default 0)")
+    parser.add_argument("--seeds", type=seeds, default=None, metavar="A..B",
+                        help="a sweep: one simulation per seed, A to B (both included) or S,S,...; a verdict per "
+                             "seed (--seed is then unused)")
+    parser.add_argument("--cluster", type=cluster, default=None, metavar="ADDRESS",
+                        help="with --seeds: run each seed as a task on this Dask cluster, a scheduler address "
+                             "(tcp://host:8786) or local:N (N worker processes here); needs the distributed extra")
     parser.add_argument("--profile", type=profile_name, default="v1.35",
                         help=f"Kubernetes version profile: {', '.join(PROFILES)} (default v1.35)")
     parser.add_argument("--ttl-seconds", type=non_negative("--ttl-seconds"), default=0.0,

@@ -20,8 +20,9 @@ Model checking (``ksspec check``):
 
 - :mod:`spec.verify.transition_system`: what the checker explores (states, edges, violations).
 - :mod:`spec.verify.checker`: a breadth-first explorer of any transition system;
-  :mod:`spec.verify.parallel` runs it in several processes, and :mod:`spec.verify.exploration` holds what both keep
-  (the fingerprint store, the report, the traces).
+  :mod:`spec.verify.parallel` runs it in several processes, or with :mod:`spec.verify.dask_pool` on the workers of
+  a Dask cluster, and :mod:`spec.verify.exploration` holds what both keep (the fingerprint store, the report, the
+  traces).
 - :mod:`spec.verify.cache.system`: the cache and its snapshot as such a system.
 - :mod:`spec.verify.dispatcher.system`: the dispatcher's call queue as such a system.
 - :mod:`spec.verify.cycle.system`: the scheduling pipeline (:mod:`spec.cycle.cycle`) as such a system.

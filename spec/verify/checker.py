@@ -82,6 +82,7 @@ def explore(
     jobs: int = 1,
     partition: tuple[int, int] | None = None,
     split_depth: int | None = None,
+    cluster: str | None = None,
 ) -> Report:
     """Explore every state reachable from the initial states, breadth first.
 
@@ -89,7 +90,8 @@ def explore(
     trace per violated property and does not expand violating states). ``depth_limit`` bounds the
     path length; ``time_limit`` (seconds) and ``max_states`` stop early, leaving the report not
     complete. ``jobs > 1`` explores in that many processes (:func:`spec.verify.parallel.explore_parallel`)
-    and reports the same states, transitions, depth, coverage and violations.
+    and reports the same states, transitions, depth, coverage and violations; so does ``cluster``, the
+    address of a Dask cluster (or ``local:N``), with one partition per Dask worker (:mod:`spec.verify.dask_pool`).
 
     ``partition=(k, n)`` explores part ``k`` of ``n`` of a split run: every part explores the
     states up to the split depth, then expands only the states at that depth whose fingerprint is
@@ -100,12 +102,14 @@ def explore(
     """
     if partition is not None:
         part, parts = partition
-        if not 0 <= part < parts or jobs > 1:
-            raise ValueError(f"partition must be K/N with 0 <= K < N, and without -j; got {part}/{parts}")
-    if jobs > 1:
+        if not 0 <= part < parts or jobs > 1 or cluster is not None:
+            raise ValueError(
+                f"partition must be K/N with 0 <= K < N, and without -j or --cluster; got {part}/{parts}"
+            )
+    if jobs > 1 or cluster is not None:
         return explore_parallel(
             system, jobs, name=name, depth_limit=depth_limit, time_limit=time_limit, max_states=max_states,
-            stop_at_first=stop_at_first,
+            stop_at_first=stop_at_first, cluster=cluster,
         )  # fmt: skip
     report = Report(name, depth_limit=depth_limit, partition=partition)
     started = now()

@@ -70,6 +70,9 @@ class Report:
     peak_rss_bytes: int = 0
     """The peak resident memory of the process (with ``jobs > 1``: the largest worker's)."""
     jobs: int = 1
+    """The partitions the search ran in: ``-j``'s processes, or the Dask workers of ``cluster``."""
+    cluster: str | None = None
+    """The Dask cluster the partitions ran on (``--cluster``), if any."""
     fingerprint_gap: int = 0
     """The least difference between two stored fingerprints (0 when fewer than two)."""
     partition: tuple[int, int] | None = None

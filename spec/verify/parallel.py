@@ -31,6 +31,10 @@ unchecked is not stored, so every state counted was checked.
 
 Each trace is replayed in the coordinator from the chain of (parent, edge) the owners recorded
 (:func:`spec.verify.exploration.trace_to`).
+
+The workers run in a :class:`Pool`: ``-j``'s processes forked on this machine, each behind a pipe
+(:class:`_Pool`), or, given a cluster's address, actors on the workers of a Dask cluster
+(:class:`spec.verify.dask_pool.DaskPool`); the rounds, and so the results, are the same.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from multiprocessing.connection import Connection
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from spec.verify.exploration import Report, StateStore, fewer_collections, peak_rss_bytes, trace_to
 from spec.verify.fingerprint import fingerprint
@@ -368,11 +372,39 @@ def _serve(worker: _Worker[Any], connection: Connection) -> None:
 # ============================================================================================
 
 
+class Pool(Protocol):
+    """Where the partitions' workers run: :class:`_Pool` (``-j``) or :class:`spec.verify.dask_pool.DaskPool`."""
+
+    size: int
+    """The number of partitions (and workers)."""
+
+    def call(self, command: str, per_worker: Iterable[tuple[Any, ...]]) -> list[Any]:
+        """Run ``command`` on every worker, each with its arguments, at once; their answers in order."""
+
+    def all(self, command: str, *args: Any) -> list[Any]:
+        """Run ``command`` with the same arguments on every worker."""
+
+    def ask(self, worker: int, command: str, *args: Any) -> Any:
+        """Run ``command`` on one worker."""
+
+    def ship(self, wanted: list[dict[int, list[int]]], remaining: float | None) -> bool:
+        """The ship round: each worker pickles the states ``wanted`` of it, by owner (:meth:`_Worker.ship`), for
+        the owners' next :meth:`receive`; whether the time limit cut the shipping short."""
+
+    def receive(self, remaining: float | None) -> list[Any]:
+        """The receive round: each owner stores and checks the states shipped to it (:meth:`_Worker.receive`)."""
+
+    def close(self) -> None:
+        """Stop the workers (a second call does nothing)."""
+
+
 class _Pool:
-    """The worker processes, each behind a pipe."""
+    """The worker processes of ``-j``, each behind a pipe (:class:`spec.verify.dask_pool.DaskPool` is the same
+    interface over a Dask cluster)."""
 
     def __init__(self, system: TransitionSystem[Any], jobs: int) -> None:
         context = multiprocessing.get_context("fork")
+        self.size = jobs
         self.connections: list[Connection] = []
         self.processes = []
         for index in range(jobs):
@@ -408,6 +440,21 @@ class _Pool:
             raise value
         return value
 
+    def ship(self, wanted: list[dict[int, list[int]]], remaining: float | None) -> bool:
+        """The ship round, the states' pickles coming back here to wait for :meth:`receive`."""
+        self.inboxes: list[list[bytes]] = [[] for _ in range(self.size)]
+        cut = False
+        for messages, worker_cut in self.call("ship", [(w, remaining) for w in wanted]):
+            cut = cut or worker_cut
+            for owner, data in messages.items():
+                self.inboxes[owner].append(data)
+        return cut
+
+    def receive(self, remaining: float | None) -> list[Any]:
+        """The receive round: each owner gets its inbox (in the order of the workers that shipped to it)."""
+        inboxes, self.inboxes = self.inboxes, []
+        return self.call("receive", [(inbox, remaining) for inbox in inboxes])
+
     def close(self) -> None:
         for connection in self.connections:
             with contextlib.suppress(BrokenPipeError, OSError):
@@ -427,12 +474,44 @@ def explore_parallel(
     time_limit: float | None = None,
     max_states: int | None = None,
     stop_at_first: bool = True,
+    cluster: str | None = None,
 ) -> Report:
-    """:func:`spec.verify.checker.explore` in ``jobs`` processes (see the module docstring)."""
+    """:func:`spec.verify.checker.explore` in ``jobs`` processes (see the module docstring); or, given the
+    address of a Dask cluster (``cluster``, see :func:`spec.verify.dask_pool.cluster_address`), in one
+    partition per Dask worker process, ``jobs`` unused."""
+    if cluster is not None:
+        from spec.verify.dask_pool import DaskPool, connect
+
+        with connect(cluster) as client:
+            pool: Pool = DaskPool(client, system, _Worker)
+            try:
+                report = _explore(system, pool, name, depth_limit, time_limit, max_states, stop_at_first)
+            finally:
+                pool.close()
+        report.cluster = cluster
+        return report
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") and os.name != "posix":
         raise RuntimeError("-j needs the fork start method (Linux, macOS)")
+    pool = _Pool(system, jobs)
+    try:
+        return _explore(system, pool, name, depth_limit, time_limit, max_states, stop_at_first)
+    finally:
+        pool.close()
+
+
+def _explore(
+    system: TransitionSystem[S],
+    pool: Pool,
+    name: str,
+    depth_limit: int | None,
+    time_limit: float | None,
+    max_states: int | None,
+    stop_at_first: bool,
+) -> Report:
+    """The search of the module docstring, with the pool's partitions (closed at the end)."""
+    jobs = pool.size
     report = Report(name, depth_limit=depth_limit, jobs=jobs)
     started = now()
     deadline = None if time_limit is None else started + time_limit
@@ -470,7 +549,6 @@ def explore_parallel(
     totals: list[dict[str, Any]] = []
     finish_cost = 0.0
     """Seconds per successor found that the level before spent finishing (all but expanding)."""
-    pool = _Pool(system, jobs)
     try:
         pool.call("seed", [(part,) for part in seeds])
         depth = 0
@@ -497,12 +575,8 @@ def explore_parallel(
             for owner, taken in enumerate(pool.call("claim", [(c,) for c in candidates])):
                 for fp, _, finder in taken:
                     wanted[finder].setdefault(owner, []).append(fp)
-            inboxes: list[list[bytes]] = [[] for _ in range(jobs)]
-            for messages, cut in pool.call("ship", [(w, remaining()) for w in wanted]):
-                timed_out = timed_out or cut
-                for owner, data in messages.items():
-                    inboxes[owner].append(data)
-            received: list[_Received] = pool.call("receive", [(inbox, remaining()) for inbox in inboxes])
+            timed_out = pool.ship(wanted, remaining()) or timed_out
+            received: list[_Received] = pool.receive(remaining())
             for inbox in received:
                 timed_out = timed_out or inbox.cut
                 level.events.extend(inbox.events)
@@ -590,7 +664,7 @@ class _Level:
         return ordered if until is None else ordered[:1]
 
 
-def _hops(pool: _Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
+def _hops(pool: Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], dict[int, int]]:
     """(number, edge index) from the root to the state ``number``, and each state's fingerprint."""
     hops: list[tuple[int, int]] = []
     fingerprints: dict[int, int] = {}
@@ -605,7 +679,7 @@ def _hops(pool: _Pool, jobs: int, number: int) -> tuple[list[tuple[int, int]], d
 
 def _record(
     system: TransitionSystem[Any],
-    pool: _Pool,
+    pool: Pool,
     jobs: int,
     report: Report,
     violated: set[str],
