@@ -111,4 +111,6 @@ def _sync(before: CallQueue, uid: str, after: CallQueue) -> set[str]:
         return {"dispatcher.sync.executing_untouched"}
     if uid not in after.calls:
         return {"dispatcher.sync.drops_no_op"}
+    if is_no_op(after.calls[uid].call):
+        return {"dispatcher.sync.refreshes_base", "dispatcher.sync.keeps_no_op_behind_in_flight"}
     return {"dispatcher.sync.refreshes_base"}

@@ -341,6 +341,8 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"PodStatusPatchCall.Sync ({_CALLS})"),
     ("dispatcher.sync.drops_no_op", "a pending call that became a no-op is dropped and its caller told",
      f"callQueue.syncObject ({_QUEUE})"),
+    ("dispatcher.sync.keeps_no_op_behind_in_flight", "a pending call synced to a no-op while its object has a call in "
+     "flight is kept (noOp && !inFlight)", f"callQueue.syncObject ({_QUEUE})"),
     ("dispatcher.sync.executing_untouched", "an executing call keeps its base status",
      f"PodStatusPatchCall.Sync ({_CALLS})"),
     ("dispatcher.sync.binding_unchanged", "a binding is not changed by a sync", f"PodBindingCall.Sync ({_CALLS})"),
@@ -603,7 +605,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("limit", "v1.34.0's goroutine limit", ("dispatcher.limit.",)),
     ("merge", "merging calls", ("dispatcher.add.merged", "dispatcher.merge.")),
     ("metrics", "the scheduler_cache_size gauge", ("cache.metrics.",)),
-    ("no-op", "no-op calls", ("dispatcher.add.no_op", "dispatcher.sync.drops_no_op")),
+    ("no-op", "no-op calls", ("dispatcher.add.no_op", "dispatcher.sync.drops_no_op",
+                              "dispatcher.sync.keeps_no_op_behind_in_flight")),
     ("node", "node operations", ("cache.add_node.", "cache.update_node.", "cache.remove_node.")),
     ("node-churn", "nodes removed and added around pods", ("cycle.node.",)),
     ("node-selector", "the node selector", ("cycle.filter.node_affinity", "cycle.selector.")),
