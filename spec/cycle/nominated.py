@@ -29,7 +29,11 @@ from spec.objects import Pod
 def snapshot_with(snapshot: Snapshot | None, info: NodeInfo) -> Snapshot:
     """The cycle's ``snapshot`` with the node of ``info`` seen as ``info`` (a pod added or removed there); with no
     snapshot, one of that node alone (the snapshot-wide filters then see no other node). Fails with ``AssertionError``
-    for a NodeInfo without a Node object (the snapshot lists only nodes with one)."""
+    for a NodeInfo without a Node object (the snapshot lists only nodes with one).
+
+    Kubernetes: none (Go keeps the snapshot and updates the plugins' CycleState through `RunPreFilterExtensionAddPod`
+    in `addGENominatedPods`; the spec's snapshot-wide filters recompute from the snapshot instead)
+    """
     assert info.node is not None, "the snapshot's list has only nodes with a Node object"
     name = info.node.name
     if snapshot is None:

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from spec.cache import cache
+from spec.cache.cache import new_cache
 from spec.cache.operations import (
     AssumePod,
     CleanupAssumedPods,
@@ -29,6 +30,7 @@ from spec.verify.cache.universe import Mode, Universe, node_variant
 from spec.verify.checker import explore
 from spec.verify.exploration import Report
 from spec.verify.transition_system import Edge, Violation
+from spec.versions import PROFILES
 
 SMALL = Universe(nodes=2, pods=1, pod_variants=2, node_variants=1)
 """Small enough to exhaust in a few seconds, big enough for confirms on another node and ghosts."""
@@ -263,3 +265,25 @@ def test_known_violation_of_snapshot_order_is_found_with_a_shortest_trace() -> N
     actions = [step.action for step in violation.trace]
     expected = ["AddNode(n0/v0)", "AddNode(n1/v0)", "UpdateSnapshot", "UpdateNode(n0/v0 -> n0/v1)", "UpdateSnapshot"]
     assert actions == expected
+
+
+def test_v1_37_claim_counts_are_part_of_the_canonical_world() -> None:
+    """v1.37's claim bookkeeping (the cache's sum of deltas, the snapshot's counts and what it consumed) decides
+    what the next UpdateSnapshot does, so the representative keeps it: two worlds that differ only there are not
+    merged, and the violation of inv_snapshot_pvc_set_is_live_claims the search finds replays as found."""
+    profile = PROFILES["v1.37"]
+    universe = Universe(nodes=1, pods=1, pod_variants=2, node_variants=1, ttls=(0,), profile=profile)
+    claimed = next(p for p in universe._placed["p0"] if p.pvc_claims and p.node_name)
+    world, outcome = apply(World(new_cache(profile)), AssumePod(claimed))
+    assert outcome.status is Status.OK and world.cache.pvc_ref_counts_total
+    world, _ = apply(world, UpdateSnapshot())
+    representative, _ = canonical_world(world)
+    assert representative.cache.pvc_ref_counts_total == world.cache.pvc_ref_counts_total
+    assert representative.snapshot.used_pvc_ref_counts == world.snapshot.used_pvc_ref_counts
+    assert representative.snapshot.pvc_ref_counts_consumed == world.snapshot.pvc_ref_counts_consumed != FrozenMap()
+    unconsumed = World(world.cache, replace(world.snapshot, pvc_ref_counts_consumed=FrozenMap()))
+    assert canonical_world(unconsumed)[0] != representative
+    system = CacheSystem(universe, known_violations=True)
+    report = explore(system, depth_limit=2, stop_at_first=False)
+    found = [v for v in report.violations if v.property == "inv_snapshot_pvc_set_is_live_claims"]
+    assert found and all("NOT reproduced" not in v.final_state for v in found)

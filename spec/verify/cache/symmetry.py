@@ -237,6 +237,7 @@ class _Renamer:
             generation=counter,
             next_image_serial=self.serial(state.next_image_serial),
             metrics=NO_METRICS,
+            pvc_ref_counts_total=state.pvc_ref_counts_total,  # claim keys name no node or pod: nothing to rename
         )
 
     def node_infos(self, infos: FrozenMap[str, NodeInfo]) -> FrozenMap[str, NodeInfo]:
@@ -256,6 +257,8 @@ class _Renamer:
             listed(snapshot.have_pods_with_required_anti_affinity_list),
             snapshot.used_pvc_set,
             self.generation(snapshot.generation),
+            used_pvc_ref_counts=snapshot.used_pvc_ref_counts,
+            pvc_ref_counts_consumed=snapshot.pvc_ref_counts_consumed,
         )
 
 
