@@ -31,8 +31,7 @@ def snapshot_with(snapshot: Snapshot | None, info: NodeInfo) -> Snapshot:
     snapshot, one of that node alone (the snapshot-wide filters then see no other node). Fails with ``AssertionError``
     for a NodeInfo without a Node object (the snapshot lists only nodes with one).
 
-    Kubernetes: none (Go keeps the snapshot and updates the plugins' CycleState through `RunPreFilterExtensionAddPod`
-    in `addGENominatedPods`; the spec's snapshot-wide filters recompute from the snapshot instead)
+    Kubernetes: none (Go updates CycleState through `RunPreFilterExtensionAddPod`; the spec recomputes from this)
     """
     assert info.node is not None, "the snapshot's list has only nodes with a Node object"
     name = info.node.name
