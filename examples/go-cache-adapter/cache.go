@@ -14,6 +14,7 @@ type profile struct {
 	expiry                bool // assumed pods expire: finish_binding and cleanup_assumed_pods exist
 	forgetUnknownIsError  bool // forget_pod of a pod the cache does not know is PodNotAssumed (before v1.35)
 	nodeOpsReturnNodeInfo bool // add_node and update_node return a NodeInfo clone (up to v1.36)
+	incrementalPVC        bool // v1.37: the snapshot's claim counts follow a delta (refreshPVCRefCountsDelta)
 }
 
 type CacheError struct{ Kind, Message string }
@@ -161,12 +162,35 @@ type Cache struct {
 	imageRefs  map[string]map[string]imageRef // per NodeInfo name: its pointers into images
 	generation int64
 	nextSerial int
-	metrics    [3]int // scheduler_cache_size as last published: assumed pods, pods, nodes
+	metrics    [3]int         // scheduler_cache_size as last published: assumed pods, pods, nodes
+	pvcDelta   map[string]int // v1.37's pvcRefCountsDelta: the change of the claims' counts since UpdateSnapshot
 }
 
 func NewCache(p profile, ttl int64) *Cache {
 	return &Cache{profile: p, ttl: ttl, podStates: map[string]*podState{}, assumed: map[string]bool{},
-		nodes: map[string]*NodeInfo{}, images: map[string]*imageState{}, imageRefs: map[string]map[string]imageRef{}}
+		nodes: map[string]*NodeInfo{}, images: map[string]*imageState{}, imageRefs: map[string]map[string]imageRef{},
+		pvcDelta: map[string]int{}}
+}
+
+// refreshPVCDelta adds the change of a NodeInfo's claim counts, from before to after, to the delta (v1.37).
+func (c *Cache) refreshPVCDelta(before, after map[string]int) {
+	if !c.profile.incrementalPVC {
+		return
+	}
+	for key, n := range before {
+		c.pvcDelta[key] -= n
+	}
+	for key, n := range after {
+		c.pvcDelta[key] += n
+	}
+}
+
+func copyCounts(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 func (c *Cache) nextGeneration() int64 {
@@ -198,7 +222,9 @@ func (c *Cache) addPodTo(p *Pod, assume bool) error {
 		info = newNodeInfo(c.nextGeneration())
 		c.nodes[p.NodeName] = info
 	}
+	before := copyCounts(info.pvcRefCounts)
 	info.addPod(p, c.nextGeneration())
+	c.refreshPVCDelta(before, info.pvcRefCounts)
 	c.podStates[key] = &podState{pod: p}
 	if assume {
 		c.assumed[key] = true
@@ -212,10 +238,12 @@ func (c *Cache) removePodFrom(p *Pod) error {
 		return err
 	}
 	if info, ok := c.nodes[p.NodeName]; ok {
+		before := copyCounts(info.pvcRefCounts)
 		if err := info.removePod(p, c.generation+1); err != nil {
 			return err
 		}
 		c.generation++
+		c.refreshPVCDelta(before, info.pvcRefCounts)
 		if len(info.pods) == 0 && info.node == nil {
 			c.deleteNodeInfo(p.NodeName)
 		}
@@ -419,6 +447,7 @@ func (c *Cache) RemoveNode(n *Node) error {
 	if !ok {
 		return cacheError("NodeNotFound", "node %s is not found", n.Name)
 	}
+	c.refreshPVCDelta(info.pvcRefCounts, nil) // v1.37 subtracts the node's claims; its pods stay on the ghost
 	info.node, info.generation = nil, c.nextGeneration()
 	if len(info.pods) == 0 {
 		c.deleteNodeInfo(n.Name)

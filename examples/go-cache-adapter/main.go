@@ -26,8 +26,8 @@ var profiles = map[string]profile{
 	"v1.34":    {expiry: true, forgetUnknownIsError: true, nodeOpsReturnNodeInfo: true},
 	"v1.35":    {expiry: true, nodeOpsReturnNodeInfo: true},
 	"v1.36":    {nodeOpsReturnNodeInfo: true},
-	"v1.37":    {},
-	"pr141745": {},
+	"v1.37":    {incrementalPVC: true},
+	"pr141745": {incrementalPVC: true},
 }
 
 type request struct {

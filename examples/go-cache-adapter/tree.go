@@ -106,11 +106,12 @@ type Snapshot struct {
 	list, affinity []string
 	antiAffinity   []string
 	usedPVCs       map[string]bool
+	pvcCounts      map[string]int // v1.37: the claims' reference counts the delta is applied to
 	generation     int64
 }
 
 func NewSnapshot() *Snapshot {
-	return &Snapshot{infos: map[string]*NodeInfo{}, usedPVCs: map[string]bool{}}
+	return &Snapshot{infos: map[string]*NodeInfo{}, usedPVCs: map[string]bool{}, pvcCounts: map[string]int{}}
 }
 
 func (s *Snapshot) rebuildLists(c *Cache, all bool) {
@@ -122,7 +123,12 @@ func (s *Snapshot) rebuildLists(c *Cache, all bool) {
 			}
 		}
 	}
-	s.affinity, s.antiAffinity, s.usedPVCs = []string{}, []string{}, map[string]bool{}
+	// v1.37 recounts the claims only on a full rebuild, which also clears the cache's delta.
+	recount := !c.profile.incrementalPVC || all
+	s.affinity, s.antiAffinity = []string{}, []string{}
+	if recount {
+		s.usedPVCs, s.pvcCounts = map[string]bool{}, map[string]int{}
+	}
 	for _, name := range s.list {
 		info := s.infos[name]
 		if len(info.podsWithAffinity) > 0 {
@@ -131,10 +137,36 @@ func (s *Snapshot) rebuildLists(c *Cache, all bool) {
 		if len(info.podsWithRequiredAntiAffinity) > 0 {
 			s.antiAffinity = append(s.antiAffinity, name)
 		}
-		for key := range info.pvcRefCounts {
+		if recount {
+			for key, n := range info.pvcRefCounts {
+				s.usedPVCs[key] = true
+				s.pvcCounts[key] += n
+			}
+		}
+	}
+	if c.profile.incrementalPVC && all {
+		c.pvcDelta = map[string]int{}
+	}
+}
+
+// applyPVCDelta adds the cache's delta to the claims' counts and clears it (v1.37's applyPVCRefCountDelta);
+// false if a count would go below zero (the caller then rebuilds everything, which recounts).
+func (s *Snapshot) applyPVCDelta(c *Cache) bool {
+	for _, key := range sortedKeys(c.pvcDelta) {
+		n := s.pvcCounts[key] + c.pvcDelta[key]
+		if n < 0 {
+			return false
+		}
+		if n == 0 {
+			delete(s.pvcCounts, key)
+			delete(s.usedPVCs, key)
+		} else {
+			s.pvcCounts[key] = n
 			s.usedPVCs[key] = true
 		}
 	}
+	c.pvcDelta = map[string]int{}
+	return true
 }
 
 // UpdateSnapshot re-clones the NodeInfos changed since the snapshot's generation, drops the ones no longer live
@@ -185,6 +217,12 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 			}
 		}
 		all = true
+	}
+	if c.profile.incrementalPVC {
+		pvcs = false // v1.37 has no such flag: the delta is applied instead
+		if !all && !s.applyPVCDelta(c) {
+			all = true
+		}
 	}
 	if all || affinity || antiAffinity || pvcs {
 		s.rebuildLists(c, all)
