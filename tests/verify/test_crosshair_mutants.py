@@ -98,8 +98,8 @@ MUTANTS = (
     Mutant(
         "with pod-level requests, non-zero defaults also fill a resource the pod requests",
         "refimpl/cache/resources.py",
-        "non_missing = {name: value for name, value in _NON_ZERO_DEFAULTS.items() if name not in requests}",
-        "non_missing = _NON_ZERO_DEFAULTS",
+        "non_missing = {name: value for name, value in NON_ZERO_DEFAULTS.items() if name not in requests}",
+        "non_missing = NON_ZERO_DEFAULTS",
         "refimpl/cache/contracts.py::non_zero_of",
         "_expected_non_zero(shape, pod_level_resources)",
     ),
