@@ -15,6 +15,8 @@ from typing import Final
 from rich.console import Console
 from rich.markup import escape
 
+from spec.verify.dask_pool import ClusterFailed, EngineMissing
+
 EXIT_USAGE: Final = 2
 """The exit code of bad usage (the same code ``ksspec conform`` gives adapter errors, and argparse gives)."""
 
@@ -61,3 +63,20 @@ def check_report_path(flag: str, path: Path) -> None:
             os.unlink(path)
     except OSError as error:
         raise UsageError(f"{flag} {path}: cannot be written ({error.strerror or error})") from None
+
+
+def cluster_error(console: Console, error: Exception, address: str | None) -> int:
+    """One line and the exit status for a run on a Dask cluster (``--cluster``) that cannot go on: the engine is not
+    installed (a usage error), a worker could not run its part, or the cluster cannot be reached; 2 in each case.
+    Re-raises ``error`` when it is an ``OSError`` of a run without a cluster (then it is not the cluster's)."""
+    if isinstance(error, EngineMissing):
+        return usage_error(console, error)
+    if isinstance(error, ClusterFailed):
+        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
+        return 2
+    if address is None:
+        raise error
+    # distributed's "Timed out trying to connect to tcp://..."
+    console.print(f"[bold red]cannot reach the Dask cluster[/] {escape(address)}: {escape(str(error))}",
+                  highlight=False)
+    return 2

@@ -22,7 +22,7 @@ from conformance.cli.check_queue import add_queue_check_arguments, build_queue_s
 from conformance.cli.prove import MAX_BOUND
 from conformance.console import make_console
 from conformance.interrupts import received
-from conformance.usage import UsageError, check_report_path, usage_error
+from conformance.usage import UsageError, check_report_path, cluster_error, usage_error
 from spec.quantities import SECOND
 from spec.verify.cache.system import CacheSystem
 from spec.verify.cache.universe import (
@@ -160,17 +160,8 @@ def check(args: argparse.Namespace, console: Console) -> int:
                 split_depth=args.split_depth,
                 cluster=args.cluster,
             )
-    except EngineMissing as error:
-        return usage_error(console, error)
-    except ClusterFailed as error:
-        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
-        return 2
-    except OSError as error:  # distributed's "Timed out trying to connect to tcp://..."
-        if args.cluster is None:
-            raise
-        console.print(f"[bold red]cannot reach the Dask cluster[/] {escape(args.cluster)}: {escape(str(error))}",
-                      highlight=False)
-        return 2
+    except (EngineMissing, ClusterFailed, OSError) as error:
+        return cluster_error(console, error, args.cluster)
     except KeyboardInterrupt:  # with -j or --cluster: the parts' figures died with their processes (or actors)
         signals = received()
         signals.hold()

@@ -19,7 +19,7 @@ from rich.table import Table
 from conformance.cli.simulate_cluster import wants_cluster
 from conformance.interrupts import received
 from conformance.simulation.sweep import SeedVerdict, sweep
-from conformance.usage import usage_error
+from conformance.usage import cluster_error, usage_error
 from refimpl.simulator import SimulationConfig
 from spec.quantities import SECOND
 from spec.verify.dask_pool import ClusterFailed, EngineMissing
@@ -78,17 +78,8 @@ def simulate_seeds(args: argparse.Namespace, config: SimulationConfig, every: in
         console.print(f"[bold red]sweep interrupted by {signals.name or 'SIGINT'}[/] after {len(finished):,} of "
                       f"{len(args.seeds):,} seeds: the table lists those finished", highlight=False)
         return signals.exit_code()
-    except EngineMissing as error:
-        return usage_error(console, error)
-    except ClusterFailed as error:
-        console.print(f"[bold red]the Dask cluster failed[/]: {escape(str(error))}", highlight=False)
-        return 2
-    except OSError as error:  # distributed's "Timed out trying to connect to tcp://..."
-        if args.cluster is None:
-            raise
-        console.print(f"[bold red]cannot reach the Dask cluster[/] {escape(args.cluster)}: {escape(str(error))}",
-                      highlight=False)
-        return 2
+    except (EngineMissing, ClusterFailed, OSError) as error:
+        return cluster_error(console, error, args.cluster)
     console.print(verdicts_table(verdicts))
     failed = [v.seed for v in verdicts if not v.passed]
     if failed:
