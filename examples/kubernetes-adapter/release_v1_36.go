@@ -6,10 +6,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"time"
-	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -57,20 +55,6 @@ func addNode(c cache.Cache, logger klog.Logger, node *v1.Node) *framework.NodeIn
 
 func updateNode(c cache.Cache, logger klog.Logger, old, node *v1.Node) *framework.NodeInfo {
 	return c.UpdateNode(logger, old, node)
-}
-
-// finishBinding and cleanupAssumedPods do not exist from v1.36 (PR #136204): the step is answered with the
-// spec's UnsupportedOperation error, as the spec's profiles without expiry answer it.
-func finishBinding(unsafe.Pointer, klog.Logger, *v1.Pod, time.Time) error {
-	return unsupportedOperation{fmt.Sprintf("Kubernetes %s has no finishBinding (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
-}
-
-func cleanupAssumedPods(unsafe.Pointer, klog.Logger, time.Time) error {
-	return unsupportedOperation{fmt.Sprintf("Kubernetes %s has no cleanupAssumedPods (PR #136204 removed assumed-pod expiry)", kubernetesVersion)}
-}
-
-func exportedFinishBinding(cache.Cache, klog.Logger, *v1.Pod) error {
-	return finishBinding(nil, klog.Logger{}, nil, time.Time{})
 }
 
 // newStatusPatch: v1.36's status patch carries one condition.
