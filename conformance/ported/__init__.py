@@ -5,8 +5,9 @@ One module per Go test file: :mod:`.framework_types` (framework/types_test.go), 
 :mod:`.scheduling_queue` (scheduling_queue_test.go; the queue area's scenarios draw on it), :mod:`.taint_toleration`,
 :mod:`.balanced_allocation` and :mod:`.image_locality` (the Score cases of the plugins' tests),
 :mod:`.interpodaffinity_filtering` and :mod:`.podtopologyspread_filtering` (the two plugins' filtering_test.go, as
-cycle vectors), :mod:`.interpodaffinity_scoring` and :mod:`.podtopologyspread_scoring` (their scoring_test.go, as
-data for the score functions' tests).
+cycle vectors), :mod:`.interpodaffinity_scoring` and :mod:`.podtopologyspread_scoring` (their
+scoring_test.go: data for the score functions' tests, and cycle vectors where the cycle's cluster can hold the
+case).
 The expected outcomes are the spec's; ``tests/conformance/test_ported.py`` checks that the spec agrees with the
 expectations the Go tests state.
 """
@@ -20,8 +21,10 @@ from conformance.ported import (
     framework_types,
     image_locality,
     interpodaffinity_filtering,
+    interpodaffinity_scoring,
     node_tree,
     podtopologyspread_filtering,
+    podtopologyspread_scoring,
     taint_toleration,
 )
 from conformance.traces import Scenario
@@ -31,4 +34,5 @@ def ported() -> list[Scenario]:
     """Every ported table case."""
     return [*framework_types.scenarios(), *node_tree.scenarios(), *cache.scenarios(), *call_queue.scenarios(),
             *interpodaffinity_filtering.scenarios(), *podtopologyspread_filtering.scenarios(),
-            *taint_toleration.scenarios(), *balanced_allocation.scenarios(), *image_locality.scenarios()]
+            *taint_toleration.scenarios(), *balanced_allocation.scenarios(), *image_locality.scenarios(),
+            *interpodaffinity_scoring.scenarios(), *podtopologyspread_scoring.scenarios()]

@@ -30,9 +30,10 @@ def go_case(area: str, go_file: str, test: str, case: str, ops: Sequence[Any], *
                     behaviours=("ported", *labels), ttl=ttl, profiles=EXPIRY_PROFILES if ttl else ALL_PROFILES)
 
 
-GO_SCORES: dict[str, tuple[str, dict[str, int]]] = {}
+GO_SCORES: dict[str, tuple[str, dict[str, int] | None]] = {}
 """For each ported Score case, by its vector id: the plugin and the score the Go test expects for each node (after
-NormalizeScore, before the weight). ``tests/conformance/test_ported.py`` compares the vector's decision with it."""
+NormalizeScore, before the weight; None: PreScore skips, so no node has the plugin's score).
+``tests/conformance/test_ported.py`` compares the vector's decision with it."""
 
 
 def score_case(go_file: str, test: str, case: str, nodes: Sequence[Any], pod: Any, place_on: str, plugin: str,

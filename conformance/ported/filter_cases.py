@@ -56,17 +56,17 @@ def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] 
     return after, ops
 
 
-def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
-    """The cluster with the case's nodes and existing pods, and the steps that built it; None if no order of the
-    existing pods passes the filters. A node with taints is added without them and updated to have them once the
-    existing pods are placed (the Go test puts pods on tainted nodes directly)."""
+def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[Cluster, list[CycleOperation]] | None:
+    """The cluster with ``nodes`` and the existing ``pods`` on their nodes, and the steps that built it; None if no
+    order of the pods passes the filters. A node with taints is added without them and updated to have them once the
+    existing pods are placed (Go's table tests put pods on tainted nodes directly)."""
     cluster = new_cluster()
     ops: list[CycleOperation] = []
-    for node in case.nodes:
+    for node in nodes:
         add = ClusterAddNode(replace(node, taints=()))
         cluster, _ = apply_cycle(cluster, add)
         ops.append(add)
-    waiting = list(case.pods)
+    waiting = list(pods)
     while waiting:
         for pod in waiting:
             placed = _placed(cluster, pod)
@@ -77,11 +77,16 @@ def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
                 break
         else:
             return None
-    for node in case.nodes:
+    for node in nodes:
         if node.taints:
             cluster, _ = apply_cycle(cluster, ClusterUpdateNode(node))
             ops.append(ClusterUpdateNode(node))
     return cluster, ops
+
+
+def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
+    """:func:`place` of the case's nodes and existing pods."""
+    return place(case.nodes, case.pods)
 
 
 def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:

@@ -14,7 +14,9 @@ from dataclasses import replace
 from typing import Final
 
 from conformance.ported.score_cases import ScoreCase, named
+from conformance.ported.score_cases import scenarios as score_scenarios
 from conformance.ported.wrappers import selector
+from conformance.traces import Scenario
 from spec.frozenmap import FrozenMap
 from spec.objects import (
     SELECTOR_DOES_NOT_EXIST,
@@ -245,3 +247,32 @@ def hard_pod_affinity_symmetric_weight() -> list[ScoreCase]:
 def cases() -> list[ScoreCase]:
     """Every ported score case of this file."""
     return [*preferred_affinity(), *hard_pod_affinity_symmetric_weight()]
+
+
+_NAMESPACES: Final = ("needs Namespace objects (a namespace selector or the namespace lister), which the cycle's "
+                       "cluster does not hold")
+_ARGUMENTS: Final = "non-default plugin arguments (the cycle runs the default profile's)"
+NOT_VECTORS: Final = {
+    "Affinity symmetry with namespace selector": _NAMESPACES,
+    "AntiAffinity symmetry with namespace selector": _NAMESPACES,
+    "Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry":
+        "the existing pod on node2 requires an S1 pod in its region, and none is there: the scheduler would never "
+        "place it (Go's test puts it there directly)",
+    "Affinity with pods matching NamespaceSelector": _NAMESPACES,
+    "Affinity with pods matching both NamespaceSelector and Namespaces fields": _NAMESPACES,
+    "Affinity with pods matching NamespaceSelector#01": _NAMESPACES,
+    "Affinity with pods matching both NamespaceSelector and Namespaces fields#01": _NAMESPACES,
+    "Ignore preferred terms of existing pods": _ARGUMENTS + ": ignorePreferredTermsOfExistingPods",
+    "No nodes to score": "no node: the cycle fails before PreScore",
+    "with default weight": _NAMESPACES,
+    "with zero weight": _ARGUMENTS + ": hardPodAffinityWeight 0",
+    "with no matching namespace": _NAMESPACES,
+    "with matching NamespaceSelector": _NAMESPACES,
+    "with matching Namespaces": _NAMESPACES,
+}
+"""The cases that are not cycle vectors, and why (``tests/conformance/test_ported.py`` keeps it exact)."""
+
+
+def scenarios() -> list[Scenario]:
+    """Each case that can be a cycle vector (:func:`conformance.ported.score_cases.scenario` says which cannot)."""
+    return score_scenarios(cases(), FILE, "InterPodAffinity")

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Final
 
 from conformance.ported.score_cases import ScoreCase, named
+from conformance.ported.score_cases import scenarios as score_scenarios
 from conformance.ported.wrappers import exists, make_node, make_pod, selector
+from conformance.traces import Scenario
 from spec.objects import LABEL_HOSTNAME, SCHEDULE_ANYWAY, LabelSelector, Node, Pod, Taint, TopologySpreadConstraint
 
 FILE: Final = "framework/plugins/podtopologyspread/scoring_test.go"
@@ -185,3 +187,22 @@ def skip_cases() -> list[ScoreCase]:
 def cases() -> list[ScoreCase]:
     """Every ported score case of this file."""
     return [*score_cases(), *skip_cases()]
+
+
+NOT_VECTORS: Final = {
+    "system defaulting, nodes don't have zone, pods match service":
+        "a Service selects the pod: the cycle's cluster holds no Service objects",
+    "NodeAffinityPolicy honoed with labelSelectors": "a candidate the pod's own filters reject (Go's Score test offers it to Score unfiltered): node-c lacks the pod's nodeSelector label",
+    "NodeAffinityPolicy ignored with labelSelectors": "a candidate the pod's own filters reject (Go's Score test offers it to Score unfiltered): node-c lacks the pod's nodeSelector label",
+    "NodeTaintsPolicy honored": "a candidate the pod's own filters reject (Go's Score test offers it to Score unfiltered): node-c's NoSchedule taint is not tolerated",
+    "NodeTaintsPolicy ignored": "a candidate the pod's own filters reject (Go's Score test offers it to Score unfiltered): node-c's NoSchedule taint is not tolerated",
+    "the pod doesn't have soft topology spread Constraints": "List defaulting (the cycle runs the default profile's System)",
+    "default constraints and a replicaset that doesn't match":
+        "List defaulting with a ReplicaSet: the cycle's cluster holds no controller objects",
+}
+"""The cases that are not cycle vectors, and why (``tests/conformance/test_ported.py`` keeps it exact)."""
+
+
+def scenarios() -> list[Scenario]:
+    """Each case that can be a cycle vector (:func:`conformance.ported.score_cases.scenario` says which cannot)."""
+    return score_scenarios(cases(), FILE, "PodTopologySpread")

@@ -263,5 +263,21 @@ def test_score_plugins_as_kubernetes_tests_them() -> None:
     assert GO_SCORES
     for vector_id, (plugin, expected) in GO_SCORES.items():
         decision = observations(vector_id)[-1]["decision"]
+        assert len(decision["scores"]) >= 2, vector_id
+        if expected is None:  # PreScore skips: the plugin scores no node
+            assert all(plugin not in s["plugins"] for s in decision["scores"].values()), vector_id
+            continue
         got = {node: s["plugins"][plugin] // weights[plugin] for node, s in decision["scores"].items()}
         assert got == expected, vector_id
+
+
+def test_score_cases_that_are_not_vectors_say_why() -> None:
+    """A scoring_test.go case of InterPodAffinity or PodTopologySpread is a cycle vector unless its module's
+    ``NOT_VECTORS`` names it with the reason; none is dropped silently."""
+    from conformance.ported import interpodaffinity_scoring, podtopologyspread_scoring
+    from conformance.ported.score_cases import scenario
+
+    for module in (interpodaffinity_scoring, podtopologyspread_scoring):
+        dropped = {c.name for c in module.cases() if scenario(c, module.FILE) is None}
+        assert dropped == set(module.NOT_VECTORS), module.__name__
+        assert len(module.scenarios()) == len(module.cases()) - len(dropped)
