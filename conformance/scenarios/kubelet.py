@@ -1,0 +1,98 @@
+"""Random traces of the kubelet's admission under pressure: critical pods that evict others to run.
+
+The kubelet evicts pods only when a critical pod reaches it without room (:mod:`spec.cluster.kubelet`), which the
+scheduler's own checks make rare: the curated vector ``cycle.kubelet.critical_pod_evicts`` needs a crashed
+scheduler's late bind. Here the node shrinks instead: pods of several priorities and QoS classes (best-effort and
+burstable, with container, init-container, pod-level and overhead requests) are scheduled, bound and confirmed on
+one node while it is large, the node's allocatable then shrinks (``ClusterUpdateNode``), and the kubelet handles the
+pods in a random order. The first pods fit; the later ones are rejected (``OutOfcpu``...) or, if critical, admitted
+after the pods ``getPodsToPreempt`` chooses are evicted (reason ``Preempting``). Each trace's choices come from its
+seed; every expected outcome comes from the spec (:func:`conformance.traces.expand`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from conformance.operations import (
+    AdmitPod,
+    BindPod,
+    ClusterAddNode,
+    ClusterUpdateNode,
+    ConfirmBinding,
+    CreatePod,
+    CycleOperation,
+    SchedulePod,
+    apply_cycle,
+    is_enabled,
+)
+from conformance.traces import ALL_PROFILES, Scenario
+from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
+from spec.cycle.cycle import new_cluster
+from spec.frozenmap import FrozenMap
+from spec.objects import Container, Node, Pod
+from spec.quantities import resource_list
+
+MIB: Final = 2**20
+SEEDS: Final = tuple(range(1, 13))
+PRIORITIES: Final = (0, 0, 100, 1000, SYSTEM_CRITICAL_PRIORITY, SYSTEM_CRITICAL_PRIORITY + 1000)
+"""Ordinary priorities, ``system-cluster-critical`` and ``system-node-critical``."""
+
+
+def _requests(rng: random.Random) -> FrozenMap[str, int]:
+    cpu, memory = rng.choice((0, 0, 100, 300, 700)), rng.choice((0, 0, 64, 200, 500)) * MIB
+    return resource_list(cpu=cpu, memory=memory) if cpu or memory else FrozenMap()
+
+
+def random_pod(rng: random.Random, index: int) -> Pod:
+    """Pod ``k<index>``: a priority, one or two containers, perhaps an init container, pod-level requests or an
+    overhead."""
+    containers = tuple(Container(f"c{i}", _requests(rng)) for i in range(rng.randint(1, 2)))
+    init = (Container("init", _requests(rng)),) if rng.random() < 0.2 else ()
+    pod_level = resource_list(cpu=rng.choice((200, 600)), memory=rng.choice((100, 300)) * MIB) \
+        if rng.random() < 0.1 else FrozenMap()
+    overhead = resource_list(cpu=50, memory=16 * MIB) if rng.random() < 0.15 else FrozenMap()
+    uid = f"k{index}"
+    return Pod(uid, uid, containers=containers, init_containers=init, pod_level_requests=pod_level,
+               overhead=overhead, priority=rng.choice(PRIORITIES))
+
+
+def random_kubelet_trace(seed: int) -> list[CycleOperation]:
+    """The trace of ``seed``: a large node, five to nine pods placed on it, the node shrunk, then every pod handed
+    to the kubelet in a random order (a pod another's eviction already removed is skipped)."""
+    rng = random.Random(seed)
+    cluster = new_cluster()
+    trace: list[CycleOperation] = []
+
+    def step(op: CycleOperation) -> None:
+        nonlocal cluster
+        cluster, _ = apply_cycle(cluster, op)
+        trace.append(op)
+
+    big = Node("n1", resource_list(cpu=8000, memory=8192 * MIB, pods=20))
+    step(ClusterAddNode(big))
+    pods = [random_pod(rng, i) for i in range(rng.randint(5, 9))]
+    for pod in pods:
+        step(CreatePod(pod))
+        step(SchedulePod(pod.uid, "n1"))
+        step(BindPod(pod.uid))
+        step(ConfirmBinding(pod.uid))
+    small = resource_list(cpu=rng.choice((600, 1000, 1500)), memory=rng.choice((300, 600, 1000)) * MIB,
+                          pods=rng.choice((3, 4, 6)))
+    step(ClusterUpdateNode(Node("n1", small)))
+    order = [p.uid for p in pods]
+    rng.shuffle(order)
+    for uid in order:
+        if is_enabled(cluster, AdmitPod(uid)):
+            step(AdmitPod(uid))
+    return trace
+
+
+def kubelet_scenarios() -> list[Scenario]:
+    """One random kubelet trace per seed of :data:`SEEDS`, for every profile."""
+    return [Scenario(f"random.cycle.kubelet.seed{seed}", f"Random kubelet admissions on a shrunk node (seed {seed}): "
+                     "pods of several priorities and QoS classes; critical ones evict others",
+                     random_kubelet_trace(seed), area="cycle", origin="random", profiles=ALL_PROFILES,
+                     behaviours=("kubelet-random",))
+            for seed in SEEDS]
