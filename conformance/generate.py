@@ -38,7 +38,7 @@ from conformance.ported import ported
 from conformance.scenarios.accounting import accounting_scenarios
 from conformance.scenarios.cache import curated
 from conformance.scenarios.cycle import curated_cluster, curated_cycle, generated_cycle
-from conformance.scenarios.decision import decision_scenarios
+from conformance.scenarios.decision import decision_scenarios, sampling_scenarios
 from conformance.scenarios.kubelet import kubelet_scenarios
 from conformance.scenarios.mutation import curated as mutation_curated
 from conformance.scenarios.queue import curated_queue, generated_queue
@@ -312,7 +312,7 @@ def generate_all() -> list[Vector]:
     """Every vector, sorted by id. Fails with ``ValueError`` if two vectors get the same id."""
     scenarios = (*curated(), *curated_cycle(), *curated_cluster(), *accounting_scenarios(), *ported(),
                  *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
-                 *decision_scenarios(), *kubelet_scenarios(),
+                 *decision_scenarios(), *sampling_scenarios(), *kubelet_scenarios(),
                  *curated_queue(), *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]

@@ -13,7 +13,9 @@ Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes
   ``Unschedulable`` (the step's ``filters`` observation names the first filter that rejected the node, and the
   status code it rejected with: :func:`spec.cycle.filters.first_rejection`) or
   ``NodeNotInSnapshot`` (the node is not in the cycle's snapshot: absent, a placeholder or a ghost). A rejected
-  step changes nothing.
+  step changes nothing but the search's start index (``nextStartNodeIndex``), which every cycle moves past the
+  nodes its search processed (it moves only with 100 nodes or more). With 100 nodes or more the search stops after
+  ``numFeasibleNodesToFind`` feasible nodes: a step naming a node the search did not examine is not enabled.
 - ``fail_scheduling`` without a node: a cycle that finds no feasible node (``filters`` names, for every node of the
   snapshot, the first filter that rejected it and its code); with a node and a failure point (``Reserve`` or
   ``Permit``): the pod is assumed there, rejected, and forgotten. The pod stays pending either way.
@@ -219,9 +221,10 @@ class CycleOutcome:
 
 def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
     """What the scheduling cycle of ``pod`` on the refreshed ``snapshot`` decides (``schedulePod``), under the
-    cluster's release. Vectors have fewer than 100 nodes, so the search examines every node from index 0 and the
-    start index never moves (:func:`spec.cycle.select.next_start_node_index`)."""
-    return schedule_decision(snapshot, pod, cluster.cache.profile)
+    cluster's release, its search starting at the cluster's ``nextStartNodeIndex`` (with 100 nodes or more it stops
+    after ``numFeasibleNodesToFind`` feasible nodes; :attr:`Decision.next_start` is where the next one starts)."""
+    start = cycle.search_start(cluster, len(snapshot.node_info_list))
+    return schedule_decision(snapshot, pod, cluster.cache.profile, start=start)
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
@@ -257,17 +260,23 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             snapshot = refreshed_snapshot(cluster)
             pod = cluster.pending[uid]
             decision = cycle_decision(cluster, snapshot, pod)
+            searched = cycle.record_search(cluster, decision.next_start)
             if node not in snapshot.node_info_list:
-                return cluster, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot",
-                                             decision=decision)
+                return searched, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot",
+                                              decision=decision)
             failing = first_failing_filter(snapshot, pod, node)
             if failing is not None:
-                return cluster, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
-                                             ((node, failing),), decision)
-            return cycle.schedule_pod(cluster, uid, node), CycleOutcome(decision=decision)
+                _require_examined(decision, node)
+                return searched, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
+                                              ((node, failing),), decision)
+            _require_examined(decision, node)
+            return cycle.schedule_pod(searched, uid, node), CycleOutcome(decision=decision)
         case FailScheduling(uid, node, point):
             after = cycle.fail_scheduling(cluster, uid, node, point)
             decision = cycle_decision(cluster, after.snapshot, cluster.pending[uid])
+            if node is not None:
+                _require_examined(decision, node)
+            after = cycle.record_search(after, decision.next_start)
             if node is None:
                 return after, CycleOutcome(None, decision.message, _rejections(after.snapshot, cluster.pending[uid]),
                                            decision)
@@ -301,6 +310,12 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
         case AdmitPod(uid):
             return kubelet.admit_pod(cluster, uid), CycleOutcome()
     raise TypeError(f"not a cycle operation: {op!r}")
+
+
+def _require_examined(decision: Decision, node: str) -> None:
+    """A step may name only a node the cycle's search examined (with 100 nodes or more it stops early)."""
+    if node not in decision.feasible and node not in dict(decision.rejected):
+        raise CycleNotEnabled(f"the search stopped before it examined node {node}")
 
 
 def restart_and_sync(cluster: Cluster) -> Cluster:

@@ -616,6 +616,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("overcommit", "the known overcommit with a TTL, or a crashed process's late bind", ("cycle.overcommit",)),
     ("permit", "Permit rejections", ("cycle.permit.",)),
     ("pipeline-random", "random trace of the scheduling pipeline", ()),
+    ("sampling", "the search over 100 nodes or more: numFeasibleNodesToFind, nextStartNodeIndex", ()),
     ("kubelet-random", "random kubelet admissions on a shrunk node: rejections and critical pods' evictions", ()),
     ("decision-random", "random scheduling decisions: many feasible nodes, pods with every kind of preference", ()),
     ("placeholder", "NodeInfos created by pods before their node", ("cache.node_info.placeholder_created",

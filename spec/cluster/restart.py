@@ -63,6 +63,7 @@ def crash_scheduler(cluster: Cluster) -> Cluster:
         unlisted_pods=(),
         orphaned=FrozenMap({**dict(cluster.orphaned.items()), **dict(cluster.binding.items())}),
         crashed_in_flight=cluster.crashed_in_flight | frozenset(cluster.binding),
+        next_start_node_index=0,
     )
 
 

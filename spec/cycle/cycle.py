@@ -103,6 +103,10 @@ class Cluster:
     """Pods the kubelet of the node they are bound to admitted (:mod:`spec.cluster.kubelet`)."""
     failed: FrozenMap[str, str] = field(default_factory=FrozenMap)
     """Pods a kubelet rejected, with the reason: phase ``Failed``, terminal; no scheduler's informer lists them."""
+    next_start_node_index: int = 0
+    """``Scheduler.nextStartNodeIndex``: where the next scheduling cycle's search of the node list starts. Every cycle
+    moves it past the nodes its search processed (:func:`record_search`); it moves only with 100 nodes or more, as
+    below that the search processes every node."""
 
 
 def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> Cluster:
@@ -119,6 +123,24 @@ def feasible_nodes(snapshot: Snapshot, pod: Pod) -> tuple[str, ...]:
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     """
     return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name], snapshot))
+
+
+def search_start(cluster: Cluster, num_nodes: int) -> int:
+    """Where this cycle's search of ``num_nodes`` nodes starts: ``nodes[(nextStartNodeIndex + i) % numAllNodes]``
+    from ``i = 0`` (the node list may have shrunk since the index was set).
+
+    Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
+    """
+    return cluster.next_start_node_index % num_nodes if num_nodes else 0
+
+
+def record_search(cluster: Cluster, next_start: int) -> Cluster:
+    """A scheduling cycle's search ended and moved the start index to ``next_start``
+    (:func:`spec.cycle.select.next_start_node_index`), whatever the cycle goes on to decide.
+
+    Kubernetes: `Scheduler.findNodesThatFitPod` (pkg/scheduler/schedule_one.go)
+    """
+    return replace(cluster, next_start_node_index=next_start)
 
 
 def _require(condition: bool, why: str) -> None:
