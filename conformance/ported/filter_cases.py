@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from conformance.operations import (
     BindPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterUpdateNode,
     ConfirmBinding,
@@ -28,7 +29,8 @@ from conformance.traces import Scenario
 from spec.cycle.cycle import Cluster, new_cluster
 from spec.cycle.filters import failing_filters
 from spec.cycle.status import Code
-from spec.objects import Node, Pod
+from spec.frozenmap import FrozenMap
+from spec.objects import Namespace, Node, Pod
 
 
 @dataclass(frozen=True)
@@ -56,12 +58,18 @@ def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] 
     return after, ops
 
 
-def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[Cluster, list[CycleOperation]] | None:
-    """The cluster with ``nodes`` and the existing ``pods`` on their nodes, and the steps that built it; None if no
-    order of the pods passes the filters. A node with taints is added without them and updated to have them once the
-    existing pods are placed (Go's table tests put pods on tainted nodes directly)."""
+def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...],
+          namespaces: FrozenMap[str, FrozenMap[str, str]] = FrozenMap()) -> tuple[Cluster, list[CycleOperation]] | None:
+    """The cluster with ``namespaces`` (name -> labels, each created first, in name order), ``nodes`` and the existing
+    ``pods`` on their nodes, and the steps that built it; None if no order of the pods passes the filters. A node with
+    taints is added without them and updated to have them once the existing pods are placed (Go's table tests put
+    pods on tainted nodes directly)."""
     cluster = new_cluster()
     ops: list[CycleOperation] = []
+    for name in sorted(namespaces):
+        create = ClusterAddNamespace(Namespace(name, namespaces[name]))
+        cluster, _ = apply_cycle(cluster, create)
+        ops.append(create)
     for node in nodes:
         add = ClusterAddNode(replace(node, taints=()))
         cluster, _ = apply_cycle(cluster, add)
@@ -99,7 +107,7 @@ def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
     ops.append(CreatePod(case.pod))
     snapshot = refreshed_snapshot(cluster)
     feasible = [n.name for n in case.nodes
-                if not failing_filters(case.pod, snapshot.node_info_map[n.name], snapshot)]
+                if not failing_filters(case.pod, snapshot.node_info_map[n.name], snapshot, cluster.namespaces)]
     ops += [SchedulePod(case.pod.uid, n.name) for n in case.nodes if n.name not in feasible]
     ops.append(SchedulePod(case.pod.uid, feasible[0]) if feasible else FailScheduling(case.pod.uid))
     return go_case("cycle", go_file, case.test, case.name, ops, *labels)
