@@ -9,7 +9,7 @@ fails the cycle when there is none. Expected outcomes are the spec's, as for eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from conformance.operations import (
     BindPod,
@@ -35,7 +35,8 @@ from spec.objects import Namespace, Node, Pod
 
 @dataclass(frozen=True)
 class FilterCase:
-    """One Go table case: ``want`` maps each node to the code Go expects from the plugin (None: success)."""
+    """One Go table case: ``want`` maps each node to the code Go expects from the plugin (None: success);
+    ``namespaces`` are the namespace lister's (name -> labels), created first in the vector."""
 
     test: str
     name: str
@@ -43,6 +44,7 @@ class FilterCase:
     pods: tuple[Pod, ...]
     nodes: tuple[Node, ...]
     want: dict[str, Code | None]
+    namespaces: FrozenMap[str, FrozenMap[str, str]] = field(default_factory=FrozenMap)
 
 
 def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] | None:
@@ -93,8 +95,8 @@ def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...],
 
 
 def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
-    """:func:`place` of the case's nodes and existing pods."""
-    return place(case.nodes, case.pods)
+    """:func:`place` of the case's namespaces, nodes and existing pods."""
+    return place(case.nodes, case.pods, case.namespaces)
 
 
 def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
