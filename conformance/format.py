@@ -34,8 +34,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.0.0"
+FORMAT_VERSION: Final = "4.1.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.1.0 (from 4.0.0) is a minor bump: the cycle area gains the operation ``cluster_add_namespace`` (a Namespace
+created, or relabelled: :func:`spec.cycle.cycle.add_namespace`), which InterPodAffinity's namespace lister reads, so a
+term's ``namespaceSelector`` selects namespaces by their labels. Every earlier vector is unchanged but for its
+``format_version``; new vectors use it: the InterPodAffinity scoring and filtering cases of Kubernetes' table tests
+that need namespaces, and curated ones relabelling a namespace between two cycles. A cycle-area adapter that does not
+implement the operation fails those vectors only (no example adapter declares the cycle area).
 
 4.0.0 (from 3.2.0, the last released) is a major bump. Three changes, released together:
 

@@ -46,8 +46,9 @@ from spec.cluster import kubelet, restart
 from spec.cycle import cycle
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint
 from spec.cycle.filters import Rejection, first_rejection
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.select import Decision, schedule_decision
-from spec.objects import Node, Pod
+from spec.objects import Namespace, Node, Pod
 from spec.quantities import Duration
 
 UNSCHEDULABLE: Final = "Unschedulable"
@@ -154,6 +155,14 @@ class ClusterRemoveNode:
 
 
 @dataclass(frozen=True)
+class ClusterAddNamespace:
+    """:func:`spec.cycle.cycle.add_namespace`: a namespace is created, or relabelled, and the namespace informer
+    delivers it (InterPodAffinity's namespace lister lists its labels from the next cycle on)."""
+
+    namespace: Namespace
+
+
+@dataclass(frozen=True)
 class Tick:
     """:func:`spec.cycle.cycle.tick`: time passes and the cache's periodic cleanup runs."""
 
@@ -198,11 +207,11 @@ class AdmitPod:
 CycleOperation = (
     CreatePod | DeletePod | SchedulePod | FailScheduling | BindPod | FailBinding | ConfirmBinding
     | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
-    | CrashScheduler | RestartScheduler | LandOrphanedBind | DropOrphanedBind | AdmitPod
+    | CrashScheduler | RestartScheduler | LandOrphanedBind | DropOrphanedBind | AdmitPod | ClusterAddNamespace
 )
 CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, BindPod, FailBinding, ConfirmBinding,
                            ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick, CrashScheduler,
-                           RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod)
+                           RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod, ClusterAddNamespace)
 
 
 @dataclass(frozen=True)
@@ -222,9 +231,10 @@ class CycleOutcome:
 def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
     """What the scheduling cycle of ``pod`` on the refreshed ``snapshot`` decides (``schedulePod``), under the
     cluster's release, its search starting at the cluster's ``nextStartNodeIndex`` (with 100 nodes or more it stops
-    after ``numFeasibleNodesToFind`` feasible nodes; :attr:`Decision.next_start` is where the next one starts)."""
+    after ``numFeasibleNodesToFind`` feasible nodes; :attr:`Decision.next_start` is where the next one starts).
+    InterPodAffinity reads the cluster's namespaces."""
     start = cycle.search_start(cluster, len(snapshot.node_info_list))
-    return schedule_decision(snapshot, pod, cluster.cache.profile, start=start)
+    return schedule_decision(snapshot, pod, cluster.cache.profile, start=start, namespaces=cluster.namespaces)
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
@@ -235,15 +245,16 @@ def refreshed_snapshot(cluster: Cluster) -> Snapshot:
         return error.snapshot_after
 
 
-def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str) -> Rejection | None:
-    """The first filter rejecting ``pod`` on ``node`` in ``snapshot``, with its status code (None if all pass);
-    ``node`` must be in the snapshot's list."""
-    return first_rejection(pod, snapshot.node_info_map[node], snapshot)
+def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str,
+                         namespaces: Namespaces = NO_NAMESPACES) -> Rejection | None:
+    """The first filter rejecting ``pod`` on ``node`` in ``snapshot`` (with the cluster's ``namespaces``), with its
+    status code (None if all pass); ``node`` must be in the snapshot's list."""
+    return first_rejection(pod, snapshot.node_info_map[node], snapshot, namespaces)
 
 
-def _rejections(snapshot: Snapshot, pod: Pod) -> tuple[tuple[str, Rejection], ...]:
+def _rejections(snapshot: Snapshot, pod: Pod, namespaces: Namespaces) -> tuple[tuple[str, Rejection], ...]:
     """Every node of the snapshot's list a filter rejects, with the first filter that does, sorted by node."""
-    found = {name: first_failing_filter(snapshot, pod, name) for name in snapshot.node_info_list}
+    found = {name: first_failing_filter(snapshot, pod, name, namespaces) for name in snapshot.node_info_list}
     return tuple(sorted((name, r) for name, r in found.items() if r is not None))
 
 
@@ -264,7 +275,7 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             if node not in snapshot.node_info_list:
                 return searched, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot",
                                               decision=decision)
-            failing = first_failing_filter(snapshot, pod, node)
+            failing = first_failing_filter(snapshot, pod, node, cluster.namespaces)
             if failing is not None:
                 _require_examined(decision, node)
                 return searched, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
@@ -278,8 +289,8 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
                 _require_examined(decision, node)
             after = cycle.record_search(after, decision.next_start)
             if node is None:
-                return after, CycleOutcome(None, decision.message, _rejections(after.snapshot, cluster.pending[uid]),
-                                           decision)
+                rejections = _rejections(after.snapshot, cluster.pending[uid], cluster.namespaces)
+                return after, CycleOutcome(None, decision.message, rejections, decision)
             return after, CycleOutcome(decision=decision)
         case CreatePod(pod):
             return cycle.create_pod(cluster, pod), CycleOutcome()
@@ -297,6 +308,8 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             return cycle.update_node(cluster, node), CycleOutcome()
         case ClusterRemoveNode(name):
             return cycle.remove_node(cluster, name), CycleOutcome()
+        case ClusterAddNamespace(namespace):
+            return cycle.add_namespace(cluster, namespace), CycleOutcome()
         case Tick(elapsed):
             return cycle.tick(cluster, elapsed), CycleOutcome()
         case CrashScheduler():

@@ -27,6 +27,7 @@ from conformance.operations import (
     UNSCHEDULABLE,
     AdmitPod,
     BindPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
@@ -53,6 +54,7 @@ from refimpl.scheduler.schedule_one import ERR_NO_NODES_AVAILABLE, pass_filters,
 from refimpl.scheduler.select_host import num_feasible_nodes_to_find, select_host
 from spec.cycle.cycle import FailurePoint
 from spec.errors import CacheError
+from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
 from spec.versions import VersionProfile
 
@@ -117,6 +119,8 @@ class RefimplCycle:
         """A crashed process's bind requests not answered yet: the assumed pod by UID."""
         self.admitted: set[str] = set()
         self.failed: dict[str, str] = {}
+        self.namespaces: dict[str, FrozenMap[str, str]] = {}
+        """The API server's namespaces: each one's labels, by name (the namespace informer's lister reads them)."""
 
     def new_framework(self, profile: VersionProfile) -> Framework:
         return new_default_framework(profile=profile, clock=FakeClock(0))
@@ -171,6 +175,8 @@ class RefimplCycle:
                 node = self.live_nodes.pop(name)
                 if self.running:
                     self.cache.remove_node(node)
+            case ClusterAddNamespace(namespace):
+                self.namespaces[namespace.name] = namespace.labels  # created, or its labels replaced
             case Tick(elapsed):
                 self.tick(elapsed)
             case CrashScheduler():
@@ -232,6 +238,7 @@ class RefimplCycle:
         :attr:`decision`; each node a plugin rejected, with its status, is returned."""
         snapshot = self.snapshot
         self.framework.handle.snapshot = snapshot  # SnapshotSharedLister: the plugins read the cycle's snapshot
+        self.framework.handle.namespaces = self.namespaces  # the namespace informer's lister: the API server's
         nodes = snapshot.node_info_list
         if not nodes:
             self.decision = decision_json((), (), (), ERR_NO_NODES_AVAILABLE, "")

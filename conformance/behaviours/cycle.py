@@ -11,6 +11,7 @@ from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
     AdmitPod,
     BindPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
@@ -47,7 +48,7 @@ from spec.cycle.filters import (
     pre_filter,
     rejection_code,
 )
-from spec.objects import Node, Pod, selector_matches
+from spec.objects import Node, Pod, PodAffinityTerm, selector_matches
 from spec.resources import compute_pod_resource, get_host_ports
 
 _FILTER_TAGS = {"NodeUnschedulable": "cycle.filter.node_unschedulable",
@@ -71,9 +72,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             else:
                 tags.add("cycle.create.other_scheduler")
         case SchedulePod(uid, node):
-            tags |= _schedule(before, uid, node, outcome) | _decision(outcome)
+            tags |= _schedule(before, uid, node, outcome) | _decision(outcome) | _namespace_selected(before, uid)
         case FailScheduling(uid, node, point):
-            tags |= _fail_scheduling(before, uid, node, point) | _decision(outcome)
+            tags |= _fail_scheduling(before, uid, node, point) | _decision(outcome) | _namespace_selected(before, uid)
         case BindPod(uid):
             tags.add("cycle.bind.ok")
             if before.cache.profile.assumed_pod_expiry:
@@ -106,6 +107,8 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags.add("cycle.node.removed")
             if name in after.cache.nodes:
                 tags.add("cycle.node.removed_ghost")
+        case ClusterAddNamespace(namespace):
+            tags.add("cycle.namespace.relabelled" if namespace.name in before.namespaces else "cycle.namespace.added")
         case Tick():
             tags.add("cycle.tick.cleanup" if before.cache.profile.assumed_pod_expiry else "cycle.tick.no_cleanup")
             if before.cache.assumed_pods - after.cache.assumed_pods:
@@ -197,10 +200,11 @@ def _examined(before: Cluster, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> 
     """The filter rules that decided whether ``pod`` fits the snapshot entry ``info``."""
     node = info.node
     assert node is not None
-    failing = failing_filters(pod, info, snapshot)
+    failing = failing_filters(pod, info, snapshot, before.namespaces)
     tags = {_FILTER_TAGS[failing[0]]} if failing else set()
     if failing and failing[0] == "NodeResourcesFit":
-        unresolvable = rejection_code("NodeResourcesFit", pod, info, snapshot) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        unresolvable = rejection_code("NodeResourcesFit", pod, info, snapshot,
+                                      before.namespaces) is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         tags.add("cycle.fit.code_unresolvable" if unresolvable else "cycle.fit.code_unschedulable")
     if len(failing) >= 2:
         tags.add("cycle.filter.first_failure_reported")
@@ -215,13 +219,14 @@ def _examined(before: Cluster, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> 
     tags |= _ports(pod, info)
     tags |= _fit(before, pod, info)
     if not any(name in failing for name, _ in DEFAULT_FILTERS):  # the snapshot filters were reached
-        tags |= _spread(pod, node, snapshot) | _pod_affinity(node, snapshot, pre_filter(pod, snapshot))
+        states = pre_filter(pod, snapshot, before.namespaces)
+        tags |= _spread(pod, node, snapshot, states) | _pod_affinity(node, snapshot, states)
     return tags
 
 
-def _spread(pod: Pod, node: Node, snapshot: Snapshot) -> set[str]:
+def _spread(pod: Pod, node: Node, snapshot: Snapshot, states: PreFilterStates) -> set[str]:
     """PodTopologySpread's rules that decided ``node`` (:mod:`spec.cycle.podtopologyspread`)."""
-    state = pre_filter(pod, snapshot).pod_topology_spread
+    state = states.pod_topology_spread
     if state is None:
         return set()
     rejection = podtopologyspread.filter_node(state, pod, node)
@@ -271,6 +276,32 @@ def _pod_affinity(node: Node, snapshot: Snapshot, states: PreFilterStates) -> se
     if not interpodaffinity.satisfy_existing_pods_anti_affinity(state, node):
         tags.add("cycle.affinity.existing_anti_affinity_rejected")
     return tags
+
+
+def _namespace_selected(before: Cluster, uid: str) -> set[str]:
+    """Whether the scheduling cycle of pending pod ``uid`` read a namespace's labels: a non-empty namespace selector
+    of one of the pod's (anti-)affinity terms selects a namespace that exists
+    (``mergeAffinityTermNamespacesIfNotEmpty``), or one of an existing pod's terms selects the pod's namespace
+    (``GetNamespaceLabelsSnapshot``)."""
+    pod = before.pending[uid]
+    labels = interpodaffinity.namespace_labels(pod.namespace, before.namespaces)
+    own = (t.namespace_selector for t in _terms(pod))
+    if any(s is not None and not s.is_empty() and any(map(s.matches, before.namespaces.values())) for s in own):
+        return {"cycle.affinity.namespace_selected"}
+    existing = (t.namespace_selector for info in before.cache.nodes.values() for p in info.pods for t in _terms(p))
+    if before.namespaces and any(s is not None and not s.is_empty() and s.matches(labels) for s in existing):
+        return {"cycle.affinity.namespace_selected"}
+    return set()
+
+
+def _terms(pod: Pod) -> tuple[PodAffinityTerm, ...]:
+    """Every (anti-)affinity term of ``pod``, required and preferred."""
+    terms: list[PodAffinityTerm] = []
+    for affinity in (pod.pod_affinity, pod.pod_anti_affinity):
+        if affinity is not None:
+            terms += affinity.required_affinity_terms()
+            terms += (w.pod_affinity_term for w in affinity.preferred_affinity_terms())
+    return tuple(terms)
 
 
 def _ports(pod: Pod, info: NodeInfo) -> set[str]:

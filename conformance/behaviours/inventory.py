@@ -414,6 +414,9 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "Unschedulable", f"InterPodAffinity.Filter ({_PLUGINS}/interpodaffinity)"),
     ("cycle.affinity.existing_anti_affinity_rejected", "an existing pod's required anti-affinity term matches the "
      "pod in the node's domain: Unschedulable", f"satisfyExistingPodsAntiAffinity ({_PLUGINS}/interpodaffinity)"),
+    ("cycle.affinity.namespace_selected", "a term's non-empty namespace selector selects a namespace that exists, "
+     "by its labels (the pod's own terms merged into namespaces, or an existing pod's term and the pod's namespace)",
+     f"mergeAffinityTermNamespacesIfNotEmpty, GetNamespaceLabelsSnapshot ({_PLUGINS}/interpodaffinity/plugin.go)"),
     ("cycle.taint.tolerated", "a tolerated NoSchedule or NoExecute taint passes", "Toleration.ToleratesTaint"),
     ("cycle.taint.prefer_no_schedule_ignored", "a PreferNoSchedule taint does not filter",
      f"TaintToleration.Filter ({_PLUGINS})"),
@@ -473,6 +476,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cycle.node.removed_ghost", "a removed node with pods stays as a ghost, no longer a candidate",
      f"RemoveNode ({_CACHE})"),
     ("cycle.node.ghost_revived", "a ghost's node returns with its pods", f"AddNode ({_CACHE})"),
+    ("cycle.namespace.added", "a namespace is created; the namespace lister lists it from the next cycle",
+     f"GetNamespaceLabelsSnapshot ({_PLUGINS}/interpodaffinity/plugin.go)"),
+    ("cycle.namespace.relabelled", "a namespace's labels change; the next cycle's namespace selectors see the new "
+     "ones", f"mergeAffinityTermNamespacesIfNotEmpty ({_PLUGINS}/interpodaffinity/plugin.go)"),
     ("cycle.tick.cleanup", "time passes and the cache's cleanup runs (profiles with expiry)",
      f"cacheImpl.run, cleanupAssumedPods ({_CACHE})"),
     ("cycle.tick.no_cleanup", "time passes; without expiry (v1.36 on) nothing expires", "PR #136204"),
@@ -655,6 +662,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("zones", "zones and the node tree", ("node_tree.",)),
     ("ported", "a Kubernetes table test case ported as a vector (the description names it)", ()),
     ("pod-affinity", "inter-pod affinity and anti-affinity", ("cycle.affinity.", "cycle.filter.inter_pod_affinity")),
+    ("namespaces", "Namespace objects: namespace selectors read their labels", ("cycle.namespace.",
+                                                                                "cycle.affinity.namespace_selected")),
     ("topology-spread", "pod topology spread constraints", ("cycle.spread.", "cycle.filter.pod_topology_spread")),
     ("score", "a ported Score case: the decision's scores are compared with the Go test's", ("cycle.score.",)),
     ("accounting", "a curated accounting case of issue 13 (pod and node shapes)", ()),

@@ -9,10 +9,11 @@ fails the cycle when there is none. Expected outcomes are the spec's, as for eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from conformance.operations import (
     BindPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterUpdateNode,
     ConfirmBinding,
@@ -28,12 +29,14 @@ from conformance.traces import Scenario
 from spec.cycle.cycle import Cluster, new_cluster
 from spec.cycle.filters import failing_filters
 from spec.cycle.status import Code
-from spec.objects import Node, Pod
+from spec.frozenmap import FrozenMap
+from spec.objects import Namespace, Node, Pod
 
 
 @dataclass(frozen=True)
 class FilterCase:
-    """One Go table case: ``want`` maps each node to the code Go expects from the plugin (None: success)."""
+    """One Go table case: ``want`` maps each node to the code Go expects from the plugin (None: success);
+    ``namespaces`` are the namespace lister's (name -> labels), created first in the vector."""
 
     test: str
     name: str
@@ -41,6 +44,7 @@ class FilterCase:
     pods: tuple[Pod, ...]
     nodes: tuple[Node, ...]
     want: dict[str, Code | None]
+    namespaces: FrozenMap[str, FrozenMap[str, str]] = field(default_factory=FrozenMap)
 
 
 def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] | None:
@@ -56,12 +60,18 @@ def _placed(cluster: Cluster, pod: Pod) -> tuple[Cluster, list[CycleOperation]] 
     return after, ops
 
 
-def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[Cluster, list[CycleOperation]] | None:
-    """The cluster with ``nodes`` and the existing ``pods`` on their nodes, and the steps that built it; None if no
-    order of the pods passes the filters. A node with taints is added without them and updated to have them once the
-    existing pods are placed (Go's table tests put pods on tainted nodes directly)."""
+def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...],
+          namespaces: FrozenMap[str, FrozenMap[str, str]] = FrozenMap()) -> tuple[Cluster, list[CycleOperation]] | None:
+    """The cluster with ``namespaces`` (name -> labels, each created first, in name order), ``nodes`` and the existing
+    ``pods`` on their nodes, and the steps that built it; None if no order of the pods passes the filters. A node with
+    taints is added without them and updated to have them once the existing pods are placed (Go's table tests put
+    pods on tainted nodes directly)."""
     cluster = new_cluster()
     ops: list[CycleOperation] = []
+    for name in sorted(namespaces):
+        create = ClusterAddNamespace(Namespace(name, namespaces[name]))
+        cluster, _ = apply_cycle(cluster, create)
+        ops.append(create)
     for node in nodes:
         add = ClusterAddNode(replace(node, taints=()))
         cluster, _ = apply_cycle(cluster, add)
@@ -85,8 +95,8 @@ def place(nodes: tuple[Node, ...], pods: tuple[Pod, ...]) -> tuple[Cluster, list
 
 
 def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
-    """:func:`place` of the case's nodes and existing pods."""
-    return place(case.nodes, case.pods)
+    """:func:`place` of the case's namespaces, nodes and existing pods."""
+    return place(case.nodes, case.pods, case.namespaces)
 
 
 def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
@@ -99,7 +109,7 @@ def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
     ops.append(CreatePod(case.pod))
     snapshot = refreshed_snapshot(cluster)
     feasible = [n.name for n in case.nodes
-                if not failing_filters(case.pod, snapshot.node_info_map[n.name], snapshot)]
+                if not failing_filters(case.pod, snapshot.node_info_map[n.name], snapshot, cluster.namespaces)]
     ops += [SchedulePod(case.pod.uid, n.name) for n in case.nodes if n.name not in feasible]
     ops.append(SchedulePod(case.pod.uid, feasible[0]) if feasible else FailScheduling(case.pod.uid))
     return go_case("cycle", go_file, case.test, case.name, ops, *labels)

@@ -5,8 +5,9 @@ and TestRequiredAffinityMultipleNodes, case by case, with the status code the Go
 the spec's Filter (:func:`spec.cycle.interpodaffinity.filter_node`) and refimpl's plugin against them, and
 :func:`scenarios` makes each a cycle vector (:func:`conformance.ported.filter_cases.scenario`; ids
 ``cycle.ported.required_affinity_single_node.*`` and ``cycle.ported.required_affinity_multiple_nodes.*``). Go's
-``defaultNamespace`` is "". Not ported yet: the other 16 cases of TestRequiredAffinitySingleNode and 13 of
-TestRequiredAffinityMultipleNodes.
+``defaultNamespace`` is "", and the cases with a namespace selector have the namespace lister of the test file's
+``namespaces`` (:data:`conformance.ported.interpodaffinity_scoring.NAMESPACES`; their vectors create them first).
+Not ported yet: the other 11 cases of TestRequiredAffinitySingleNode and 13 of TestRequiredAffinityMultipleNodes.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from __future__ import annotations
 from typing import Final
 
 from conformance.ported.filter_cases import FilterCase, scenario, unique_ids
-from conformance.ported.wrappers import make_node, make_pod
+from conformance.ported.interpodaffinity_scoring import NAMESPACES
+from conformance.ported.wrappers import make_node, make_pod, selector
 from conformance.traces import Scenario
 from spec.cycle.status import Code
+from spec.frozenmap import FrozenMap
+from spec.objects import SELECTOR_IN, LabelSelector
 
 FILE: Final = "framework/plugins/interpodaffinity/filtering_test.go"
 SINGLE: Final = "TestRequiredAffinitySingleNode"
@@ -31,8 +35,18 @@ def single_node() -> list[FilterCase]:
     node1 = make_node().name("node1").labels({"region": "r1", "zone": "z11"}).obj()
     s1 = {"security": "S1"}
 
-    def case(name: str, pod_: object, want: Code | None, pods: tuple[object, ...] = (existing,)) -> FilterCase:
-        return FilterCase(SINGLE, name, pod_, pods, (node1,), {"node1": want})  # type: ignore[arg-type]
+    def case(name: str, pod_: object, want: Code | None, pods: tuple[object, ...] = (existing,),
+             namespaces: FrozenMap[str, FrozenMap[str, str]] = FrozenMap()) -> FilterCase:
+        return FilterCase(SINGLE, name, pod_, pods, (node1,), {"node1": want}, namespaces)  # type: ignore[arg-type]
+
+    team1 = selector(None, ("team", SELECTOR_IN, ("team1",)))
+    securityscan = selector(None, ("service", SELECTOR_IN, ("securityscan", "value2")))
+
+    def in_namespace(namespace: str) -> tuple[object, ...]:
+        return (make_pod().name("existing").namespace(namespace).labels(service).node("node1").obj(),)
+
+    def namespace_case(name: str, pod_: object, want: Code | None, namespace: str) -> FilterCase:
+        return case(name, pod_, want, in_namespace(namespace), NAMESPACES)
 
     return [
         case("A pod that has no required pod affinity scheduling rules can schedule onto a node with no existing "
@@ -77,6 +91,23 @@ def single_node() -> list[FilterCase]:
              .pod_anti_affinity_exists("security", "zone").obj(), U,
              (make_pod().name("existing").node("node1").labels(s1)
               .pod_anti_affinity_exists("security", "zone").obj(),)),
+        namespace_case("affinity with NamespaceSelector",
+                       make_pod().name("incoming").labels(s1)
+                       .pod_affinity("region", securityscan, namespace_selector=team1).obj(), None, "subteam1.team1"),
+        namespace_case("affinity with non-matching NamespaceSelector",
+                       make_pod().name("incoming").labels(s1)
+                       .pod_affinity("region", securityscan, namespace_selector=team1).obj(), UU, "subteam1.team2"),
+        namespace_case("anti-affinity with matching NamespaceSelector",
+                       make_pod().name("incoming").namespace("subteam1.team1").labels(s1)
+                       .pod_anti_affinity("zone", securityscan, namespace_selector=team1).obj(), U, "subteam2.team1"),
+        namespace_case("anti-affinity with matching all NamespaceSelector",
+                       make_pod().name("incoming").namespace("subteam1.team1").labels(s1)
+                       .pod_anti_affinity("zone", securityscan, namespace_selector=LabelSelector()).obj(), U,
+                       "subteam2.team1"),
+        namespace_case("anti-affinity with non-matching NamespaceSelector",
+                       make_pod().name("incoming").namespace("subteam1.team1").labels(s1)
+                       .pod_anti_affinity("zone", securityscan, namespace_selector=team1).obj(), None,
+                       "subteam1.team2"),
     ]
 
 

@@ -249,26 +249,20 @@ def cases() -> list[ScoreCase]:
     return [*preferred_affinity(), *hard_pod_affinity_symmetric_weight()]
 
 
-_NAMESPACES: Final = ("needs Namespace objects (a namespace selector or the namespace lister), which the cycle's "
-                       "cluster does not hold")
 _ARGUMENTS: Final = "non-default plugin arguments (the cycle runs the default profile's)"
+_UNPLACEABLE: Final = ("the existing pods require a service=S1 pod in their region, and none exists, nor are they one: "
+                       "the scheduler would never place them (Go's test puts them there directly)")
 NOT_VECTORS: Final = {
-    "Affinity symmetry with namespace selector": _NAMESPACES,
-    "AntiAffinity symmetry with namespace selector": _NAMESPACES,
     "Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry":
         "the existing pod on node2 requires an S1 pod in its region, and none is there: the scheduler would never "
         "place it (Go's test puts it there directly)",
-    "Affinity with pods matching NamespaceSelector": _NAMESPACES,
-    "Affinity with pods matching both NamespaceSelector and Namespaces fields": _NAMESPACES,
-    "Affinity with pods matching NamespaceSelector#01": _NAMESPACES,
-    "Affinity with pods matching both NamespaceSelector and Namespaces fields#01": _NAMESPACES,
     "Ignore preferred terms of existing pods": _ARGUMENTS + ": ignorePreferredTermsOfExistingPods",
     "No nodes to score": "no node: the cycle fails before PreScore",
-    "with default weight": _NAMESPACES,
+    "with default weight": _UNPLACEABLE,
     "with zero weight": _ARGUMENTS + ": hardPodAffinityWeight 0",
-    "with no matching namespace": _NAMESPACES,
-    "with matching NamespaceSelector": _NAMESPACES,
-    "with matching Namespaces": _NAMESPACES,
+    "with no matching namespace": _UNPLACEABLE,
+    "with matching NamespaceSelector": _UNPLACEABLE,
+    "with matching Namespaces": _UNPLACEABLE,
 }
 """The cases that are not cycle vectors, and why (``tests/conformance/test_ported.py`` keeps it exact)."""
 

@@ -72,22 +72,24 @@ the plugin without filtering, so their nodes need none)."""
 
 
 def not_portable(case: ScoreCase) -> str | None:
-    """Why ``case`` cannot be a cycle vector (None: it can). The cycle's cluster has no Namespace, Service or
-    controller objects and runs the default profile's plugin arguments, so a case needing other arguments, a default
-    selector or a namespace's labels is left to the score functions' tests."""
+    """Why ``case`` cannot be a cycle vector (None: it can). The cycle's cluster has no Service or controller objects
+    and runs the default profile's plugin arguments, so a case needing other arguments or a default selector is left
+    to the score functions' tests. The namespace lister's namespaces are the cluster's (:func:`scenario` creates
+    them)."""
     if case.hard_pod_affinity_weight != 1 or case.ignore_preferred_terms_of_existing_pods:
         return "InterPodAffinity arguments other than the default profile's"
     if case.default_selector is not None or not case.system_defaulting:
         return "PodTopologySpread defaulting from Services or controllers, or List defaulting"
-    if case.namespaces and any(_has_namespace_selector(p) for p in (case.pod, *case.pods)):
-        return "a namespace selector, which needs the Namespace objects the cycle's cluster does not have"
     return None
 
 
-def _has_namespace_selector(pod: Pod) -> bool:
-    terms = [t for a in (pod.pod_affinity, pod.pod_anti_affinity) if a is not None
+def read_namespaces(case: ScoreCase) -> FrozenMap[str, FrozenMap[str, str]]:
+    """The case's namespaces if some term of its pods has a namespace selector, else none: a term without one
+    reads no namespace's labels (``AffinityTerm.Matches``, ``mergeAffinityTermNamespacesIfNotEmpty``), so only then
+    does the namespace lister decide anything."""
+    terms = [t for p in (case.pod, *case.pods) for a in (p.pod_affinity, p.pod_anti_affinity) if a is not None
              for t in (*a.required_terms, *(w.pod_affinity_term for w in a.preferred_terms))]
-    return any(t.namespace_selector is not None for t in terms)
+    return case.namespaces if any(t.namespace_selector is not None for t in terms) else FrozenMap()
 
 
 def _with_room(node: Node) -> Node:
@@ -95,10 +97,11 @@ def _with_room(node: Node) -> Node:
 
 
 def scenario(case: ScoreCase, go_file: str) -> Scenario | None:
-    """The cycle vector of ``case``: the candidates and the failed nodes join (every node without allocatable gets
-    :data:`ROOM`), the existing pods are placed through the scheduler, the failed nodes are cordoned (so the search
-    rejects them, as Go's test never offers them to Score, while PreScore still counts their pods), and the pod's
-    scheduling cycle runs.
+    """The cycle vector of ``case``: the case's namespaces are created where its terms read them
+    (:func:`read_namespaces`; one ``cluster_add_namespace`` step each, in name order), the candidates and the failed
+    nodes join (every node without allocatable gets :data:`ROOM`), the existing pods are placed through the
+    scheduler, the failed nodes are cordoned (so the search rejects them, as Go's test never offers them to Score,
+    while PreScore still counts their pods), and the pod's scheduling cycle runs.
 
     None when the case is :func:`not_portable`, when no order of the existing pods passes the filters, or when the
     search would not find exactly the case's candidates (a candidate the spec's filters reject: Go's Score tests do
@@ -107,7 +110,7 @@ def scenario(case: ScoreCase, go_file: str) -> Scenario | None:
     if not_portable(case) is not None:
         return None
     nodes = tuple(_with_room(n) for n in case.all_nodes)
-    built = place(nodes, case.pods)
+    built = place(nodes, case.pods, read_namespaces(case))
     if built is None:
         return None
     cluster, ops = built

@@ -20,6 +20,7 @@ from conformance.codec import operation_name
 from conformance.operations import (
     AdmitPod,
     BindPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterRemoveNode,
     ClusterUpdateNode,
@@ -48,10 +49,14 @@ from spec.objects import (
     LABEL_TOPOLOGY_ZONE,
     Container,
     ContainerPort,
+    LabelSelector,
+    Namespace,
     Node,
     Pod,
+    PodAffinityTerm,
     Taint,
     Toleration,
+    pod_affinity,
 )
 from spec.quantities import SECOND, resource_list
 from spec.resources import EMPTY_RESOURCE
@@ -260,6 +265,47 @@ def curated_cycle() -> list[Scenario]:
         _cy("expiry.ttl_zero_keeps_room", "With TTL 0 the bound pod keeps its room until confirmed",
             [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), BindPod("p"), Tick(LATE), CreatePod(q),
              SchedulePod("q", "n1"), ConfirmBinding("p")], "expiry", "k8s-106361"),
+        *curated_namespaces(),
+    ]
+
+
+ZONE_KEY: Final = "zone"
+"""The topology key of the namespace scenarios' affinity terms."""
+
+
+def _zoned(name: str, zone: str) -> Node:
+    return node(name, labels=FrozenMap({ZONE_KEY: zone}))
+
+
+def curated_namespaces() -> list[Scenario]:
+    """A namespace relabelled between two scheduling cycles changes the decision
+    (:func:`spec.cycle.cycle.add_namespace`): InterPodAffinity resolves the pod's namespace selectors against the
+    namespaces' labels in every cycle (``mergeAffinityTermNamespacesIfNotEmpty``), and matches an existing pod's
+    namespace selector against the labels of the pod's namespace (``GetNamespaceLabelsSnapshot``)."""
+    z1, z2 = _zoned("n1", "z1"), _zoned("n2", "z2")
+    db = pod("db", labels=FrozenMap({"app": "db"}), namespace="data")
+    near_db = PodAffinityTerm(LabelSelector(FrozenMap({"app": "db"})), topology_key=ZONE_KEY,
+                              namespace_selector=LabelSelector(FrozenMap({"team": "a"})))
+    app = pod("app", pod_affinity=pod_affinity(required=(near_db,)))
+    no_web = PodAffinityTerm(LabelSelector(FrozenMap({"app": "web"})), topology_key=ZONE_KEY,
+                             namespace_selector=LabelSelector(FrozenMap({"env": "prod"})))
+    guard = pod("guard", pod_anti_affinity=pod_affinity(required=(no_web,)))
+    web = pod("web", labels=FrozenMap({"app": "web"}), namespace="shop")
+    return [
+        _cy("namespace.relabelled_selects_required_affinity", "A required affinity term whose namespace selector "
+            "selects no namespace matches no pod: no node fits; once the existing pod's namespace is relabelled to "
+            "match, the next cycle places the pod in that pod's zone only",
+            [ClusterAddNode(z1), ClusterAddNode(z2), ClusterAddNamespace(Namespace("data", FrozenMap({"team": "b"}))),
+             CreatePod(db), *placed("db", "n1"), CreatePod(app), FailScheduling("app"),
+             ClusterAddNamespace(Namespace("data", FrozenMap({"team": "a"}))), SchedulePod("app", "n2"),
+             SchedulePod("app", "n1")], "pod-affinity", "namespaces"),
+        _cy("namespace.relabelled_lifts_existing_anti_affinity", "An existing pod's required anti-affinity term "
+            "selects the incoming pod's namespace by its labels: its zone is closed to the pod until the namespace "
+            "is relabelled",
+            [ClusterAddNode(z1), ClusterAddNode(z2), ClusterAddNamespace(Namespace("shop", FrozenMap({"env": "prod"}))),
+             CreatePod(guard), *placed("guard", "n1"), CreatePod(web), SchedulePod("web", "n1"),
+             ClusterAddNamespace(Namespace("shop", FrozenMap({"env": "dev"}))), SchedulePod("web", "n1")],
+            "pod-affinity", "namespaces"),
     ]
 
 

@@ -19,6 +19,11 @@ everything else from it (pkg/scheduler/scheduler.go, eventhandlers.go and cmd/ku
   scheduling loop waits until every listed object was delivered (``WaitForCacheSync``,
   ``WaitForHandlersSync``): :func:`spec.cycle.cycle.is_synced`.
 
+  Namespaces are kept: they are the API server's objects (:attr:`spec.cycle.cycle.Cluster.namespaces`), not
+  the scheduler's memory, and the new process's namespace informer (InterPodAffinity's lister,
+  ``GetNamespaceLabelsSnapshot`` in pkg/scheduler/framework/plugins/interpodaffinity/plugin.go) lists them before
+  the first cycle (``WaitForCacheSync``); no handler acts on them, so their list has no delivery steps here.
+
   A listed object whose entry is not delivered yet is delivered as it then is: the reflector's list is followed
   by the watch events since, and delivering the object's later state has the same effect on the handlers as
   delivering each of those events. Objects created after the restart arrive as watch events, at once.

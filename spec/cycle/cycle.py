@@ -18,6 +18,9 @@ the level a formal-methods reader needs. What it keeps:
 - Deleting a pod that is assumed forgets it at once (PR #134157, v1.35); its binding then fails.
 - The scheduler takes only pods whose ``schedulerName`` its profile serves (``responsibleForPod``);
   every scheduler's cache gets every bound pod (``assignedPod``).
+- Namespaces are the API server's (:attr:`Cluster.namespaces`); InterPodAffinity's PreFilter and PreScore read
+  their labels through the namespace lister in every cycle, so relabelling a namespace (:func:`add_namespace`)
+  changes which pods a term's ``namespaceSelector`` selects from the next cycle on.
 
 The scheduler keeps all of this in memory. :mod:`spec.cluster.restart` crashes and restarts it (the API
 server's objects, the orphaned bind requests and the informers' initial list are fields here),
@@ -42,9 +45,10 @@ from spec.cache import cache as cache_ops
 from spec.cache.cache import CacheState, new_cache
 from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
 from spec.cycle.filters import is_feasible
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
-from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod, with_node_name
+from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, with_node_name
 from spec.quantities import Duration, Timestamp
 from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -107,6 +111,9 @@ class Cluster:
     """``Scheduler.nextStartNodeIndex``: where the next scheduling cycle's search of the node list starts. Every cycle
     moves it past the nodes its search processed (:func:`record_search`); it moves only with 100 nodes or more, as
     below that the search processes every node."""
+    namespaces: Namespaces = field(default_factory=FrozenMap)
+    """The API server's namespaces: each one's labels, by name. InterPodAffinity reads them through its namespace
+    lister (``GetNamespaceLabelsSnapshot``, ``mergeAffinityTermNamespacesIfNotEmpty``) in every scheduling cycle."""
 
 
 def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> Cluster:
@@ -117,12 +124,14 @@ def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) ->
     return Cluster(cache=new_cache(profile, ttl))
 
 
-def feasible_nodes(snapshot: Snapshot, pod: Pod) -> tuple[str, ...]:
-    """The nodes of the snapshot, in list order, on which every filter passes for ``pod``.
+def feasible_nodes(snapshot: Snapshot, pod: Pod, namespaces: Namespaces = NO_NAMESPACES) -> tuple[str, ...]:
+    """The nodes of the snapshot, in list order, on which every filter passes for ``pod`` when ``namespaces`` are
+    the namespaces that exist (the cluster's: :attr:`Cluster.namespaces`).
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     """
-    return tuple(name for name in snapshot.node_info_list if is_feasible(pod, snapshot.node_info_map[name], snapshot))
+    return tuple(name for name in snapshot.node_info_list
+                 if is_feasible(pod, snapshot.node_info_map[name], snapshot, namespaces))
 
 
 def search_start(cluster: Cluster, num_nodes: int) -> int:
@@ -283,7 +292,7 @@ def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
-    _require(node in feasible_nodes(snapshot, pod), f"node {node} is not feasible for pod {uid}")
+    _require(node in feasible_nodes(snapshot, pod, cluster.namespaces), f"node {node} is not feasible for pod {uid}")
     assumed = with_node_name(pod, node)
     return replace(
         cluster,
@@ -307,7 +316,7 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
-    feasible = feasible_nodes(snapshot, pod)
+    feasible = feasible_nodes(snapshot, pod, cluster.namespaces)
     if node is None:
         _require(not feasible, f"pod {uid} fits somewhere")
         return replace(cluster, snapshot=snapshot)
@@ -404,7 +413,7 @@ def confirm_binding(cluster: Cluster, uid: str) -> Cluster:
 
 
 # ============================================================================================
-# Nodes and time
+# Nodes, namespaces and time
 # ============================================================================================
 
 
@@ -454,6 +463,19 @@ def remove_node(cluster: Cluster, name: str) -> Cluster:
         nodes=cluster.nodes.remove(name),
         unlisted_nodes=tuple(n for n in cluster.unlisted_nodes if n != name),
     )
+
+
+def add_namespace(cluster: Cluster, namespace: Namespace) -> Cluster:
+    """A namespace is created at the API server, or its labels are changed (an update of the object of that name),
+    and the namespace informer delivers it: from the next scheduling cycle on, InterPodAffinity's namespace lister
+    gives these labels. Never fails. The scheduler's cache, snapshot and queue are not touched (no cache handler
+    takes a namespace); a scheduler that is down reads the namespace from its informer's list when it restarts
+    (:mod:`spec.cluster.restart`).
+
+    Kubernetes: `GetNamespaceLabelsSnapshot` (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go)
+    Kubernetes: `mergeAffinityTermNamespacesIfNotEmpty` (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go)
+    """
+    return replace(cluster, namespaces=cluster.namespaces.set(namespace.name, namespace.labels))
 
 
 def tick(cluster: Cluster, elapsed: Duration) -> Cluster:

@@ -24,6 +24,7 @@ from typing import Final
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, NodeInfo, host_port
 from spec.cache.snapshot import Snapshot
 from spec.cycle import interpodaffinity, podtopologyspread
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.status import Code as Code  # re-exported: the code's home was this module
 from spec.cycle.status import FilterRejection
 from spec.objects import Node, Pod, Taint, Toleration
@@ -144,44 +145,50 @@ class PreFilterStates:
 
 
 @lru_cache(maxsize=256)
-def pre_filter(pod: Pod, snapshot: Snapshot) -> PreFilterStates:
-    """``RunPreFilterPlugins`` of :data:`SNAPSHOT_FILTERS` for ``pod`` over ``snapshot`` (no namespace exists; the
+def pre_filter(pod: Pod, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> PreFilterStates:
+    """``RunPreFilterPlugins`` of :data:`SNAPSHOT_FILTERS` for ``pod`` over ``snapshot``, InterPodAffinity's
+    namespace lister listing ``namespaces`` (the cycle's cluster's: :attr:`spec.cycle.cycle.Cluster.namespaces`; the
     profile's spread defaulting is the system's). Remembered: each node's filters of one cycle read the same state.
 
     Kubernetes: `frameworkImpl.RunPreFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
+    Kubernetes: `InterPodAffinity.PreFilter` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
     """
     return PreFilterStates(
         podtopologyspread.pre_filter(pod, snapshot, fits_node_affinity, fits_taint_toleration),
-        interpodaffinity.pre_filter(pod, snapshot),
+        interpodaffinity.pre_filter(pod, snapshot, namespaces),
     )
 
 
-def snapshot_filter_rejection(name: str, pod: Pod, node: Node, snapshot: Snapshot) -> FilterRejection | None:
+def snapshot_filter_rejection(name: str, pod: Pod, node: Node, snapshot: Snapshot,
+                              namespaces: Namespaces = NO_NAMESPACES) -> FilterRejection | None:
     """The rejection by filter ``name`` (one of :data:`SNAPSHOT_FILTERS`) of ``pod`` on ``node``, with its code and
-    reason, or None if it passes.
+    reason, or None if it passes; ``namespaces`` are the namespaces that exist (:func:`pre_filter`).
 
     Kubernetes: `PodTopologySpread.Filter` (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go)
     Kubernetes: `InterPodAffinity.Filter` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
     """
-    states = pre_filter(pod, snapshot)
+    states = pre_filter(pod, snapshot, namespaces)
     if name == podtopologyspread.NAME:
         return podtopologyspread.filter_node(states.pod_topology_spread, pod, node)
     return interpodaffinity.filter_node(states.inter_pod_affinity, node)
 
 
-def failing_filters(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> list[str]:
+def failing_filters(pod: Pod, info: NodeInfo, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> list[str]:
     """The names of the filters that reject ``pod`` on the node of ``info`` (all of them if it has no node), in
-    :data:`FILTER_ORDER`; ``snapshot`` is the cycle's (the PreFilter of :data:`SNAPSHOT_FILTERS` reads it)."""
+    :data:`FILTER_ORDER`; ``snapshot`` is the cycle's and ``namespaces`` its cluster's (the PreFilter of
+    :data:`SNAPSHOT_FILTERS` reads them)."""
     node = info.node
     if node is None:
         return list(FILTER_ORDER)
     failing = [name for name, passes in DEFAULT_FILTERS if not passes(pod, node, info)]
-    return failing + [name for name in SNAPSHOT_FILTERS if snapshot_filter_rejection(name, pod, node, snapshot)]
+    return failing + [name for name in SNAPSHOT_FILTERS
+                      if snapshot_filter_rejection(name, pod, node, snapshot, namespaces)]
 
 
-def is_feasible(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> bool:
-    """Whether every filter passes in the cycle's ``snapshot``: the pod may be placed on the node of ``info``."""
-    return not failing_filters(pod, info, snapshot)
+def is_feasible(pod: Pod, info: NodeInfo, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> bool:
+    """Whether every filter passes in the cycle's ``snapshot`` with its cluster's ``namespaces``: the pod may be
+    placed on the node of ``info``."""
+    return not failing_filters(pod, info, snapshot, namespaces)
 
 
 # ============================================================================================
@@ -217,7 +224,8 @@ def unresolvable_resources(request: Resource, info: NodeInfo) -> list[str]:
             if name != "pods" and wanted[name] > allocatable.get(name, 0)]
 
 
-def rejection_code(name: str, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> Code:
+def rejection_code(name: str, pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                   namespaces: Namespaces = NO_NAMESPACES) -> Code:
     """The code of filter ``name``'s status when it rejects ``pod`` on ``info``: the plugin's fixed code
     (:data:`FILTER_CODES`); for NodeResourcesFit UnschedulableAndUnresolvable if some lacking resource is beyond
     the node's Allocatable (:func:`unresolvable_resources`), else Unschedulable; for :data:`SNAPSHOT_FILTERS` the
@@ -226,7 +234,7 @@ def rejection_code(name: str, pod: Pod, info: NodeInfo, snapshot: Snapshot) -> C
     Kubernetes: `Fit.Filter` (pkg/scheduler/framework/plugins/noderesources/fit.go)
     """
     if name in SNAPSHOT_FILTERS and info.node is not None:
-        rejection = snapshot_filter_rejection(name, pod, info.node, snapshot)
+        rejection = snapshot_filter_rejection(name, pod, info.node, snapshot, namespaces)
         assert rejection is not None, f"{name} does not reject the pod"
         return rejection.code
     if name != "NodeResourcesFit":
@@ -244,13 +252,15 @@ class Rejection:
     code: Code
 
 
-def first_rejection(pod: Pod, info: NodeInfo, snapshot: Snapshot) -> Rejection | None:
-    """The status the Filter extension point gives ``pod`` on the node of ``info``: the first filter in the
-    profile's order that rejects it (Filter stops there), with its code; None if every filter passes.
+def first_rejection(pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                    namespaces: Namespaces = NO_NAMESPACES) -> Rejection | None:
+    """The status the Filter extension point gives ``pod`` on the node of ``info`` (in the cycle's ``snapshot``, with
+    its cluster's ``namespaces``): the first filter in the profile's order that rejects it (Filter stops there), with
+    its code; None if every filter passes.
 
     Kubernetes: `frameworkImpl.RunFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
     """
-    failing = failing_filters(pod, info, snapshot)
+    failing = failing_filters(pod, info, snapshot, namespaces)
     if not failing:
         return None
-    return Rejection(failing[0], rejection_code(failing[0], pod, info, snapshot))
+    return Rejection(failing[0], rejection_code(failing[0], pod, info, snapshot, namespaces))

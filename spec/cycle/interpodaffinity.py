@@ -67,7 +67,11 @@ MAX_NODE_SCORE: Final = 100
 
 NamespaceLabels = Mapping[str, FrozenMap[str, str]]
 """The namespace lister: each existing namespace's labels, by name."""
-NO_NAMESPACES: Final[FrozenMap[str, FrozenMap[str, str]]] = FrozenMap()
+Namespaces = FrozenMap[str, FrozenMap[str, str]]
+"""The namespace lister as a value: what the cycle's cluster holds (:attr:`spec.cycle.cycle.Cluster.namespaces`), and
+what the cycle's remembered PreFilter and PreScore take (hashable)."""
+NO_NAMESPACES: Final[Namespaces] = FrozenMap()
+"""No namespace exists: a term's non-empty namespace selector selects none."""
 TopologyPair = tuple[str, str]
 """``topologyPair``: a topology key and a node's value for it."""
 

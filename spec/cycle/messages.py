@@ -10,7 +10,8 @@ types_test.go ``TestFitError_Error`` expects none). A cluster without nodes fail
 A filter's reasons are its rejecting status's reasons: one for every filter but NodeResourcesFit, which gives one per
 lacking resource; PodTopologySpread's and InterPodAffinity's reason depends on which of their rules fails
 (:func:`spec.cycle.filters.snapshot_filter_rejection`). A Filter plugin added to
-:data:`spec.cycle.filters.FILTER_ORDER` adds its entry to :data:`FILTER_REASONS`.
+:data:`spec.cycle.filters.FILTER_ORDER` adds its entry to :data:`FILTER_REASONS` (or, reading the whole snapshot,
+to :data:`spec.cycle.filters.SNAPSHOT_FILTERS`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ from typing import Final
 
 from spec.cache.nodeinfo import NodeInfo
 from spec.cache.snapshot import Snapshot
-from spec.cycle import interpodaffinity, podtopologyspread
-from spec.cycle.filters import NO_EXECUTE, NO_SCHEDULE, insufficient_resources, snapshot_filter_rejection, tolerates
+from spec.cycle.filters import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    SNAPSHOT_FILTERS,
+    insufficient_resources,
+    snapshot_filter_rejection,
+    tolerates,
+)
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.objects import Pod
 from spec.resources import compute_pod_resource
 from spec.versions import VersionProfile
@@ -74,22 +82,21 @@ def node_resources_fit_reasons(pod: Pod, info: NodeInfo, snapshot: Snapshot,
                  for name in insufficient_resources(request, info))
 
 
-def snapshot_filter_reasons(plugin: str) -> Reasons:
+def snapshot_filter_reasons(plugin: str, pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                            namespaces: Namespaces = NO_NAMESPACES) -> tuple[str, ...]:
     """The reasons of ``plugin`` (PodTopologySpread or InterPodAffinity): the one reason of its rejection in the
-    cycle's snapshot. PodTopologySpread: "node(s) didn't match pod topology spread constraints", with " (missing
-    required label)" when the node lacks a topology key; InterPodAffinity: the first of its three rules that fails
-    (the pod's affinity, the pod's anti-affinity, the existing pods' anti-affinity). Fails with ``AssertionError``
-    if the plugin does not reject the pod there.
+    cycle's snapshot, with the cluster's ``namespaces``. PodTopologySpread: "node(s) didn't match pod topology spread
+    constraints", with " (missing required label)" when the node lacks a topology key; InterPodAffinity: the first of
+    its three rules that fails (the pod's affinity, the pod's anti-affinity, the existing pods' anti-affinity). Fails
+    with ``AssertionError`` if the plugin does not reject the pod there.
 
     Kubernetes: `PodTopologySpread.Filter` (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go)
     Kubernetes: `InterPodAffinity.Filter` (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)
     """
-    def reasons(pod: Pod, info: NodeInfo, snapshot: Snapshot, profile: VersionProfile) -> tuple[str, ...]:
-        assert info.node is not None, "a listed node has its Node object"
-        rejection = snapshot_filter_rejection(plugin, pod, info.node, snapshot)
-        assert rejection is not None, f"{plugin} does not reject the pod"
-        return (rejection.reason,)
-    return reasons
+    assert info.node is not None, "a listed node has its Node object"
+    rejection = snapshot_filter_rejection(plugin, pod, info.node, snapshot, namespaces)
+    assert rejection is not None, f"{plugin} does not reject the pod"
+    return (rejection.reason,)
 
 
 def _fixed(reason: str) -> Reasons:
@@ -103,18 +110,20 @@ FILTER_REASONS: Final[dict[str, Reasons]] = {
     "NodeAffinity": _fixed(ERR_REASON_NODE_AFFINITY),
     "NodePorts": _fixed(ERR_REASON_NODE_PORTS),
     "NodeResourcesFit": node_resources_fit_reasons,
-    podtopologyspread.NAME: snapshot_filter_reasons(podtopologyspread.NAME),
-    interpodaffinity.NAME: snapshot_filter_reasons(interpodaffinity.NAME),
 }
-"""The reasons of each filter's rejecting status, by plugin name (``NodeUnschedulable.Filter``, ``NodeName.Filter``,
-``NodeAffinity.Filter``, ``NodePorts.Filter``, ``PodTopologySpread.Filter``, ``InterPodAffinity.Filter``;
-pkg/scheduler/framework/plugins, v1.35)."""
+"""The reasons of each filter's rejecting status that reads only the node, by plugin name
+(``NodeUnschedulable.Filter``, ``NodeName.Filter``, ``NodeAffinity.Filter``, ``NodePorts.Filter``;
+pkg/scheduler/framework/plugins, v1.35); the filters of :data:`spec.cycle.filters.SNAPSHOT_FILTERS` give
+:func:`snapshot_filter_reasons`."""
 
 
-def filter_reasons(plugin: str, pod: Pod, info: NodeInfo, snapshot: Snapshot,
-                   profile: VersionProfile) -> tuple[str, ...]:
+def filter_reasons(plugin: str, pod: Pod, info: NodeInfo, snapshot: Snapshot, profile: VersionProfile,
+                   namespaces: Namespaces = NO_NAMESPACES) -> tuple[str, ...]:
     """The reasons of filter ``plugin``'s status when it rejects ``pod`` on the node of ``info`` in the cycle's
-    ``snapshot``. Fails with ``KeyError`` for a plugin without an entry in :data:`FILTER_REASONS`."""
+    ``snapshot`` (with its cluster's ``namespaces``). Fails with ``KeyError`` for a plugin that is neither one of
+    :data:`spec.cycle.filters.SNAPSHOT_FILTERS` nor has an entry in :data:`FILTER_REASONS`."""
+    if plugin in SNAPSHOT_FILTERS:
+        return snapshot_filter_reasons(plugin, pod, info, snapshot, namespaces)
     return FILTER_REASONS[plugin](pod, info, snapshot, profile)
 
 

@@ -63,11 +63,12 @@ false)."""
 @dataclass(frozen=True)
 class ScoreContext:
     """What a Score plugin may read besides the pod and the node: the cycle's snapshot, the feasible nodes (what
-    PreScore receives) and the release."""
+    PreScore receives), the release, and the namespaces that exist (InterPodAffinity's namespace lister)."""
 
     snapshot: Snapshot
     feasible: tuple[NodeInfo, ...]
     profile: VersionProfile = DEFAULT_PROFILE
+    namespaces: interpodaffinity.Namespaces = interpodaffinity.NO_NAMESPACES
 
 
 NodeScores = tuple[tuple[str, int], ...]
@@ -373,9 +374,11 @@ def pod_topology_spread_normalize(pod: Pod, scores: NodeScores, context: ScoreCo
 
 
 @lru_cache(maxsize=256)
-def _affinity_state(pod: Pod, snapshot: Snapshot) -> interpodaffinity.TopologyScore | None:
-    """InterPodAffinity's PreScore for the cycle (no Namespace objects; hardPodAffinityWeight 1)."""
-    return interpodaffinity.pre_score(pod, snapshot)
+def _affinity_state(pod: Pod, snapshot: Snapshot,
+                    namespaces: interpodaffinity.Namespaces) -> interpodaffinity.TopologyScore | None:
+    """InterPodAffinity's PreScore for the cycle, its namespace lister listing the cluster's ``namespaces``
+    (hardPodAffinityWeight 1; remembered: every node's Score of one cycle reads it)."""
+    return interpodaffinity.pre_score(pod, snapshot, namespaces)
 
 
 def inter_pod_affinity_skips(pod: Pod, context: ScoreContext) -> bool:
@@ -384,7 +387,7 @@ def inter_pod_affinity_skips(pod: Pod, context: ScoreContext) -> bool:
 
     Kubernetes: `InterPodAffinity.PreScore` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
     """
-    return _affinity_state(pod, context.snapshot) is None
+    return _affinity_state(pod, context.snapshot, context.namespaces) is None
 
 
 def inter_pod_affinity_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
@@ -393,7 +396,7 @@ def inter_pod_affinity_score(pod: Pod, info: NodeInfo, context: ScoreContext) ->
 
     Kubernetes: `InterPodAffinity.Score` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
     """
-    state = _affinity_state(pod, context.snapshot)
+    state = _affinity_state(pod, context.snapshot, context.namespaces)
     assert state is not None and info.node is not None, "InterPodAffinity scores a node only after its PreScore"
     return interpodaffinity.score(state, info.node)
 
@@ -403,7 +406,7 @@ def inter_pod_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreCon
 
     Kubernetes: `InterPodAffinity.NormalizeScore` (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go)
     """
-    state = _affinity_state(pod, context.snapshot)
+    state = _affinity_state(pod, context.snapshot, context.namespaces)
     assert state is not None, "InterPodAffinity normalises only after its PreScore"
     return tuple(interpodaffinity.normalize_score(state, [s for _, s in scores]))
 

@@ -35,6 +35,7 @@ from typing import Final
 from spec.cache.nodeinfo import NodeInfo
 from spec.cache.snapshot import Snapshot
 from spec.cycle.filters import Rejection, first_rejection
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.messages import ERR_NO_NODES_AVAILABLE, filter_reasons, fit_error_message
 from spec.cycle.scores import (
     DEFAULT_SCORE_PLUGINS,
@@ -95,10 +96,12 @@ class Search:
     next_start: int
 
 
-def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, to_find: int | None = None) -> Search:
+def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, to_find: int | None = None,
+                                 namespaces: Namespaces = NO_NAMESPACES) -> Search:
     """Run the filters on the snapshot's nodes in round-robin order from ``start`` (``nodes[(start + i) % n]``) until
     ``to_find`` nodes passed (default :func:`num_feasible_nodes_to_find` of the node count); the search as one
-    goroutine would run it. Fails with ``ValueError`` on a start outside the node list.
+    goroutine would run it, with the cluster's ``namespaces``. Fails with ``ValueError`` on a start outside the node
+    list.
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     """
@@ -113,7 +116,7 @@ def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, t
         if len(feasible) >= wanted:
             break
         name = names[(start + i) % count]
-        rejection = first_rejection(pod, snapshot.node_info_map[name], snapshot)
+        rejection = first_rejection(pod, snapshot.node_info_map[name], snapshot, namespaces)
         if rejection is None:
             feasible.append(name)
         else:
@@ -209,26 +212,28 @@ class Decision:
 
 def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DEFAULT_PROFILE, *, start: int = 0,
                       to_find: int | None = None,
-                      plugins: tuple[ScorePlugin, ...] = DEFAULT_SCORE_PLUGINS) -> Decision:
+                      plugins: tuple[ScorePlugin, ...] = DEFAULT_SCORE_PLUGINS,
+                      namespaces: Namespaces = NO_NAMESPACES) -> Decision:
     """``schedulePod`` on a refreshed ``snapshot``: the search from ``start`` (stopping after ``to_find`` feasible
     nodes, default :func:`num_feasible_nodes_to_find`), then the failure, the single node, or the scores and the
-    nodes with the highest total. Fails with ``ValueError`` on a start outside the node list.
+    nodes with the highest total. InterPodAffinity's namespace lister lists ``namespaces`` (the cluster's). Fails
+    with ``ValueError`` on a start outside the node list.
 
     Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
     """
     count = len(snapshot.node_info_list)
     if count == 0:
         return Decision((), (), (), ERR_NO_NODES_AVAILABLE)
-    search = find_nodes_that_pass_filters(snapshot, pod, start, to_find)
+    search = find_nodes_that_pass_filters(snapshot, pod, start, to_find, namespaces)
     feasible = search.feasible
     if not feasible:
-        reasons = (filter_reasons(r.plugin, pod, snapshot.node_info_map[name], snapshot, profile)
+        reasons = (filter_reasons(r.plugin, pod, snapshot.node_info_map[name], snapshot, profile, namespaces)
                    for name, r in search.rejected)
         message = fit_error_message(count, reasons)
         return Decision((), (), (), message, search.rejected, search.next_start)
     if len(feasible) == 1:
         return Decision(feasible, (), feasible, "", search.rejected, search.next_start)
     infos: tuple[NodeInfo, ...] = tuple(snapshot.node_info_map[name] for name in feasible)
-    scores = prioritize_nodes(pod, ScoreContext(snapshot, infos, profile), plugins)
+    scores = prioritize_nodes(pod, ScoreContext(snapshot, infos, profile, namespaces), plugins)
     return Decision(tuple(sorted(feasible)), scores, tuple(sorted(allowed_hosts(scores))), "", search.rejected,
                     search.next_start)

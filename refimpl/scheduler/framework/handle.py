@@ -1,9 +1,10 @@
 """What plugins may reach besides their arguments: ``fwk.Handle`` (framework/interface.go), reduced to the parts the
-default plugins use: the cycle's snapshot, the clock, the way to the API server, and the nominator."""
+default plugins use: the cycle's snapshot, the clock, the way to the API server, the nominator, and the namespace
+lister."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from refimpl.cache import Snapshot
 from refimpl.cache.clock import Clock, SystemClock
@@ -35,6 +36,9 @@ class Handle:
         """``PodNominator.NominatedPodsForNode``: the scheduler points it at its queue's nominator."""
         self.clear_nominated_node_name: Callable[[Pod], None] = _ignore
         """``clearNominatedNodeName`` for one pod (a status patch); the scheduler points it at its API access."""
+        self.namespaces: Mapping[str, Mapping[str, str]] = {}
+        """The namespace informer's lister (``SharedInformerFactory().Core().V1().Namespaces().Lister()``): each
+        namespace's labels, by name; whoever plays the API server points it at its namespaces. None by default."""
 
 
 def _no_nominated_pods(node: str) -> list[Pod]:

@@ -183,7 +183,9 @@ class PreFilterState:
 
 
 class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
-    """``InterPodAffinity``. ``namespaces`` is the namespace lister (name -> labels); none exist by default."""
+    """``InterPodAffinity``. ``namespaces`` is the namespace lister (name -> labels); by default the handle's
+    (:attr:`refimpl.scheduler.framework.handle.Handle.namespaces`, as ``New`` takes
+    ``handle.SharedInformerFactory().Core().V1().Namespaces().Lister()`` in plugin.go)."""
 
     name = NAME
     filters_any_node = True
@@ -193,9 +195,14 @@ class InterPodAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                  hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT,
                  ignore_preferred_terms_of_existing_pods: bool = False) -> None:
         self.handle = handle
-        self.namespaces: Namespaces = namespaces if namespaces is not None else {}
+        self._namespaces = namespaces
         self.hard_pod_affinity_weight = hard_pod_affinity_weight
         self.ignore_preferred_terms_of_existing_pods = ignore_preferred_terms_of_existing_pods
+
+    @property
+    def namespaces(self) -> Namespaces:
+        """The namespace lister: the one given, else the handle's (read afresh in every cycle, as a lister is)."""
+        return self._namespaces if self._namespaces is not None else self.handle.namespaces
 
     # -- PreFilter and Filter (filtering.go) ------------------------------------------------
 

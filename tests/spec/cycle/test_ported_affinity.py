@@ -45,7 +45,7 @@ def refimpl_codes(case: FilterCase, spread: bool) -> dict[str, Code | None]:
         cache.add_pod(pod)
     handle = Handle()
     cache.update_snapshot(handle.snapshot)
-    plugin = PodTopologySpread(handle, "List") if spread else InterPodAffinity(handle)
+    plugin = PodTopologySpread(handle, "List") if spread else InterPodAffinity(handle, case.namespaces)
     state = CycleState()
     _, pre = plugin.pre_filter(state, case.pod, handle.snapshot.list_nodes())
     codes: dict[str, Code | None] = {}
@@ -61,7 +61,7 @@ def refimpl_codes(case: FilterCase, spread: bool) -> dict[str, Code | None]:
 @pytest.mark.parametrize("case", IPA_CASES, ids=lambda c: c.name[:70])
 def test_inter_pod_affinity_filter_agrees_with_go(case: FilterCase) -> None:
     snapshot = spec_snapshot(case)
-    state = interpodaffinity.pre_filter(case.pod, snapshot)
+    state = interpodaffinity.pre_filter(case.pod, snapshot, case.namespaces)
     got = {}
     for node in case.nodes:
         rejection = interpodaffinity.filter_node(state, node)
@@ -107,7 +107,7 @@ def test_vector_cluster_gives_go_codes_where_the_plugin_decides(case: FilterCase
     snapshot = refreshed_snapshot(cluster)
     decided = 0
     for node in case.nodes:
-        rejection = first_rejection(case.pod, snapshot.node_info_map[node.name], snapshot)
+        rejection = first_rejection(case.pod, snapshot.node_info_map[node.name], snapshot, cluster.namespaces)
         if rejection is not None and FILTER_ORDER.index(rejection.plugin) < FILTER_ORDER.index(plugin):
             continue
         decided += 1
