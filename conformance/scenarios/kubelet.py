@@ -35,13 +35,14 @@ from spec.objects import Container, Node, Pod
 from spec.quantities import resource_list
 
 MIB: Final = 2**20
-SEEDS: Final = tuple(range(1, 13))
+SEEDS: Final = tuple(range(1, 25))
 PRIORITIES: Final = (0, 0, 100, 1000, SYSTEM_CRITICAL_PRIORITY, SYSTEM_CRITICAL_PRIORITY + 1000)
 """Ordinary priorities, ``system-cluster-critical`` and ``system-node-critical``."""
 
 
 def _requests(rng: random.Random) -> FrozenMap[str, int]:
-    cpu, memory = rng.choice((0, 0, 100, 300, 700)), rng.choice((0, 0, 64, 200, 500)) * MIB
+    cpu = rng.choice((0, 0, 0, 50, 100, 150, 300, 450, 700))
+    memory = rng.choice((0, 0, 0, 32, 64, 100, 200, 350, 500)) * MIB
     return resource_list(cpu=cpu, memory=memory) if cpu or memory else FrozenMap()
 
 
@@ -79,7 +80,7 @@ def random_kubelet_trace(seed: int) -> list[CycleOperation]:
         step(BindPod(pod.uid))
         step(ConfirmBinding(pod.uid))
     small = resource_list(cpu=rng.choice((600, 1000, 1500)), memory=rng.choice((300, 600, 1000)) * MIB,
-                          pods=rng.choice((3, 4, 6)))
+                          pods=rng.choice((2, 3, 4, 6)))
     step(ClusterUpdateNode(Node("n1", small)))
     order = [p.uid for p in pods]
     rng.shuffle(order)

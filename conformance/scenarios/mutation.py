@@ -562,7 +562,29 @@ def fourth_round_scenarios() -> list[Scenario]:
     ]
 
 
+def decision_round_scenarios() -> list[Scenario]:
+    """The fifth round (the decision joined the mutation scope): ``balancedResourceScorer`` skips a resource the node
+    has none of (``if allocatable == 0 { continue }``, noderesources/balanced_allocation.go), so a pod asking only
+    memory scores 100 on a node with no cpu at all, and the fraction of a resource at its allocatable is capped at
+    1."""
+    mib = 2**20
+    no_cpu = Node("no-cpu", resource_list(cpu=0, memory=1024 * mib, pods=10))
+    some_cpu = Node("some-cpu", resource_list(cpu=1000, memory=1024 * mib, pods=10))
+    full = Node("full", resource_list(cpu=1000, memory=256 * mib, pods=10))
+    memory_only = Pod("m", "pod-m", containers=(Container("c", resource_list(memory=512 * mib)),))
+    big = Pod("b", "pod-b", containers=(Container("c", resource_list(cpu=500, memory=256 * mib)),))
+    return [
+        cy._cy("score.balanced_allocation_skips_absent_resource", "NodeResourcesBalancedAllocation leaves out a "
+               "resource the node has none of (no cpu allocatable): the memory-only pod's one fraction has no spread "
+               "(score 100); on a node with cpu, cpu's fraction 0 against memory's 0.5 lowers it; a pod filling a "
+               "node's memory exactly has that fraction at 1",
+               [ClusterAddNode(no_cpu), ClusterAddNode(some_cpu), ClusterAddNode(full), CreatePod(memory_only),
+                SchedulePod("m", "no-cpu"), CreatePod(big), SchedulePod("b", "full")], "score"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
     return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
-            *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios(), *fourth_round_scenarios()]
+            *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios(), *fourth_round_scenarios(),
+            *decision_round_scenarios()]
