@@ -3,7 +3,8 @@
 The kubelet evicts pods only when a critical pod reaches it without room (:mod:`spec.cluster.kubelet`), which the
 scheduler's own checks make rare: the curated vector ``cycle.kubelet.critical_pod_evicts`` needs a crashed
 scheduler's late bind. Here the node shrinks instead: pods of several priorities and QoS classes (best-effort and
-burstable, with container, init-container, pod-level and overhead requests) are scheduled, bound and confirmed on
+burstable, with container, init-container, pod-level and overhead requests, ephemeral storage and an extended
+resource) are scheduled, bound and confirmed on
 one node while it is large, the node's allocatable then shrinks (``ClusterUpdateNode``), and the kubelet handles the
 pods in a random order. The first pods fit; the later ones are rejected (``OutOfcpu``...) or, if critical, admitted
 after the pods ``getPodsToPreempt`` chooses are evicted (reason ``Preempting``). Each trace's choices come from its
@@ -32,18 +33,27 @@ from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
 from spec.cycle.cycle import new_cluster
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, Node, Pod
-from spec.quantities import resource_list
+from spec.quantities import resource_list, resources_from
 
 MIB: Final = 2**20
 SEEDS: Final = tuple(range(1, 25))
+EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+GPU: Final = "example.com/gpu"
+"""An extended resource, which the kubelet checks like any other (``OutOfexample.com/gpu``)."""
 PRIORITIES: Final = (0, 0, 100, 1000, SYSTEM_CRITICAL_PRIORITY, SYSTEM_CRITICAL_PRIORITY + 1000)
 """Ordinary priorities, ``system-cluster-critical`` and ``system-node-critical``."""
 
 
 def _requests(rng: random.Random) -> FrozenMap[str, int]:
-    cpu = rng.choice((0, 0, 0, 50, 100, 150, 300, 450, 700))
-    memory = rng.choice((0, 0, 0, 32, 64, 100, 200, 350, 500)) * MIB
-    return resource_list(cpu=cpu, memory=memory) if cpu or memory else FrozenMap()
+    """cpu and memory (none, a third of the time each), and now and then ephemeral storage or an extended
+    resource."""
+    asks = {"cpu": rng.choice((0, 0, 0, 50, 100, 150, 300, 450, 700)),
+            "memory": rng.choice((0, 0, 0, 32, 64, 100, 200, 350, 500)) * MIB}
+    if rng.random() < 0.2:
+        asks[EPHEMERAL_STORAGE] = rng.choice((100, 400)) * MIB
+    if rng.random() < 0.2:
+        asks[GPU] = rng.choice((1, 2))
+    return resources_from({k: v for k, v in asks.items() if v})
 
 
 def random_pod(rng: random.Random, index: int) -> Pod:
@@ -71,7 +81,8 @@ def random_kubelet_trace(seed: int) -> list[CycleOperation]:
         cluster, _ = apply_cycle(cluster, op)
         trace.append(op)
 
-    big = Node("n1", resource_list(cpu=8000, memory=8192 * MIB, pods=20))
+    big = Node("n1", resources_from({"cpu": 8000, "memory": 8192 * MIB, "pods": 20, EPHEMERAL_STORAGE: 4096 * MIB,
+                                     GPU: 8}))
     step(ClusterAddNode(big))
     pods = [random_pod(rng, i) for i in range(rng.randint(5, 9))]
     for pod in pods:
@@ -79,8 +90,9 @@ def random_kubelet_trace(seed: int) -> list[CycleOperation]:
         step(SchedulePod(pod.uid, "n1"))
         step(BindPod(pod.uid))
         step(ConfirmBinding(pod.uid))
-    small = resource_list(cpu=rng.choice((600, 1000, 1500)), memory=rng.choice((300, 600, 1000)) * MIB,
-                          pods=rng.choice((2, 3, 4, 6)))
+    small = resources_from({"cpu": rng.choice((600, 1000, 1500)), "memory": rng.choice((300, 600, 1000)) * MIB,
+                            "pods": rng.choice((2, 3, 4, 6)), EPHEMERAL_STORAGE: rng.choice((300, 800)) * MIB,
+                            GPU: rng.choice((1, 2, 3))})
     step(ClusterUpdateNode(Node("n1", small)))
     order = [p.uid for p in pods]
     rng.shuffle(order)

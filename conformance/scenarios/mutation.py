@@ -16,6 +16,7 @@ from conformance.operations import (
     ClusterAddNode,
     ClusterUpdateNode,
     CreatePod,
+    CycleOperation,
     DeletePod,
     FailScheduling,
     SchedulePod,
@@ -27,7 +28,19 @@ from spec.cache.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
 from spec.dispatcher.operations import AddCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
-from spec.objects import AffinityTerms, Container, ContainerImage, ContainerPort, Node, Pod, Taint, Toleration
+from spec.objects import (
+    DO_NOT_SCHEDULE,
+    AffinityTerms,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    LabelSelector,
+    Node,
+    Pod,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+)
 from spec.quantities import SECOND, resource_list, resources_from
 
 GPU = "example.com/gpu"
@@ -573,7 +586,77 @@ def decision_round_scenarios() -> list[Scenario]:
     full = Node("full", resource_list(cpu=1000, memory=256 * mib, pods=10))
     memory_only = Pod("m", "pod-m", containers=(Container("c", resource_list(memory=512 * mib)),))
     big = Pod("b", "pod-b", containers=(Container("c", resource_list(cpu=500, memory=256 * mib)),))
+    spread = TopologySpreadConstraint(1, "rack", DO_NOT_SCHEDULE, LabelSelector(FrozenMap({"app": "web"})))
+    racks = [Node(f"r{i}", resource_list(cpu=4000, memory=4096 * mib, pods=10), labels=FrozenMap({"rack": rack}))
+             for i, rack in enumerate(("", "a", "b"))]
+
+    def web(uid: str, node: str = "") -> Pod:
+        return Pod(uid, f"pod-{uid}", node_name=node, labels=FrozenMap({"app": "web"}),
+                   containers=(Container("c", resource_list(cpu=100)),), topology_spread_constraints=(spread,))
+
+    def racked(counts: tuple[int, int, int], *tries: str) -> list[CycleOperation]:
+        ops: list[CycleOperation] = [ClusterAddNode(n) for n in racks]
+        for rack, count in zip(racks, counts, strict=True):
+            for k in range(count):
+                uid = f"{rack.name}-{k}"
+                ops += [CreatePod(web(uid)), *cy.placed(uid, rack.name)]
+        return [*ops, CreatePod(web("new")), *(SchedulePod("new", name) for name in tries)]
+
+    def hosts(*nodes: Node) -> list[CycleOperation]:
+        return [ClusterAddNode(n) for n in nodes]
+
+    def on(uid: str, node: str, labels: dict[str, str]) -> list[CycleOperation]:
+        pod = Pod(uid, f"pod-{uid}", labels=FrozenMap(labels), containers=(Container("c", resource_list(cpu=100)),))
+        return [CreatePod(pod), *cy.placed(uid, node)]
+
+    def host(name: str, **fields: object) -> Node:
+        labels = FrozenMap({"kubernetes.io/hostname": name, "zone": "z1", **fields.pop("labels", {})})  # type: ignore[dict-item]
+        return Node(name, resource_list(cpu=4000, memory=4096 * mib, pods=10), labels=labels,
+                    **fields)  # type: ignore[arg-type]
+
+    web_selector = LabelSelector(FrozenMap({"app": "web"}))
+    per_host = TopologySpreadConstraint(1, "kubernetes.io/hostname", DO_NOT_SCHEDULE, web_selector)
+    honour_taints = replace(per_host, node_taints_policy="Honor")
+    per_zone = TopologySpreadConstraint(1, "zone", DO_NOT_SCHEDULE, web_selector)
+
+    def incoming(uid: str, *constraints: TopologySpreadConstraint, **fields: object) -> Pod:
+        return Pod(uid, f"pod-{uid}", labels=FrozenMap({"app": "web"}), containers=(Container("c", resource_list(
+            cpu=100)),), topology_spread_constraints=constraints, **fields)  # type: ignore[arg-type]
+
+    ssd = {"disk": "ssd"}
+    tainted = host("t", taints=(Taint("dedicated", "infra", "NoSchedule"),))
+    policies = [
+        cy._cy("filter.spread_node_affinity_policy_default_honours", "nodeAffinityPolicy unset is Honor "
+               "(podtopologyspread/common.go): a node outside the pod's nodeSelector is no domain, so its zero "
+               "matching pods are not the minimum and the pod fits beside one match on node a",
+               [*hosts(host("a", labels=ssd), host("b", labels=ssd), host("c")), *on("w1", "a", {"app": "web"}),
+                *on("w2", "b", {"app": "web"}), CreatePod(incoming("new", per_host, node_selector=FrozenMap(ssd))),
+                SchedulePod("new", "a")], "topology-spread"),
+        cy._cy("filter.spread_node_taints_policy_default_ignores", "nodeTaintsPolicy unset is Ignore: the tainted "
+               "node t counts as a domain with no matching pod, so the minimum is 0 and node a, holding one, "
+               "exceeds maxSkew 1",
+               [*hosts(host("a"), host("b"), tainted), *on("w1", "a", {"app": "web"}), *on("w2", "b", {"app": "web"}),
+                CreatePod(incoming("new", per_host)), SchedulePod("new", "a"), FailScheduling("new")],
+               "topology-spread"),
+        cy._cy("filter.spread_node_taints_policy_honour", "nodeTaintsPolicy Honor: the tainted node t the pod does not "
+               "tolerate is no domain, so the minimum is 1 and node a fits",
+               [*hosts(host("a"), host("b"), tainted), *on("w1", "a", {"app": "web"}), *on("w2", "b", {"app": "web"}),
+                CreatePod(incoming("new", honour_taints)), SchedulePod("new", "a")], "topology-spread"),
+        cy._cy("filter.spread_one_domain_min_domains_unset", "minDomains unset is 1: with every node in one zone "
+               "the zone's own count is the minimum, so a third matching pod still fits (minDomains 2 would make "
+               "the minimum 0)",
+               [*hosts(host("a"), host("b")), *on("w1", "a", {"app": "web"}), *on("w2", "b", {"app": "web"}),
+                CreatePod(incoming("new", per_zone)), SchedulePod("new", "a")], "topology-spread"),
+    ]
     return [
+        *policies,
+        cy._cy("filter.spread_domain_with_empty_value_least", "PodTopologySpread's critical paths start as two "
+               "paths named \"\" (criticalPaths, podtopologyspread/common.go): a domain whose label value is empty "
+               "updates the first in place; with the fewest matching pods it is the minimum, so only its node is "
+               "within maxSkew", racked((0, 1, 1), "r1", "r0"), "topology-spread"),
+        cy._cy("filter.spread_domain_with_empty_value_most", "The domain named by the empty label value holds the "
+               "most matching pods: the minimum is another domain's, and the empty one's node exceeds maxSkew",
+               racked((1, 0, 1), "r0", "r2", "r1"), "topology-spread"),
         cy._cy("score.balanced_allocation_skips_absent_resource", "NodeResourcesBalancedAllocation leaves out a "
                "resource the node has none of (no cpu allocatable): the memory-only pod's one fraction has no spread "
                "(score 100); on a node with cpu, cpu's fraction 0 against memory's 0.5 lowers it; a pod filling a "
