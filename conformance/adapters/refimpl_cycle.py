@@ -269,7 +269,7 @@ class RefimplCycle:
         rejected = dict(diagnosis.node_to_status.node_to_status)
         if error is not None:  # a plugin's Error ends the search there (never expected: the spec's filters reject)
             rejected[next(i.name for i in searched if i.name not in rejected)] = error
-        self.decision = self.choose(state, pod, list(feasible), diagnosis, len(nodes))
+        self.decision = self.choose(state, pod, feasible, diagnosis, len(nodes))  # as ScheduleOne scores it
         return rejected
 
     def choose(self, state: CycleState, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis,
