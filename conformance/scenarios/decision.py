@@ -132,8 +132,8 @@ def _constraint(rng: random.Random) -> TopologySpreadConstraint:
 
 
 def random_pod(rng: random.Random, index: int) -> Pod:
-    """Pod ``p<index>``: labels, one or two containers (requests, perhaps none; an image), tolerations, affinity,
-    anti-affinity, spread constraints and perhaps a node selector."""
+    """Pod ``p<index>``: labels, one or two containers (requests, perhaps none; an image), perhaps pod-level
+    requests, tolerations, affinity, anti-affinity, spread constraints and perhaps a node selector."""
     labels = {"app": rng.choice(APPS)}
     if rng.random() < 0.6:
         labels["tier"] = rng.choice(("front", "back"))
@@ -147,8 +147,11 @@ def random_pod(rng: random.Random, index: int) -> Pod:
                         for t, p in ((SPOT, 0.4), (GPU, 0.2), (DEDICATED, 0.2)) if rng.random() < p)
     spread = tuple(_constraint(rng) for _ in range(rng.choice((0, 0, 1, 1, 2))))
     node_selector = FrozenMap({DISK: "ssd"}) if rng.random() < 0.1 else FrozenMap()
+    pod_level = resource_list(cpu=rng.choice((300, 1200)), memory=rng.choice((128, 512)) * MIB) \
+        if rng.random() < 0.1 else FrozenMap()
     uid = f"p{index}"
     return Pod(uid, uid, containers=tuple(containers), labels=FrozenMap(labels), tolerations=tolerations,
+               pod_level_requests=pod_level,
                pod_affinity=_affinity(rng, 0.15), pod_anti_affinity=_affinity(rng, 0.2),
                topology_spread_constraints=spread, node_selector=node_selector)
 

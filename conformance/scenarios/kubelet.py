@@ -61,8 +61,10 @@ def random_pod(rng: random.Random, index: int) -> Pod:
     overhead."""
     containers = tuple(Container(f"c{i}", _requests(rng)) for i in range(rng.randint(1, 2)))
     init = (Container("init", _requests(rng)),) if rng.random() < 0.2 else ()
-    pod_level = resource_list(cpu=rng.choice((200, 600)), memory=rng.choice((100, 300)) * MIB) \
-        if rng.random() < 0.1 else FrozenMap()
+    pod_level: FrozenMap[str, int] = FrozenMap()
+    if rng.random() < 0.15:  # cpu, memory or both, over containers that may ask for nothing
+        pod_level = resources_from({k: v for k, v in (("cpu", rng.choice((0, 200, 600))),
+                                                       ("memory", rng.choice((0, 100, 300)) * MIB)) if v})
     overhead = resource_list(cpu=50, memory=16 * MIB) if rng.random() < 0.15 else FrozenMap()
     uid = f"k{index}"
     return Pod(uid, uid, containers=containers, init_containers=init, pod_level_requests=pod_level,

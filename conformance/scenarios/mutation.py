@@ -25,6 +25,7 @@ from conformance.scenarios import cycle as cy
 from conformance.scenarios.cache import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
 from spec.cache.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
+from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
 from spec.dispatcher.operations import AddCall, PopCall, SyncObject
 from spec.frozenmap import FrozenMap
@@ -37,9 +38,11 @@ from spec.objects import (
     LabelSelector,
     Node,
     Pod,
+    PodAffinityTerm,
     Taint,
     Toleration,
     TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
 from spec.quantities import SECOND, resource_list, resources_from
 
@@ -648,7 +651,33 @@ def decision_round_scenarios() -> list[Scenario]:
                [*hosts(host("a"), host("b")), *on("w1", "a", {"app": "web"}), *on("w2", "b", {"app": "web"}),
                 CreatePod(incoming("new", per_zone)), SchedulePod("new", "a")], "topology-spread"),
     ]
+    twin = [Pod(f"v{i}", f"pod-v{i}", containers=(Container("c", resource_list(cpu=300, memory=100 * mib)),))
+            for i in (1, 2)]
+    critical = Pod("crit", "pod-crit", containers=(Container("c", resource_list(cpu=300)),),
+                   priority=SYSTEM_CRITICAL_PRIORITY)
+    twins: list[CycleOperation] = [ClusterAddNode(Node("k1", resource_list(cpu=2000, memory=1024 * mib, pods=10)))]
+    for p in [*twin, critical]:
+        twins += [CreatePod(p), *cy.placed(p.uid, "k1")]
+    twins += [ClusterUpdateNode(Node("k1", resource_list(cpu=700, memory=1024 * mib, pods=10))),
+              AdmitPod("v1"), AdmitPod("v2"), AdmitPod("crit")]
+    db = Pod("db", "pod-db", labels=FrozenMap({"app": "db"}), containers=(Container("c", resource_list(cpu=100)),))
+    zoned = [Node(f"z{i}", resource_list(cpu=4000, memory=4096 * mib, pods=10),
+                  labels=FrozenMap({"zone": zone})) for i, zone in enumerate(("z1", "z2"))]
+    two_terms = AffinityTerms(preferred_terms=(
+        WeightedPodAffinityTerm(50, PodAffinityTerm(LabelSelector(FrozenMap({"app": "db"})), topology_key="zone")),
+        WeightedPodAffinityTerm(30, PodAffinityTerm(LabelSelector(FrozenMap({"app": "none"})),
+                                                    topology_key="zone"))))
+    seeker = Pod("seek", "pod-seek", containers=(Container("c", resource_list(cpu=100)),), pod_affinity=two_terms)
     return [
+        cy._cy("kubelet.critical_pod_evicts_the_later_of_equals", "getPodsToPreemptByDistance: among pods at the "
+               "same distance with equal requests the later one replaces the best (smallerResourceRequest is true "
+               "for equal requests, pkg/kubelet/preemption/preemption.go), so v2, not v1, is evicted",
+               twins, "kubelet", "critical-pod"),
+        cy._cy("score.inter_pod_affinity_scores_when_only_an_earlier_term_matches", "InterPodAffinity's PreScore "
+               "scores when any term found a match (the last one need not): the first preferred term matches the db "
+               "pod in zone z1, the second matches nothing",
+               [*(ClusterAddNode(n) for n in zoned), CreatePod(db), *cy.placed("db", "z0"), CreatePod(seeker),
+                SchedulePod("seek", "z0")], "affinity"),
         *policies,
         cy._cy("filter.spread_domain_with_empty_value_least", "PodTopologySpread's critical paths start as two "
                "paths named \"\" (criticalPaths, podtopologyspread/common.go): a domain whose label value is empty "
