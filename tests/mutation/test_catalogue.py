@@ -83,20 +83,27 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                      "refimpl.scheduler.schedule_one:Scheduler.schedule_pod",
                      "refimpl.scheduler.framework.runtime:_wrapped"]:
         assert scope_rule_of(left_out, rules) is not None, left_out
-    # The decision and the new plugins are observed but not counted yet: a known gap (mutation/scope.toml, issue 24).
-    gap = [rule for rule in rules if rule.reason.startswith("not yet judged well enough to count")]
-    assert len(gap) == 1
-    for known_gap in ["refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
-                      "refimpl.scheduler.framework.runtime:Framework.run_score_plugins_totals",
-                      "refimpl.scheduler.framework.runtime:Framework.run_pre_score_plugins",
-                      "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
-                      "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
-                      "refimpl.scheduler.plugins.taint_toleration:TaintToleration.normalize_score",
-                      "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.score",
-                      "refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.normalize_score",
-                      "refimpl.scheduler.select_host:select_host",
-                      "refimpl.scheduler.select_host:num_feasible_nodes_to_find"]:
-        assert scope_rule_of(known_gap, rules) is gap[0], known_gap
+    # The decision counts (issue 24): no known-gap rule is left, and Score, NormalizeScore and selectHost are in scope.
+    assert not [rule for rule in rules if rule.reason.startswith("not yet judged")]
+    for decision in ["refimpl.scheduler.framework.runtime:Framework.run_score_plugins",
+                     "refimpl.scheduler.framework.runtime:Framework.run_score_plugins_totals",
+                     "refimpl.scheduler.framework.runtime:Framework.run_pre_score_plugins",
+                     "refimpl.scheduler.plugins.node_resources_fit:NodeResourcesFit.score",
+                     "refimpl.scheduler.plugins.image_locality:ImageLocality.score",
+                     "refimpl.scheduler.plugins.taint_toleration:TaintToleration.normalize_score",
+                     "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.score",
+                     "refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.normalize_score",
+                     "refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.pre_score",
+                     "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.pre_score",
+                     "refimpl.scheduler.select_host:select_host",
+                     "refimpl.scheduler.select_host:num_feasible_nodes_to_find",
+                     "refimpl.kubelet.preemption:get_pods_to_preempt"]:
+        assert scope_rule_of(decision, rules) is None, decision
+    # What preemption and batching alone reach stays out, by name.
+    for preemption_only in ["refimpl.scheduler.plugins.inter_pod_affinity:InterPodAffinity.add_pod",
+                            "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.remove_pod",
+                            "refimpl.scheduler.select_host:SortedScoredNodes.pop"]:
+        assert scope_rule_of(preemption_only, rules) is not None, preemption_only
     assert all(rule.reason and "\n" not in rule.reason for rule in rules)
 
 
