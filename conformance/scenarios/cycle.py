@@ -89,6 +89,20 @@ def placed(uid: str, node_name: str) -> list[CycleOperation]:
     return [SchedulePod(uid, node_name), BindPod(uid), ConfirmBinding(uid)]
 
 
+class CycleTrace:
+    """A trace being built step by step against the spec, for generators whose next step depends on the state (the
+    random decision and kubelet traces): :meth:`step` applies an operation and records it."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.ops: list[CycleOperation] = []
+
+    def step(self, op: CycleOperation) -> None:
+        """Apply ``op`` to the cluster (the spec's outcome decides nothing here) and append it to the trace."""
+        self.cluster, _ = apply_cycle(self.cluster, op)
+        self.ops.append(op)
+
+
 def _cy(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str, ttl: int = 0) -> Scenario:
     profiles = EXPIRY_PROFILES if ttl else ALL_PROFILES
     return Scenario(f"cycle.{sid}", description, ops, area="cycle", behaviours=behaviours, ttl=ttl,

@@ -30,10 +30,10 @@ from conformance.operations import (
     FailBinding,
     FailScheduling,
     SchedulePod,
-    apply_cycle,
     cycle_decision,
     refreshed_snapshot,
 )
+from conformance.scenarios.cycle import MIB, CycleTrace
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.cycle.cycle import FailurePoint, new_cluster
 from spec.frozenmap import FrozenMap
@@ -62,7 +62,6 @@ from spec.objects import (
 )
 from spec.quantities import resource_list
 
-MIB: Final = 2**20
 SEEDS: Final = tuple(range(1, 17))
 PODS_PER_TRACE: Final = 14
 ZONES: Final = ("zone-a", "zone-b", "zone-c")
@@ -160,14 +159,8 @@ def random_decision_trace(seed: int) -> list[CycleOperation]:
     """The trace of ``seed``: the nodes join, then :data:`PODS_PER_TRACE` pods are created and scheduled one by one
     (each onto a host the spec allows, picked by the seed, or its cycle fails), with deletions and relabelling."""
     rng = random.Random(seed)
-    cluster = new_cluster()
-    trace: list[CycleOperation] = []
-
-    def step(op: CycleOperation) -> None:
-        nonlocal cluster
-        cluster, _ = apply_cycle(cluster, op)
-        trace.append(op)
-
+    trace = CycleTrace(new_cluster())
+    step = trace.step
     nodes = [random_node(rng, i) for i in range(rng.randint(4, 7))]
     for node in nodes:
         step(ClusterAddNode(node))
@@ -175,7 +168,7 @@ def random_decision_trace(seed: int) -> list[CycleOperation]:
     for index in range(PODS_PER_TRACE):
         pod = random_pod(rng, index)
         step(CreatePod(pod))
-        decision = cycle_decision(cluster, refreshed_snapshot(cluster), pod)
+        decision = cycle_decision(trace.cluster, refreshed_snapshot(trace.cluster), pod)
         if not decision.allowed:
             step(FailScheduling(pod.uid))
             continue
@@ -194,7 +187,7 @@ def random_decision_trace(seed: int) -> list[CycleOperation]:
             nodes[at] = replace(nodes[at], labels=FrozenMap({**nodes[at].labels,
                                                              LABEL_TOPOLOGY_ZONE: rng.choice(ZONES)}))
             step(ClusterUpdateNode(nodes[at]))
-    return trace
+    return trace.ops
 
 
 def decision_scenarios() -> list[Scenario]:

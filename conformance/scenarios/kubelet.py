@@ -25,9 +25,9 @@ from conformance.operations import (
     CreatePod,
     CycleOperation,
     SchedulePod,
-    apply_cycle,
     is_enabled,
 )
+from conformance.scenarios.cycle import MIB, CycleTrace
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
 from spec.cycle.cycle import new_cluster
@@ -35,7 +35,6 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Container, Node, Pod
 from spec.quantities import resource_list, resources_from
 
-MIB: Final = 2**20
 SEEDS: Final = tuple(range(1, 25))
 EPHEMERAL_STORAGE: Final = "ephemeral-storage"
 GPU: Final = "example.com/gpu"
@@ -75,14 +74,8 @@ def random_kubelet_trace(seed: int) -> list[CycleOperation]:
     """The trace of ``seed``: a large node, five to nine pods placed on it, the node shrunk, then every pod handed
     to the kubelet in a random order (a pod another's eviction already removed is skipped)."""
     rng = random.Random(seed)
-    cluster = new_cluster()
-    trace: list[CycleOperation] = []
-
-    def step(op: CycleOperation) -> None:
-        nonlocal cluster
-        cluster, _ = apply_cycle(cluster, op)
-        trace.append(op)
-
+    trace = CycleTrace(new_cluster())
+    step = trace.step
     big = Node("n1", resources_from({"cpu": 8000, "memory": 8192 * MIB, "pods": 20, EPHEMERAL_STORAGE: 4096 * MIB,
                                      GPU: 8}))
     step(ClusterAddNode(big))
@@ -99,9 +92,9 @@ def random_kubelet_trace(seed: int) -> list[CycleOperation]:
     order = [p.uid for p in pods]
     rng.shuffle(order)
     for uid in order:
-        if is_enabled(cluster, AdmitPod(uid)):
+        if is_enabled(trace.cluster, AdmitPod(uid)):
             step(AdmitPod(uid))
-    return trace
+    return trace.ops
 
 
 def kubelet_scenarios() -> list[Scenario]:
