@@ -101,6 +101,14 @@ class VersionProfile:
     placeholder) is counted until the next full rebuild, which does not count it; through v1.36 the used-PVC set is
     recomputed from the listed nodes whenever a cloned node's claims change (pkg/scheduler/backend/cache/cache.go,
     read in v1.36.5 and v1.37.2). Found by running the suite on v1.37.2 (random.snapshot.seed1/seed2, step 26)."""
+    activate_moves_from_backoff_q: bool = True
+    """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
+    when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
+    ``moveToActiveQ`` skips them only for the ``BackoffComplete`` flush, so an activated pod that a PreEnqueue plugin
+    now rejects (a scheduling gate added while it backed off) goes to unschedulablePods
+    (pkg/scheduler/backend/queue/scheduling_queue.go, read in v1.34.12 and v1.35.8). Found by running the queue
+    vectors on v1.34.12 (queue.k8s.move_to_active.activated_from_backoff, ported from v1.35's
+    TestPriorityQueue_moveToActiveQ)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -120,6 +128,7 @@ V1_34: Final = VersionProfile(
     dispatcher_waits_behind_in_flight=False,
     select_host_reservoir_sampling=True,
     opportunistic_batching=False,
+    activate_moves_from_backoff_q=False,
     nominated_node_name_for_expectation=False,
     taint_reason_names_the_taint=True,
 )

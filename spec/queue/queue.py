@@ -396,7 +396,9 @@ def move_all_to_active_or_backoff_queue(
 
 
 def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Move ``pod`` from unschedulablePods or backoffQ to activeQ. A pod that does not reach activeQ
+    """Move ``pod`` from unschedulablePods or backoffQ to activeQ (from backoffQ without the PreEnqueue plugins
+    where the release passes ``movesFromBackoffQ``: :attr:`QueueConfig.activate_moves_from_backoff_q`, v1.35 on).
+    A pod that does not reach activeQ
     (in neither, or kept in unschedulablePods by a PreEnqueue plugin) gets ``ForceActivate`` recorded
     if it is in flight, and ``moveRequestCycle`` becomes the current cycle, so it is retried when it
     comes back; an unknown pod is otherwise ignored.
@@ -416,7 +418,7 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
         if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
             backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
             queue = replace(queue, backoff_q=backoff, error_backoff_q=errors)
-            queue = _move_to_active_q(queue, pinfo, from_backoff=True)
+            queue = _move_to_active_q(queue, pinfo, from_backoff=queue.config.activate_moves_from_backoff_q)
             if uid in queue.active_q:
                 return queue
     if uid in queue.in_flight_pods:
