@@ -4,9 +4,8 @@ TestNodeAffinityPriority, with the scores Go expects after NormalizeScore (or ``
 Go's incoming pod has no name; here it is ``pod``. Two cases call Score without PreScore; the cycle always runs
 PreScore, so there a pod without preferred terms is skipped ("all nodes are same priority as NodeAffinity is nil": Go
 expects 0 on every node, the decision carries no NodeAffinity score, which adds the same 0 to every total), and a pod
-with them scores as with PreScore ("calculate the priorities correctly even if PreScore is not called"). A case with
-one candidate is scheduled unscored, so its vector carries no score to compare. Not ported: "PreScore returns error
-when an incoming Pod has a broken affinity" (:data:`NOT_PORTED`).
+with them scores as with PreScore ("calculate the priorities correctly even if PreScore is not called").
+Not ported: "PreScore returns error when an incoming Pod has a broken affinity" (:data:`NOT_PORTED`).
 """
 
 from __future__ import annotations
@@ -85,6 +84,9 @@ NOT_PORTED: Final = {
 """The Go cases that are not even score cases here, and why."""
 _ARGUMENTS: Final = "non-default plugin arguments (the cycle runs the default profile's): addedAffinity"
 NOT_VECTORS: Final = {
+    "Skip is returned in PreScore when NodeAffinity is nil":
+        "one candidate, which the scheduler chooses unscored ('all nodes are same priority as NodeAffinity is nil' "
+        "shows the Skip on three)",
     "added affinity": _ARGUMENTS,
     "added affinity and pod has default affinity": _ARGUMENTS,
 }

@@ -84,6 +84,8 @@ def not_portable(case: ScoreCase) -> str | None:
         return "PodTopologySpread defaulting from Services or controllers, or List defaulting"
     if case.added_affinity is not None:
         return "NodeAffinity arguments other than the default profile's"
+    if case.want is None and len(case.nodes) == 1:
+        return "one candidate, which the scheduler chooses unscored: PreScore's Skip cannot be observed"
     return None
 
 
