@@ -146,7 +146,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
         terms = state.get(_PRE_SCORE_KEY)
         if not isinstance(terms, list):
             terms = preferred_terms(pod) or []
-        return (score_terms(terms, node) if terms else 0), None
+        return score_terms(terms, node), None
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=false)``."""
