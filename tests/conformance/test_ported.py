@@ -290,3 +290,13 @@ def test_node_affinity_priority_is_ported_whole() -> None:
     names = [c.name for c in node_affinity.cases()]
     assert len(set(names)) == len(names) and set(names).isdisjoint(node_affinity.NOT_PORTED)
     assert len(names) + len(node_affinity.NOT_PORTED) == node_affinity.GO_CASES
+
+
+def test_filter_cases_that_are_not_vectors_say_why() -> None:
+    """A ported filtering_test.go case of InterPodAffinity is a cycle vector unless ``NOT_VECTORS`` names it."""
+    from conformance.ported import interpodaffinity_filtering as module
+    from conformance.ported.filter_cases import scenario
+
+    dropped = {c.name for c in module.cases() if scenario(c, module.FILE) is None}
+    assert dropped == set(module.NOT_VECTORS)
+    assert len(module.scenarios()) == len(module.cases()) - len(dropped)
