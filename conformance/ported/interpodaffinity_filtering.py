@@ -13,7 +13,8 @@ selectors do not validate label syntax). Cases that are not vectors are named in
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 from conformance.ported.filter_cases import FilterCase, scenario, unique_ids
 from conformance.ported.interpodaffinity_scoring import NAMESPACES
@@ -216,8 +217,8 @@ def multiple_nodes() -> list[FilterCase]:
     ]
 
 
-def _multiple_nodes_more(nodes: Any, case: Any, china: dict[str, str], china_az1: dict[str, str],
-                         india: dict[str, str]) -> list[FilterCase]:
+def _multiple_nodes_more(nodes: Callable[..., tuple[object, ...]], case: Callable[..., FilterCase],
+                         china: dict[str, str], china_az1: dict[str, str], india: dict[str, str]) -> list[FilterCase]:
     """TestRequiredAffinityMultipleNodes, its later cases: anti-affinity across regions and namespaces, topology
     keys no node has, and several terms matched by one pod or by several. Go's nameless existing pods are named
     ``p1``, ``p2`` here (the cache needs a UID)."""
