@@ -13,10 +13,9 @@ PreScore, Score and NormalizeScore are the pure functions of :mod:`spec.cycle.po
 feasible nodes).
 :mod:`spec.cycle.select` runs them over the feasible nodes (``prioritizeNodes``).
 
-What is left out: NodeAffinity's preferred terms (``spec.objects.Pod`` does not model
-``PreferredDuringSchedulingIgnoredDuringExecution``, so its PreScore always skips and the plugin never scores), the
-plugins' arguments other than the defaults (``addedAffinity``, other scoring strategies or resources), DRA-backed
-extended resources, in-place resize (container statuses), and TaintToleration's alpha comparison operators.
+What is left out: the plugins' arguments other than the defaults (``addedAffinity``, other scoring strategies or
+resources), DRA-backed extended resources, in-place resize (container statuses), and TaintToleration's alpha
+comparison operators.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from spec.cache.snapshot import Snapshot
 from spec.cycle import interpodaffinity, podtopologyspread
 from spec.cycle.filters import fits_node_affinity, fits_taint_toleration, tolerates
 from spec.frozenmap import FrozenMap
-from spec.objects import Node, Pod, Taint, Toleration
+from spec.objects import Node, Pod, PreferredSchedulingTerm, Taint, Toleration
 from spec.quantities import CPU, MEMORY, ResourceList
 from spec.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -303,22 +302,38 @@ def taint_toleration_normalize(pod: Pod, scores: NodeScores, context: ScoreConte
 # ============================================================================================
 
 
+def preferred_scheduling_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None:
+    """The pod's preferred node-affinity terms that can score: None when the pod has none (a nil list), else those
+    with a non-zero weight and a non-empty node selector term (a term of weight 0 or an empty one never scores).
+
+    Kubernetes: `getPodPreferredNodeAffinity` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
+    Kubernetes: `NewPreferredSchedulingTerms` (k8s.io/component-helpers/scheduling/corev1/nodeaffinity)
+    """
+    if pod.preferred_node_affinity is None:
+        return None
+    return tuple(t for t in pod.preferred_node_affinity if t.weight != 0 and not t.preference.is_empty())
+
+
 def node_affinity_skips(pod: Pod, context: ScoreContext) -> bool:
-    """NodeAffinity's PreScore skips a pod without preferred node-affinity terms (and no ``addedAffinity`` in the
-    plugin's arguments, none by default). The spec does not model preferred terms, so it always skips.
+    """NodeAffinity's PreScore skips a pod whose preferred node-affinity list is nil (and no ``addedAffinity`` is in
+    the plugin's arguments, none by default). A non-nil list, even empty or of terms that cannot score, does not
+    skip: every node then scores 0.
 
     Kubernetes: `NodeAffinity.PreScore` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
     """
-    return True
+    return preferred_scheduling_terms(pod) is None
 
 
 def node_affinity_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
-    """NodeAffinity's Score: the sum of the weights of the pod's preferred terms the node matches; none are
-    modelled, so 0 (never called: :func:`node_affinity_skips`).
+    """NodeAffinity's Score: the sum of the weights of the pod's preferred terms the node matches.
 
     Kubernetes: `NodeAffinity.Score` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
+    Kubernetes: `PreferredSchedulingTerms.Score` (k8s.io/component-helpers/scheduling/corev1/nodeaffinity)
     """
-    return 0
+    node = info.node
+    assert node is not None, "a feasible node has its Node object"
+    terms = preferred_scheduling_terms(pod) or ()
+    return sum(t.weight for t in terms if t.preference.matches(node))
 
 
 def node_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
