@@ -101,6 +101,14 @@ class VersionProfile:
     placeholder) is counted until the next full rebuild, which does not count it; through v1.36 the used-PVC set is
     recomputed from the listed nodes whenever a cloned node's claims change (pkg/scheduler/backend/cache/cache.go,
     read in v1.36.5 and v1.37.2). Found by running the suite on v1.37.2 (random.snapshot.seed1/seed2, step 26)."""
+    dynamic_resources_scores: bool = True
+    """The default profile's DynamicResources is a Score plugin of weight 2 (``applyDynamicResources``,
+    pkg/scheduler/apis/config/v1/default_plugins.go, with the DynamicResourceAllocation gate on: GA). It has no
+    PreScore, so it is never skipped, and for a pod without resource claims (every pod the spec models) its
+    ``Score`` is 0 and its ``NormalizeScore`` (``DefaultNormalizeScore``) keeps 0: every scored node carries
+    ``DynamicResources: 0``, the totals unchanged. v1.34's DynamicResources has no Score (it is in the profile
+    without a weight). Read in v1.34.12 and v1.35.8; found by running the cycle vectors on Kubernetes' own scheduler
+    (examples/kubernetes-adapter, v1.35.8)."""
     activate_moves_from_backoff_q: bool = True
     """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
     when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
@@ -129,6 +137,7 @@ V1_34: Final = VersionProfile(
     select_host_reservoir_sampling=True,
     opportunistic_batching=False,
     activate_moves_from_backoff_q=False,
+    dynamic_resources_scores=False,
     nominated_node_name_for_expectation=False,
     taint_reason_names_the_taint=True,
 )

@@ -123,12 +123,18 @@ def least_requested_score(requested: int, capacity: int) -> int:
 
 
 def fit_requests(pod: Pod, profile: VersionProfile) -> tuple[int, int]:
-    """The pod's cpu (millicores) and memory (bytes) as NodeResourcesFit scores them: ``PodRequests`` with the
-    non-missing defaults for every container that requests none (:data:`NON_MISSING_REQUESTS`).
+    """The pod's cpu (millicores) and memory (bytes) as NodeResourcesFit scores them: ``PodRequests`` of the
+    containers with the non-missing defaults for every container that requests none (:data:`NON_MISSING_REQUESTS`),
+    *ignoring pod-level requests* in every release: ``NewFit`` sets ``enablePodLevelResources`` on the plugin (its
+    Filter reads them) but builds its ``resourceAllocationScorer`` (``nodeResourceStrategyTypeMap``) without it, so
+    ``calculatePodResourceRequest`` runs with ``SkipPodLevelResources``. BalancedAllocation's scorer has the flag
+    (:func:`balanced_requests`). Read in v1.34.12 to v1.37.2; found by running the cycle vectors on Kubernetes' own
+    scheduler (v1.35.8). ``profile`` is kept for the signature the scorers share.
 
     Kubernetes: `resourceAllocationScorer.calculatePodResourceRequest` (plugins/noderesources/resource_allocation.go)
+    Kubernetes: `NewFit` (plugins/noderesources/fit.go)
     """
-    requests = pod_requests(pod, pod_level_resources=profile.pod_level_resources, non_missing=NON_MISSING_REQUESTS)
+    requests = pod_requests(pod, pod_level_resources=False, non_missing=NON_MISSING_REQUESTS)
     return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
 
@@ -442,6 +448,25 @@ NODE_RESOURCES_BALANCED_ALLOCATION: Final = ScorePlugin("NodeResourcesBalancedAl
                                                         balanced_allocation_score, None, balanced_allocation_skips)
 IMAGE_LOCALITY: Final = ScorePlugin("ImageLocality", 1, image_locality_score)
 
+
+def dynamic_resources_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """DynamicResources' Score: 0 for a pod without resource claims (the spec models none), on every node.
+
+    Kubernetes: `DynamicResources.Score` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
+    """
+    return 0
+
+
+def dynamic_resources_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
+    """DynamicResources' NormalizeScore: ``DefaultNormalizeScore`` (not reversed).
+
+    Kubernetes: `DynamicResources.NormalizeScore` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
+    """
+    return default_normalize_score(MAX_NODE_SCORE, False, tuple(s for _, s in scores))
+
+
+DYNAMIC_RESOURCES: Final = ScorePlugin("DynamicResources", 2, dynamic_resources_score, dynamic_resources_normalize)
+
 DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     TAINT_TOLERATION,
     NODE_AFFINITY,
@@ -451,6 +476,20 @@ DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     NODE_RESOURCES_BALANCED_ALLOCATION,
     IMAGE_LOCALITY,
 )
-"""The Score plugins of the default profile that the spec models, in the profile's order (``getDefaultPlugins``,
-pkg/scheduler/apis/config/v1/default_plugins.go, v1.35). The order fixes only the order of a node's plugin scores;
-the total is their sum."""
+"""The Score plugins of the default profile that the spec models in every release, in the profile's order
+(``getDefaultPlugins``, pkg/scheduler/apis/config/v1/default_plugins.go, v1.35). The order fixes only the order of a
+node's plugin scores; the total is their sum. :func:`score_plugins` adds DynamicResources where the release scores
+with it."""
+
+
+def score_plugins(profile: VersionProfile) -> tuple[ScorePlugin, ...]:
+    """The default profile's Score plugins in ``profile``'s release: :data:`DEFAULT_SCORE_PLUGINS`, with
+    DynamicResources after InterPodAffinity (``applyDynamicResources`` inserts it before DefaultPreemption) where
+    :attr:`~spec.versions.VersionProfile.dynamic_resources_scores` holds (v1.35 on).
+
+    Kubernetes: `getDefaultPlugins` and `applyDynamicResources` (pkg/scheduler/apis/config/v1/default_plugins.go)
+    """
+    if not profile.dynamic_resources_scores:
+        return DEFAULT_SCORE_PLUGINS
+    at = DEFAULT_SCORE_PLUGINS.index(INTER_POD_AFFINITY) + 1
+    return (*DEFAULT_SCORE_PLUGINS[:at], DYNAMIC_RESOURCES, *DEFAULT_SCORE_PLUGINS[at:])

@@ -256,10 +256,12 @@ def test_score_plugins_as_kubernetes_tests_them() -> None:
     is what the Go test expects."""
     from conformance.ported import ported
     from conformance.ported.common import GO_SCORES
-    from spec.cycle.scores import DEFAULT_SCORE_PLUGINS
+    from spec.cycle.scores import DYNAMIC_RESOURCES, score_plugins
+    from spec.versions import DEFAULT_PROFILE
 
     ported()
-    weights = {p.name: p.weight for p in DEFAULT_SCORE_PLUGINS}
+    weights = {p.name: p.weight for p in score_plugins(DEFAULT_PROFILE)}
+    assert DYNAMIC_RESOURCES in score_plugins(DEFAULT_PROFILE)
     assert GO_SCORES
     for vector_id, (plugin, expected) in GO_SCORES.items():
         decision = observations(vector_id)[-1]["decision"]

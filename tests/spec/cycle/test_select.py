@@ -22,6 +22,7 @@ from spec.cycle.scores import (
     calculate_priority,
     default_normalize_score,
     least_requested_score,
+    score_plugins,
 )
 from spec.cycle.select import (
     NodeScore,
@@ -126,13 +127,14 @@ def test_decision_without_nodes_one_feasible_and_ties() -> None:
 
 def test_decision_scores_weigh_every_default_plugin() -> None:
     """Two feasible nodes: the tainted one loses TaintToleration's 3 x 100; BalancedAllocation prefers the node
-    whose cpu and memory shares stay even; a best-effort pod skips BalancedAllocation."""
+    whose cpu and memory shares stay even; a best-effort pod skips BalancedAllocation; DynamicResources (no PreScore)
+    scores 0 everywhere."""
     pod = Pod("p", "p", containers=(Container("c", resource_list(cpu=500, memory=2**20)),))
     snapshot = _snapshot(_node("n1"), _node("n2", cpu=2000, taints=(Taint("a", effect="PreferNoSchedule"),)))
     n1, n2 = schedule_decision(snapshot, pod).scores
-    assert dict(n1.plugins) == {"TaintToleration": 300, "NodeResourcesFit": 74,
+    assert dict(n1.plugins) == {"TaintToleration": 300, "NodeResourcesFit": 74, "DynamicResources": 0,
                                 "NodeResourcesBalancedAllocation": 75, "ImageLocality": 0}
-    assert dict(n2.plugins) == {"TaintToleration": 0, "NodeResourcesFit": 87,
+    assert dict(n2.plugins) == {"TaintToleration": 0, "NodeResourcesFit": 87, "DynamicResources": 0,
                                 "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0}
     assert (n1.total, n2.total) == (449, 174)
     best_effort = schedule_decision(snapshot, Pod("q", "q"))
@@ -142,12 +144,26 @@ def test_decision_scores_weigh_every_default_plugin() -> None:
 
 def test_weights_are_the_default_profiles_in_spec_and_refimpl() -> None:
     """default_plugins.go (v1.35), in its order: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1,
-    PodTopologySpread 2, InterPodAffinity 2, BalancedAllocation 1, ImageLocality 1."""
-    weights = [(p.name, p.weight) for p in DEFAULT_SCORE_PLUGINS]
+    PodTopologySpread 2, InterPodAffinity 2, DynamicResources 2 (``applyDynamicResources``, v1.35 on),
+    BalancedAllocation 1, ImageLocality 1."""
+    weights = [(p.name, p.weight) for p in score_plugins(PROFILES["v1.35"])]
     assert weights == [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1),
-                       ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1),
-                       ("ImageLocality", 1)]
+                       ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2),
+                       ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)]
     assert list(DEFAULT_SCORE_WEIGHTS.items()) == weights
+    assert score_plugins(PROFILES["v1.34"]) == DEFAULT_SCORE_PLUGINS  # v1.34's DynamicResources has no Score
+    assert all(score_plugins(PROFILES[name]) == score_plugins(PROFILES["v1.35"])
+               for name in ("v1.36", "v1.37", "pr141745"))
+
+
+def test_fit_scores_container_requests_without_pod_level_requests() -> None:
+    """NodeResourcesFit's scorer ignores pod-level requests (``NewFit`` never gives its resourceAllocationScorer
+    ``enablePodLevelResources``): found on Kubernetes v1.35.8's own scheduler by the Go adapter."""
+    from spec.cycle.scores import fit_requests
+
+    pod = Pod("p", "p", containers=(Container("c", resource_list(cpu=100)),),
+              pod_level_requests=resource_list(cpu=1000, memory=2**30))
+    assert fit_requests(pod, PROFILES["v1.35"]) == (100, 200 * 1024 * 1024)
 
 
 def test_score_formulas() -> None:
