@@ -733,7 +733,54 @@ func (a *cycleArea) step(op string, raw json.RawMessage) response {
 	return response{"status": "error", "kind": cacheErrorKind(err), "message": err.Error(), "observation": a.observe()}
 }
 
-// admitPod: the kubelet's admission is not driven yet.
+// admitPod: the kubelet of the pod's node admits it against the pods it admitted there, or rejects it (the pod is
+// Failed with the reason, and the scheduler lets it go). The kubelet's own admission runs it: pkg/kubelet/lifecycle's
+// predicate admit handler (NewPredicateAdmitHandler, as the kubelet registers it, with the node from the API
+// server and no device-plugin resources to update) and, for a critical pod lacking only resources,
+// pkg/kubelet/preemption's CriticalPodAdmissionHandler, whose kill function records the victims and the status
+// it would write (the reason is read from that status); they are killed only once the step is known to be enabled.
 func (a *cycleArea) admitPod(uid string) error {
-	return requestError{fmt.Errorf("admit_pod: the kubelet's admission (pkg/kubelet/lifecycle) is not driven by this adapter yet")}
+	pod := a.apiPods[uid]
+	if err := require(pod != nil && a.liveNodes[pod.Spec.NodeName] != nil && !a.admitted[uid],
+		"pod %s is not bound to a node whose kubelet has yet to handle it", uid); err != nil {
+		return err
+	}
+	node := a.liveNodes[pod.Spec.NodeName]
+	running := []*v1.Pod{}
+	for _, other := range sortedKeys(a.admitted) {
+		if other != uid && a.apiPods[other].Spec.NodeName == node.Name {
+			running = append(running, a.apiPods[other])
+		}
+	}
+	killed := map[string]string{} // victim UID -> the reason its status was given
+	var order []string
+	kill := func(victim *v1.Pod, _ bool, _ *int64, update func(*v1.PodStatus)) error {
+		status := victim.Status.DeepCopy()
+		if update != nil {
+			update(status)
+		}
+		killed[string(victim.UID)] = status.Reason
+		order = append(order, string(victim.UID))
+		return nil
+	}
+	result := kubeletAdmit(node, pod, running, kill)
+	if result.Admit {
+		for _, victim := range order {
+			if err := require(!a.unconfirmed[victim], "a pod that pod %s would evict has a binding not yet delivered to the scheduler", uid); err != nil {
+				return err
+			}
+		}
+		for _, victim := range order {
+			a.forgetGonePod(victim)
+			a.failed[victim] = killed[victim]
+		}
+		a.admitted[uid] = true
+		return nil
+	}
+	if err := require(!a.unconfirmed[uid], "pod %s's binding has not reached the scheduler yet", uid); err != nil {
+		return err
+	}
+	a.forgetGonePod(uid)
+	a.failed[uid] = result.Reason
+	return nil
 }
