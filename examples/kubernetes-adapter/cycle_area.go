@@ -1,4 +1,4 @@
-//go:build !k8s_v1_34 && !k8s_v1_36 && !k8s_v1_37
+//go:build !k8s_v1_37
 
 package main
 
@@ -390,7 +390,7 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 	ctx := klog.NewContext(context.Background(), a.logger)
 	snapshot := a.snapshot()
 	_ = a.sched.Cache.UpdateSnapshot(a.logger, snapshot) // an inconsistency leaves the rebuilt lists to use
-	if snapshot.NumNodes() == 0 {
+	if numNodes(snapshot) == 0 {
 		a.decision = decisionJSON(nil, nil, nil, scheduler.ErrNoNodesAvailable.Error(), "")
 		return map[string]*fwk.Status{}, nil
 	}
@@ -409,7 +409,7 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 		for _, info := range feasible {
 			isFeasible[info.Node().Name] = true
 		}
-		all, _ := snapshot.NodeInfos().List()
+		all, _ := snapshot.List()
 		for _, info := range all {
 			if name := info.Node().Name; !isFeasible[name] && rejectedNodes[name] == nil {
 				rejectedNodes[name] = absent
@@ -422,12 +422,12 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 	}
 	switch len(feasible) {
 	case 0:
-		fitError := &framework.FitError{Pod: pod, NumAllNodes: snapshot.NumNodes(), Diagnosis: diagnosis}
+		fitError := &framework.FitError{Pod: pod, NumAllNodes: numNodes(snapshot), Diagnosis: diagnosis}
 		a.decision = decisionJSON(nil, nil, nil, fitError.Error(), "")
 	case 1:
 		a.decision = decisionJSON(names, nil, names, "", names[0])
 	default:
-		scores, err := prioritizeNodes(ctx, a.sched.Extenders, schedFramework, state, pod, feasible)
+		scores, err := prioritizeNodes(ctx, a.sched, schedFramework, state, pod, feasible)
 		if err != nil {
 			return nil, cycleNotEnabled{fmt.Sprintf("prioritizeNodes: %v", err)}
 		}
@@ -449,7 +449,7 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 	return rejectedNodes, nil
 }
 
-func decisionJSON(feasible []string, scores []fwk.NodePluginScores, allowed []string, message, chosen string) map[string]any {
+func decisionJSON(feasible []string, scores []nodePluginScores, allowed []string, message, chosen string) map[string]any {
 	sortedFeasible := append([]string{}, feasible...)
 	sort.Strings(sortedFeasible)
 	sortedAllowed := append([]string{}, allowed...)

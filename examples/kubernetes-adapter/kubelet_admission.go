@@ -1,4 +1,4 @@
-//go:build !k8s_v1_34 && !k8s_v1_36 && !k8s_v1_37
+//go:build !k8s_v1_37
 
 package main
 
@@ -8,8 +8,6 @@ package main
 // admitted pods).
 
 import (
-	"context"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
@@ -22,7 +20,7 @@ type killFunc = func(pod *v1.Pod, isEvicted bool, gracePeriodOverride *int64, st
 
 // kubeletAdmit runs the node's kubelet admission of pod against the running pods.
 func kubeletAdmit(node *v1.Node, pod *v1.Pod, running []*v1.Pod, kill killFunc) lifecycle.PodAdmitResult {
-	getNode := func(context.Context, bool) (*v1.Node, error) { return node, nil }
+	getNode := kubeletNodeGetter(node)
 	noPluginResources := func(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error { return nil }
 	activePods := func() []*v1.Pod { return running }
 	critical := preemption.NewCriticalPodAdmissionHandler(activePods, kill, record.NewFakeRecorder(100))

@@ -6,18 +6,13 @@ package main
 // joins the negations above.
 
 import (
-	"context"
-	"unsafe"
-
 	v1 "k8s.io/api/core/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
@@ -86,41 +81,4 @@ func queueAdd(q *internalqueue.PriorityQueue, logger klog.Logger, pod *v1.Pod) {
 
 func queueUpdate(q *internalqueue.PriorityQueue, logger klog.Logger, old, pod *v1.Pod) {
 	q.Update(logger, old, pod)
-}
-
-// The cycle area's release-specific parts (cycle_area.go).
-
-// profileAssumedPodExpiry and profileForgetAssumedPodOnDelete are the spec profile's cache flags
-// (spec/versions.py): v1.35 expires assumed pods after FinishBinding's TTL and forgets an assumed pod whose API
-// object is deleted (handleAssumedPodDeletion).
-const (
-	profileAssumedPodExpiry         = true
-	profileForgetAssumedPodOnDelete = true
-)
-
-// The scheduler's own search and scoring (see internals.go): what schedulePod calls between UpdateSnapshot and
-// selectHost, and the scored list selectHost pops the host from.
-
-//go:linkname schedFindNodesThatFitPod k8s.io/kubernetes/pkg/scheduler.(*Scheduler).findNodesThatFitPod
-func schedFindNodesThatFitPod(sched *scheduler.Scheduler, ctx context.Context, schedFramework framework.Framework, state fwk.CycleState, pod *v1.Pod) ([]fwk.NodeInfo, framework.Diagnosis, string, fwk.PodSignature, error)
-
-//go:linkname prioritizeNodes k8s.io/kubernetes/pkg/scheduler.prioritizeNodes
-func prioritizeNodes(ctx context.Context, extenders []fwk.Extender, schedFramework framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, error)
-
-//go:linkname newSortedNodeScores k8s.io/kubernetes/pkg/scheduler.newSortedNodeScores
-func newSortedNodeScores(nodeScoreList []fwk.NodePluginScores) unsafe.Pointer
-
-//go:linkname sortedNodeScoresPop k8s.io/kubernetes/pkg/scheduler.(*sortedNodeScores).Pop
-func sortedNodeScoresPop(s unsafe.Pointer) string
-
-// findNodesThatFitPod: v1.35's also returns the batching node hint and the pod's signature (OpportunisticBatching),
-// which only schedulePod's StoreScheduleResults uses; the adapter does not store results (cycle_area.go).
-func findNodesThatFitPod(sched *scheduler.Scheduler, ctx context.Context, schedFramework framework.Framework, state fwk.CycleState, pod *v1.Pod) ([]fwk.NodeInfo, framework.Diagnosis, error) {
-	feasible, diagnosis, _, _, err := schedFindNodesThatFitPod(sched, ctx, schedFramework, state, pod)
-	return feasible, diagnosis, err
-}
-
-// popHost is the host schedulePod takes from prioritizeNodes' list: newSortedNodeScores(list).Pop().
-func popHost(scores []fwk.NodePluginScores) string {
-	return sortedNodeScoresPop(newSortedNodeScores(scores))
 }

@@ -42,10 +42,10 @@ SAMPLE = (
     "queue.k8s.backoff_flow.pop_from_backoff_true",  # PriorityQueue: the fake clock, the linked backoff flush
     "queue.leftover.run_loop",                       # queue_run_for: Run's two loops' flushes at their instants
     "cycle.happy_path",                              # scheduler.New, findNodesThatFitPod, assume, bind, confirm
-    "cycle.unschedulable.no_feasible_node",          # the Filter statuses and FitError.Error()
+    "cycle.filter.memory",                           # the Filter statuses and FitError.Error()
     "cycle.ported.required_affinity_single_node.affinity_with_namespace_selector",  # the namespace informer's lister
     "cycle.restart.orphan_landed_while_down",        # crash and restart: a new scheduler.New over the same objects
-    "cycle.kubelet.critical_pod_evicts",             # the kubelet's predicate admission and critical-pod preemption
+    "cycle.kubelet.critical_pod_evicts_the_later_of_equals",  # the kubelet's admission, critical-pod preemption
 )
 
 needs_go = pytest.mark.skipif(
