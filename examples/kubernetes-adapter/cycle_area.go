@@ -320,6 +320,9 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 		}
 		a.now += args.Elapsed
 		if a.running && profileAssumedPodExpiry {
+			if exportedOnly {
+				return unreachable("cleanupAssumedPods")
+			}
 			return cleanupAssumedPods(a.cache.impl, a.logger, epoch.Add(time.Duration(a.now)))
 		}
 		return nil
@@ -387,6 +390,9 @@ func (a *cycleArea) forgetGonePod(uid string) {
 // cycle runs a scheduling cycle for the pod as schedulePod does, records its decision and returns the rejected
 // nodes with their statuses.
 func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
+	if exportedOnly {
+		return nil, unreachable("findNodesThatFitPod")
+	}
 	ctx := klog.NewContext(context.Background(), a.logger)
 	snapshot := a.snapshot()
 	_ = a.sched.Cache.UpdateSnapshot(a.logger, snapshot) // an inconsistency leaves the rebuilt lists to use
@@ -534,6 +540,9 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 func (a *cycleArea) finishBinding(assumed *v1.Pod) error {
 	if !profileAssumedPodExpiry {
 		return nil
+	}
+	if exportedOnly {
+		return exportedFinishBinding(a.sched.Cache, a.logger, assumed) // the deadline is time.Now()+TTL
 	}
 	return finishBinding(a.cache.impl, a.logger, assumed, epoch.Add(time.Duration(a.now)))
 }
