@@ -13,11 +13,12 @@ package main
 // SnapshotSharedLister), then (*Scheduler).findNodesThatFitPod (RunPreFilterPlugins, the search from
 // nextStartNodeIndex until numFeasibleNodesToFind nodes passed RunFilterPluginsWithNominatedPods), then, as
 // schedulePod goes on, a FitError, the single feasible node, or prioritizeNodes (RunPreScorePlugins,
-// RunScorePlugins with the profile's weights) and the scored list's Pop (selectHost). Both unexported functions
-// are linked by name (cycle_linkname.go). Every observed value is read from what they return: the feasible
-// nodes, each node's Filter status (its plugin and code) from the Diagnosis, the weighted per-plugin scores and
-// totals from prioritizeNodes, the failure message from FitError.Error(); "allowed" lists the nodes whose total
-// is the top total Kubernetes computed.
+// RunScorePlugins with the profile's weights) and the scored list's Pop (selectHost). The unexported functions
+// are linked by name, per release (cycle_release_v1_3x.go); the cycle itself is in cycle_schedule.go, the binding
+// cycle's outcomes, crash and restart and the kubelet in cycle_cluster.go. Every observed value is read from what
+// they return: the feasible nodes, each node's Filter status (its plugin and code) from the Diagnosis, the
+// weighted per-plugin scores and totals from prioritizeNodes, the failure message from FitError.Error();
+// "allowed" lists the nodes whose total is the top total Kubernetes computed.
 
 import (
 	"context"
