@@ -1,5 +1,3 @@
-//go:build !k8s_v1_37
-
 package main
 
 // The cycle area (conformance/adapters/refimpl_cycle.py is the reference): one real scheduler per vector, built by
@@ -120,7 +118,7 @@ func newCycleArea(logger klog.Logger, ttl time.Duration) (*cycleArea, error) {
 func (a *cycleArea) startScheduler() error {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), a.logger))
 	client := fake.NewClientset()
-	factory := scheduler.NewInformerFactory(client, 0)
+	factory := newInformerFactory(client)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	sched, err := scheduler.New(ctx, client, factory, nil, schedprofile.NewRecorderFactory(broadcaster),
 		scheduler.WithParallelism(1))

@@ -1,5 +1,3 @@
-//go:build !k8s_v1_37
-
 package main
 
 // The cycle area's cluster side (cycle_area.go): the binding cycle's outcomes, the scheduler's crash and restart,

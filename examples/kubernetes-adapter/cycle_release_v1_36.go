@@ -11,7 +11,10 @@ import (
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -63,6 +66,16 @@ func popHost(scores []nodePluginScores) string {
 
 // numNodes is the node count v1.36's schedulePod reads (ErrNoNodesAvailable, FitError.NumAllNodes).
 func numNodes(snapshot *cache.Snapshot) int { return snapshot.NumNodesInPlacement() }
+
+// newInformerFactory is the scheduler's informer factory over the fake clientset, as pkg/scheduler's tests make it.
+func newInformerFactory(client kubernetes.Interface) informers.SharedInformerFactory {
+	return scheduler.NewInformerFactory(client, 0)
+}
+
+// admit runs the kubelet's admit handler.
+func admit(handler lifecycle.PodAdmitHandler, attrs *lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult {
+	return handler.Admit(attrs)
+}
 
 // kubeletNodeGetter is the kubelet's getNodeAnyWay for the predicate admit handler, answering node.
 func kubeletNodeGetter(node *v1.Node) func(context.Context, bool) (*v1.Node, error) {

@@ -1,5 +1,3 @@
-//go:build !k8s_v1_37
-
 package main
 
 // The cycle area's scheduling cycle (cycle_area.go): Kubernetes' own search and scoring, and the steps that run

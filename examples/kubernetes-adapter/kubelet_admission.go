@@ -1,5 +1,3 @@
-//go:build !k8s_v1_37
-
 package main
 
 // The kubelet's pod admission (cycle_area.go's admit_pod): Kubernetes' own handlers, as the kubelet wires them
@@ -25,5 +23,5 @@ func kubeletAdmit(node *v1.Node, pod *v1.Pod, running []*v1.Pod, kill killFunc) 
 	activePods := func() []*v1.Pod { return running }
 	critical := preemption.NewCriticalPodAdmissionHandler(activePods, kill, record.NewFakeRecorder(100))
 	handler := lifecycle.NewPredicateAdmitHandler(getNode, critical, noPluginResources)
-	return handler.Admit(&lifecycle.PodAdmitAttributes{Pod: pod, OtherPods: running})
+	return admit(handler, &lifecycle.PodAdmitAttributes{Pod: pod, OtherPods: running})
 }
