@@ -201,14 +201,31 @@ def balanced_resource_score(requested: tuple[int, ...], allocatable: tuple[int, 
 
 def balanced_allocation_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
     """BalancedAllocation's Score: :func:`balanced_resource_score` of the node's requested (not the non-zero
-    figures) plus the pod's requests, against the node's allocatable.
+    figures) plus the pod's requests, against the node's allocatable; where the release scores the change in
+    balance (v1.36 on), :func:`balance_change_score` of that and the node's balance without the pod.
 
     Kubernetes: `BalancedAllocation.Score` (pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go)
     Kubernetes: `resourceAllocationScorer.score` (pkg/scheduler/framework/plugins/noderesources/resource_allocation.go)
     """
     cpu, memory = balanced_requests(pod, context.profile)
     allocatable = (info.allocatable.milli_cpu, info.allocatable.memory)
-    return balanced_resource_score((info.requested.milli_cpu + cpu, info.requested.memory + memory), allocatable)
+    allocated = (info.requested.milli_cpu, info.requested.memory)
+    with_pod = balanced_resource_score((allocated[0] + cpu, allocated[1] + memory), allocatable)
+    if not context.profile.balanced_allocation_scores_change:
+        return with_pod
+    return balance_change_score(with_pod, balanced_resource_score(allocated, allocatable))
+
+
+def balance_change_score(with_pod: int, without_pod: int) -> int:
+    """v1.36's ``balancedResourceScorer``: ``MaxNodeScore/2 + (MaxNodeScore/2 + with - without)/2`` in Go's integer
+    arithmetic (division truncating toward zero): 75 for a pod that leaves the balance as it was, towards 100 for
+    one that improves it, towards 50 for one that worsens it.
+
+    Kubernetes: `balancedResourceScorer` (pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go,
+    v1.36.5)
+    """
+    inner = MAX_NODE_SCORE // 2 + with_pod - without_pod
+    return MAX_NODE_SCORE // 2 + (abs(inner) // 2) * (1 if inner >= 0 else -1)
 
 
 # ============================================================================================
@@ -467,6 +484,20 @@ def dynamic_resources_normalize(pod: Pod, scores: NodeScores, context: ScoreCont
 
 DYNAMIC_RESOURCES: Final = ScorePlugin("DynamicResources", 2, dynamic_resources_score, dynamic_resources_normalize)
 
+
+def volume_binding_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """VolumeBinding's Score where its PreScore does not skip (v1.37): 0 for a pod without volumes (the spec models
+    none: ``podVolumesByNode`` holds no claims to score).
+
+    Kubernetes: `VolumeBinding.Score` (pkg/scheduler/framework/plugins/volumebinding/volume_binding.go)
+    """
+    return 0
+
+
+VOLUME_BINDING: Final = ScorePlugin("VolumeBinding", 1, volume_binding_score, dynamic_resources_normalize)
+"""VolumeBinding as a Score plugin (weight 1: the default profile gives it none, and a Score plugin's weight defaults
+to 1); its NormalizeScore is ``DefaultNormalizeScore`` too (all 0 stays 0)."""
+
 DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     TAINT_TOLERATION,
     NODE_AFFINITY,
@@ -485,11 +516,16 @@ with it."""
 def score_plugins(profile: VersionProfile) -> tuple[ScorePlugin, ...]:
     """The default profile's Score plugins in ``profile``'s release: :data:`DEFAULT_SCORE_PLUGINS`, with
     DynamicResources after InterPodAffinity (``applyDynamicResources`` inserts it before DefaultPreemption) where
-    :attr:`~spec.versions.VersionProfile.dynamic_resources_scores` holds (v1.35 on).
+    :attr:`~spec.versions.VersionProfile.dynamic_resources_scores` holds (v1.35 on), and VolumeBinding after
+    NodeResourcesFit where :attr:`~spec.versions.VersionProfile.volume_binding_scores` holds (v1.37).
 
     Kubernetes: `getDefaultPlugins` and `applyDynamicResources` (pkg/scheduler/apis/config/v1/default_plugins.go)
     """
-    if not profile.dynamic_resources_scores:
-        return DEFAULT_SCORE_PLUGINS
-    at = DEFAULT_SCORE_PLUGINS.index(INTER_POD_AFFINITY) + 1
-    return (*DEFAULT_SCORE_PLUGINS[:at], DYNAMIC_RESOURCES, *DEFAULT_SCORE_PLUGINS[at:])
+    plugins = DEFAULT_SCORE_PLUGINS
+    if profile.volume_binding_scores:  # VolumeBinding comes after NodeResourcesFit in the profile
+        at = plugins.index(NODE_RESOURCES_FIT) + 1
+        plugins = (*plugins[:at], VOLUME_BINDING, *plugins[at:])
+    if profile.dynamic_resources_scores:
+        at = plugins.index(INTER_POD_AFFINITY) + 1
+        plugins = (*plugins[:at], DYNAMIC_RESOURCES, *plugins[at:])
+    return plugins
