@@ -209,11 +209,14 @@ type podJSON struct {
 	PodAffinity      *affinityTermsJSON `json:"pod_affinity"`
 	PodAntiAffinity  *affinityTermsJSON `json:"pod_anti_affinity"`
 	HasNodeAffinity  bool               `json:"has_node_affinity"`
-	NodeSelector     map[string]string  `json:"node_selector"`
-	Tolerations      []tolerationJSON   `json:"tolerations"`
-	PVCClaims        []string           `json:"pvc_claims"`
-	Priority         int32              `json:"priority"`
-	SchedulerName    *string            `json:"scheduler_name"`
+	// PreferredNodeAffinity is nil when absent and points at an empty list for "[]" (a non-nil empty list, which
+	// NodeAffinity's PreScore does not skip).
+	PreferredNodeAffinity *[]preferredSchedulingTermJSON `json:"preferred_node_affinity"`
+	NodeSelector          map[string]string              `json:"node_selector"`
+	Tolerations           []tolerationJSON               `json:"tolerations"`
+	PVCClaims             []string                       `json:"pvc_claims"`
+	Priority              int32                          `json:"priority"`
+	SchedulerName         *string                        `json:"scheduler_name"`
 	// The queue area's pods also carry these.
 	SchedulingGates   []string          `json:"scheduling_gates"`
 	NominatedNodeName string            `json:"nominated_node_name"`
@@ -221,6 +224,48 @@ type podJSON struct {
 	// The cycle area's pods also carry these.
 	TopologySpreadConstraints []topologySpreadConstraintJSON `json:"topology_spread_constraints"`
 	PreemptionPolicy          *string                        `json:"preemption_policy"`
+}
+
+// preferredSchedulingTermJSON is spec.objects.PreferredSchedulingTerm: a weight and a node selector term.
+type preferredSchedulingTermJSON struct {
+	Weight     int32                `json:"weight"`
+	Preference nodeSelectorTermJSON `json:"preference"`
+}
+
+type nodeSelectorTermJSON struct {
+	MatchExpressions []nodeSelectorRequirementJSON `json:"match_expressions"`
+	MatchFields      []nodeSelectorRequirementJSON `json:"match_fields"`
+}
+
+type nodeSelectorRequirementJSON struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values"`
+}
+
+func nodeSelectorRequirements(rs []nodeSelectorRequirementJSON) []v1.NodeSelectorRequirement {
+	var out []v1.NodeSelectorRequirement
+	for _, r := range rs {
+		out = append(out, v1.NodeSelectorRequirement{
+			Key: r.Key, Operator: v1.NodeSelectorOperator(r.Operator), Values: r.Values,
+		})
+	}
+	return out
+}
+
+// preferredSchedulingTerms keeps nil (absent) apart from a non-nil empty list.
+func preferredSchedulingTerms(terms *[]preferredSchedulingTermJSON) []v1.PreferredSchedulingTerm {
+	if terms == nil {
+		return nil
+	}
+	out := make([]v1.PreferredSchedulingTerm, 0, len(*terms))
+	for _, t := range *terms {
+		out = append(out, v1.PreferredSchedulingTerm{Weight: t.Weight, Preference: v1.NodeSelectorTerm{
+			MatchExpressions: nodeSelectorRequirements(t.Preference.MatchExpressions),
+			MatchFields:      nodeSelectorRequirements(t.Preference.MatchFields),
+		}})
+	}
+	return out
 }
 
 func containers(specs []containerJSON) []v1.Container {
@@ -296,7 +341,7 @@ func (p podJSON) toPod() *v1.Pod {
 	if requests := resourceList(p.PodLevelRequests); requests != nil {
 		pod.Spec.Resources = &v1.ResourceRequirements{Requests: requests}
 	}
-	if p.PodAffinity != nil || p.PodAntiAffinity != nil || p.HasNodeAffinity {
+	if p.PodAffinity != nil || p.PodAntiAffinity != nil || p.HasNodeAffinity || p.PreferredNodeAffinity != nil {
 		affinity := &v1.Affinity{}
 		if p.PodAffinity != nil {
 			affinity.PodAffinity = &v1.PodAffinity{
@@ -310,8 +355,10 @@ func (p podJSON) toPod() *v1.Pod {
 				PreferredDuringSchedulingIgnoredDuringExecution: p.PodAntiAffinity.preferred(),
 			}
 		}
-		if p.HasNodeAffinity {
-			affinity.NodeAffinity = &v1.NodeAffinity{}
+		if p.HasNodeAffinity || p.PreferredNodeAffinity != nil {
+			affinity.NodeAffinity = &v1.NodeAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: preferredSchedulingTerms(p.PreferredNodeAffinity),
+			}
 		}
 		pod.Spec.Affinity = affinity
 	}
