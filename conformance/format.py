@@ -34,8 +34,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.1.0"
+FORMAT_VERSION: Final = "4.2.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.2.0 (from 4.1.0) is a minor bump: a pod gains the optional field ``preferred_node_affinity``
+(``Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution``: weighted node selector terms with
+``match_expressions``, In, NotIn, Exists, DoesNotExist, Gt, Lt, and ``match_fields``; absent is nil, ``[]`` a non-nil
+empty list), which NodeAffinity's PreScore, Score and NormalizeScore read. Every earlier vector is unchanged but for
+its ``format_version``; new vectors use it: TestNodeAffinityPriority's cases and random decision traces whose pods
+have such terms. An adapter that ignores the field scores NodeAffinity wrongly in those vectors only.
 
 4.1.0 (from 4.0.0) is a minor bump: the cycle area gains the operation ``cluster_add_namespace`` (a Namespace
 created, or relabelled: :func:`spec.cycle.cycle.add_namespace`), which InterPodAffinity's namespace lister reads, so a

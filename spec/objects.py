@@ -8,6 +8,7 @@ behaviour depends on nil versus empty.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -223,6 +224,127 @@ def pod_affinity(required: tuple[PodAffinityTerm, ...] = (),
 
 
 # --------------------------------------------------------------------------------------------
+# Node selector terms (node affinity)
+# --------------------------------------------------------------------------------------------
+
+NODE_SELECTOR_GT: Final = "Gt"
+NODE_SELECTOR_LT: Final = "Lt"
+NODE_SELECTOR_OPERATORS: Final = (*SELECTOR_OPERATORS, NODE_SELECTOR_GT, NODE_SELECTOR_LT)
+"""``v1.NodeSelectorOperator``: the operators a node selector term's ``matchExpressions`` accept
+(``validSelectorOperators``, k8s.io/component-helpers/scheduling/corev1/nodeaffinity)."""
+NODE_FIELD_OPERATORS: Final = (SELECTOR_IN, SELECTOR_NOT_IN)
+"""The operators a term's ``matchFields`` accept (``validFieldSelectorOperators``)."""
+NODE_NAME_FIELD: Final = "metadata.name"
+"""The one node field a term can select by (``extractNodeFields``)."""
+_INT64: Final = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: the integer, or None where Go fails (not decimal, or outside int64)."""
+    if not _INT64.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+@cached_hash
+@dataclass(frozen=True)
+class NodeSelectorRequirement:
+    """``v1.NodeSelectorRequirement``: ``key operator (values)``, over a node's labels (``matchExpressions``) or
+    its fields (``matchFields``).
+
+    Fails with ``ValueError`` where ``labels.NewRequirement`` fails (API validation rejects such pods): an unknown
+    operator, ``In`` or ``NotIn`` without values, ``Exists`` or ``DoesNotExist`` with values, ``Gt`` or ``Lt``
+    without exactly one value that is a decimal int64. Keys and values are not checked as label syntax.
+    """
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.operator not in NODE_SELECTOR_OPERATORS:
+            raise ValueError(f"node selector requirement {self.key!r}: operator {self.operator!r} is not one of "
+                             f"{', '.join(NODE_SELECTOR_OPERATORS)}")
+        if self.operator in (SELECTOR_IN, SELECTOR_NOT_IN) and not self.values:
+            raise ValueError(f"node selector requirement {self.key!r}: operator {self.operator} needs values")
+        if self.operator in (SELECTOR_EXISTS, SELECTOR_DOES_NOT_EXIST) and self.values:
+            raise ValueError(f"node selector requirement {self.key!r}: operator {self.operator} takes no values")
+        if self.operator in (NODE_SELECTOR_GT, NODE_SELECTOR_LT) and (
+                len(self.values) != 1 or parse_int64(self.values[0]) is None):
+            raise ValueError(f"node selector requirement {self.key!r}: operator {self.operator} needs exactly one "
+                             f"integer value, got {list(self.values)}")
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """``labels.Requirement.Matches``: In, NotIn, Exists and DoesNotExist as for a label selector
+        (:meth:`LabelSelectorRequirement.matches`); Gt and Lt need the label, parsed as an int64, greater (less)
+        than the value (a label that does not parse does not match).
+
+        Kubernetes: `Requirement.Matches` (k8s.io/apimachinery/pkg/labels/selector.go)
+        """
+        if self.operator in (NODE_SELECTOR_GT, NODE_SELECTOR_LT):
+            found = parse_int64(labels[self.key]) if self.key in labels else None
+            if found is None:
+                return False
+            bound = parse_int64(self.values[0])
+            assert bound is not None, "checked at construction"
+            return found > bound if self.operator == NODE_SELECTOR_GT else found < bound
+        return LabelSelectorRequirement(self.key, self.operator, self.values).matches(labels)
+
+    def matches_field(self, fields: Mapping[str, str]) -> bool:
+        """A ``matchFields`` requirement over ``fields``: In is ``OneTermEqualSelector``, NotIn
+        ``OneTermNotEqualSelector`` (an absent field reads as "").
+
+        Kubernetes: `nodeSelectorRequirementsAsFieldSelector` (component-helpers/scheduling/corev1/nodeaffinity)
+        """
+        value = fields.get(self.key, "")
+        return value == self.values[0] if self.operator == SELECTOR_IN else value != self.values[0]
+
+
+@cached_hash
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """``v1.NodeSelectorTerm``: every expression over the node's labels and every field requirement must hold.
+
+    Fails with ``ValueError`` where ``newNodeSelectorTerm`` records a parse error: a ``matchFields`` requirement
+    whose operator is not In or NotIn, or that has not exactly one value.
+    """
+
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+    def __post_init__(self) -> None:
+        for r in self.match_fields:
+            if r.operator not in NODE_FIELD_OPERATORS or len(r.values) != 1:
+                raise ValueError(f"node selector term field {r.key!r}: operator {r.operator} with "
+                                 f"{len(r.values)} values; matchFields takes In or NotIn with one value")
+
+    def is_empty(self) -> bool:
+        """``isEmptyNodeSelectorTerm``: no expression and no field requirement (such a term selects nothing)."""
+        return not self.match_expressions and not self.match_fields
+
+    def matches(self, node: Node) -> bool:
+        """``nodeSelectorTerm.match``: the expressions (if any) match the node's labels, and the field requirements
+        (if any, and only if the node has a name) its fields (``metadata.name``).
+
+        Kubernetes: `nodeSelectorTerm.match` (k8s.io/component-helpers/scheduling/corev1/nodeaffinity)
+        """
+        if not all(r.matches(node.labels) for r in self.match_expressions):
+            return False
+        fields = {NODE_NAME_FIELD: node.name} if node.name else {}
+        return not fields or all(r.matches_field(fields) for r in self.match_fields)
+
+
+@cached_hash
+@dataclass(frozen=True)
+class PreferredSchedulingTerm:
+    """``v1.PreferredSchedulingTerm``: a node selector term and its weight (1-100 in valid pods)."""
+
+    weight: int = 0
+    preference: NodeSelectorTerm = field(default_factory=NodeSelectorTerm)
+
+
+# --------------------------------------------------------------------------------------------
 # Topology spread constraints
 # --------------------------------------------------------------------------------------------
 
@@ -287,6 +409,10 @@ class Pod:
     """``Spec.Affinity.PodAntiAffinity``; None when nil."""
     has_node_affinity: bool = False
     """Whether ``Spec.Affinity.NodeAffinity`` is set (the cache does not read it)."""
+    preferred_node_affinity: tuple[PreferredSchedulingTerm, ...] | None = None
+    """``Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution``; None when nil (an empty tuple
+    is a non-nil empty list: NodeAffinity's PreScore then does not skip). Terms imply a set NodeAffinity, whatever
+    :attr:`has_node_affinity` says."""
     node_selector: FrozenMap[str, str] = field(default_factory=FrozenMap)
     """``Spec.NodeSelector``: labels a node must carry (the NodeAffinity filter)."""
     tolerations: tuple[Toleration, ...] = ()

@@ -91,7 +91,9 @@ class VersionProfile:
     """TaintToleration's Filter rejects a node with the reason "node(s) had untolerated taint {key: value}", naming
     the first untolerated taint (v1.34.0); v1.35.0 says "node(s) had untolerated taint(s)" and only logs the taint
     (plugins/tainttoleration/taint_toleration.go, ``Filter``, read in both releases). The status code,
-    UnschedulableAndUnresolvable, is the same."""
+    UnschedulableAndUnresolvable, is the same. The change reached the v1.34 patch releases (v1.34.12 says
+    "untolerated taint(s)", found by running the cycle vectors on its scheduler), and the v1.34 profile follows
+    v1.34.12, so no profile sets it: it names v1.34.0's behaviour for an implementation that pins that release."""
     incremental_pvc_ref_counts: bool = False
     """The snapshot counts PVC references incrementally (v1.37): every ``addPod`` / ``removePod`` adds the change of
     its NodeInfo's ``PVCRefCounts`` to the cache's ``pvcRefCountsDelta`` (``refreshPVCRefCountsDelta``), ``RemoveNode``
@@ -101,6 +103,32 @@ class VersionProfile:
     placeholder) is counted until the next full rebuild, which does not count it; through v1.36 the used-PVC set is
     recomputed from the listed nodes whenever a cloned node's claims change (pkg/scheduler/backend/cache/cache.go,
     read in v1.36.5 and v1.37.2). Found by running the suite on v1.37.2 (random.snapshot.seed1/seed2, step 26)."""
+    balanced_allocation_scores_change: bool = False
+    """NodeResourcesBalancedAllocation scores the change in balance the pod brings: ``MaxNodeScore/2 +
+    (MaxNodeScore/2 + scoreWithPod - scoreWithoutPod)/2``, where the second score is the node's balance without the
+    pod (``balancedResourceScorer``, plugins/noderesources/balanced_allocation.go, v1.36.5 and v1.37.2); through
+    v1.35 it scored the balance with the pod only. Found by running the cycle vectors on v1.36.5's scheduler."""
+    volume_binding_scores: bool = False
+    """VolumeBinding's PreScore does not skip (``StorageCapacityScoring``, beta and on in v1.37.2, off before), so
+    every scored node carries ``VolumeBinding: 0`` for a pod without volumes (``VolumeBinding.PreScore`` and
+    ``Score``, plugins/volumebinding/volume_binding.go; the gate in pkg/features/kube_features.go). Found by running
+    the cycle vectors on v1.37.2's scheduler."""
+    dynamic_resources_scores: bool = True
+    """The default profile's DynamicResources is a Score plugin of weight 2 (``applyDynamicResources``,
+    pkg/scheduler/apis/config/v1/default_plugins.go, with the DynamicResourceAllocation gate on: GA). It has no
+    PreScore, so it is never skipped, and for a pod without resource claims (every pod the spec models) its
+    ``Score`` is 0 and its ``NormalizeScore`` (``DefaultNormalizeScore``) keeps 0: every scored node carries
+    ``DynamicResources: 0``, the totals unchanged. v1.34's DynamicResources has no Score (it is in the profile
+    without a weight). Read in v1.34.12 and v1.35.8; found by running the cycle vectors on Kubernetes' own scheduler
+    (examples/kubernetes-adapter, v1.35.8)."""
+    activate_moves_from_backoff_q: bool = True
+    """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
+    when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
+    ``moveToActiveQ`` skips them only for the ``BackoffComplete`` flush, so an activated pod that a PreEnqueue plugin
+    now rejects (a scheduling gate added while it backed off) goes to unschedulablePods
+    (pkg/scheduler/backend/queue/scheduling_queue.go, read in v1.34.12 and v1.35.8). Found by running the queue
+    vectors on v1.34.12 (queue.k8s.move_to_active.activated_from_backoff, ported from v1.35's
+    TestPriorityQueue_moveToActiveQ)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -120,8 +148,9 @@ V1_34: Final = VersionProfile(
     dispatcher_waits_behind_in_flight=False,
     select_host_reservoir_sampling=True,
     opportunistic_batching=False,
+    activate_moves_from_backoff_q=False,
+    dynamic_resources_scores=False,
     nominated_node_name_for_expectation=False,
-    taint_reason_names_the_taint=True,
 )
 
 V1_35: Final = VersionProfile(
@@ -142,6 +171,7 @@ V1_36: Final = VersionProfile(
     not_assumed_message=WASNT_ASSUMED_MESSAGE,
     node_operations_return_node_info=True,
     pod_level_resources=True,
+    balanced_allocation_scores_change=True,
 )
 
 V1_37: Final = VersionProfile(
@@ -154,6 +184,8 @@ V1_37: Final = VersionProfile(
     node_operations_return_node_info=False,
     pod_level_resources=True,
     incremental_pvc_ref_counts=True,
+    balanced_allocation_scores_change=True,
+    volume_binding_scores=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -170,6 +202,8 @@ PR_141745: Final = VersionProfile(
     pod_level_resources=True,
     dispatcher_close_notifies=True,
     incremental_pvc_ref_counts=True,
+    balanced_allocation_scores_change=True,
+    volume_binding_scores=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -80,6 +80,7 @@ class RefimplQueue:
             pod_max_in_unschedulable_pods_duration=config.pod_max_in_unschedulable_pods_duration,
             queueing_hints_enabled=config.queueing_hints,
             pop_from_backoff_q=config.pop_from_backoff_q,
+            activate_moves_from_backoff_q=config.activate_moves_from_backoff_q,
             pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
@@ -161,6 +162,7 @@ class RefimplQueue:
             scheduler_names=op.scheduler_names,
             unschedulable_flush_period=op.unschedulable_flush_period,
             pre_enqueue_plugins=op.pre_enqueue_plugins,
+            activate_moves_from_backoff_q=base.activate_moves_from_backoff_q,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 

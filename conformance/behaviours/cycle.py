@@ -174,12 +174,14 @@ def _decision(outcome: CycleOutcome) -> set[str]:
     for plugin, tag in _SCORE_TAGS.items():
         if len(columns.get(plugin, ())) >= 2:
             tags.add(tag)
+    if columns.get("NodeAffinity") == {0}:
+        tags.add("cycle.score.node_affinity_all_zero")
     return tags
 
 
 _SCORE_TAGS = {"TaintToleration": "cycle.score.taint_toleration", "NodeResourcesFit": "cycle.score.least_allocated",
                "NodeResourcesBalancedAllocation": "cycle.score.balanced_allocation",
-               "ImageLocality": "cycle.score.image_locality"}
+               "ImageLocality": "cycle.score.image_locality", "NodeAffinity": "cycle.score.node_affinity"}
 
 
 def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> set[str]:

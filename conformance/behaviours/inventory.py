@@ -367,6 +367,12 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"TaintToleration.Score, NormalizeScore ({_PLUGINS}/tainttoleration)"),
     ("cycle.score.image_locality", "a node holding the pod's images scores higher on ImageLocality",
      f"ImageLocality.Score ({_PLUGINS}/imagelocality)"),
+    ("cycle.score.node_affinity", "the weights of the preferred node-affinity terms a node matches tell feasible "
+     "nodes apart on NodeAffinity", f"NodeAffinity.Score, NormalizeScore ({_PLUGINS}/nodeaffinity), "
+     "PreferredSchedulingTerms.Score (component-helpers/scheduling/corev1/nodeaffinity)"),
+    ("cycle.score.node_affinity_all_zero", "a pod with a non-nil list of preferred node-affinity terms is scored by "
+     "NodeAffinity (PreScore does not skip) though no node matches a term: every node scores 0",
+     f"NodeAffinity.PreScore, DefaultNormalizeScore ({_PLUGINS}/nodeaffinity, {_PLUGINS}/helper)"),
     ("cycle.message.fit_error", "a pod that fits nowhere fails with FitError's exact text",
      "FitError.Error (pkg/scheduler/framework/types.go)"),
     ("cycle.schedule.node_not_in_snapshot", "a node absent from the snapshot (placeholder, ghost, unknown) is no "

@@ -100,7 +100,10 @@ def setup(case: FilterCase) -> tuple[Cluster, list[CycleOperation]] | None:
 
 
 def scenario(case: FilterCase, go_file: str, *labels: str) -> Scenario | None:
-    """The cycle vector of ``case`` (None if its existing pods cannot be placed through the scheduler)."""
+    """The cycle vector of ``case`` (None if its existing pods cannot be placed through the scheduler, or if the
+    incoming pod already names a node: a pod the scheduler schedules is created unscheduled)."""
+    if case.pod.node_name:
+        return None
     built = setup(case)
     if built is None:
         return None

@@ -24,7 +24,7 @@ from conformance.ported.common import GO_SCORES, go_case
 from conformance.ported.filter_cases import place, unique_ids
 from conformance.traces import Scenario
 from spec.frozenmap import FrozenMap
-from spec.objects import LabelSelector, Node, Pod, TopologySpreadConstraint
+from spec.objects import LabelSelector, Node, Pod, PreferredSchedulingTerm, TopologySpreadConstraint
 from spec.quantities import PODS, resource_list
 
 
@@ -50,6 +50,8 @@ class ScoreCase:
     system_defaulting: bool = True
     """PodTopologySpread: ``defaultingType: System``; False is List with :attr:`default_constraints`."""
     default_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    added_affinity: tuple[PreferredSchedulingTerm, ...] | None = None
+    """NodeAffinity: the preferred terms of ``NodeAffinityArgs.AddedAffinity`` (None: no added affinity)."""
 
     @property
     def all_nodes(self) -> tuple[Node, ...]:
@@ -80,6 +82,10 @@ def not_portable(case: ScoreCase) -> str | None:
         return "InterPodAffinity arguments other than the default profile's"
     if case.default_selector is not None or not case.system_defaulting:
         return "PodTopologySpread defaulting from Services or controllers, or List defaulting"
+    if case.added_affinity is not None:
+        return "NodeAffinity arguments other than the default profile's"
+    if case.want is None and len(case.nodes) == 1:
+        return "one candidate, which the scheduler chooses unscored: PreScore's Skip cannot be observed"
     return None
 
 

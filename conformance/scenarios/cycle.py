@@ -52,8 +52,11 @@ from spec.objects import (
     LabelSelector,
     Namespace,
     Node,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     Pod,
     PodAffinityTerm,
+    PreferredSchedulingTerm,
     Taint,
     Toleration,
     pod_affinity,
@@ -280,6 +283,7 @@ def curated_cycle() -> list[Scenario]:
             [ClusterAddNode(n1), CreatePod(p), SchedulePod("p", "n1"), BindPod("p"), Tick(LATE), CreatePod(q),
              SchedulePod("q", "n1"), ConfirmBinding("p")], "expiry", "k8s-106361"),
         *curated_namespaces(),
+        *curated_node_affinity(),
     ]
 
 
@@ -320,6 +324,42 @@ def curated_namespaces() -> list[Scenario]:
              CreatePod(guard), *placed("guard", "n1"), CreatePod(web), SchedulePod("web", "n1"),
              ClusterAddNamespace(Namespace("shop", FrozenMap({"env": "dev"}))), SchedulePod("web", "n1")],
             "pod-affinity", "namespaces"),
+    ]
+
+
+def curated_node_affinity() -> list[Scenario]:
+    """NodeAffinity's preferred terms (:func:`spec.cycle.scores.node_affinity_score`): each operator, field
+    requirements on ``metadata.name``, and the terms that never score (weight 0, an empty term); a non-nil empty list
+    is scored (every node 0) where a nil one is skipped."""
+    a = node("a", labels=FrozenMap({"disk": "ssd", "gen": "3"}))
+    b = node("b", labels=FrozenMap({"disk": "hdd", "gen": "7"}))
+    c = node("c", labels=FrozenMap({"gen": "new"}))
+
+    def term(weight: int, *expressions: tuple[str, str, tuple[str, ...]],
+             fields: tuple[tuple[str, str, tuple[str, ...]], ...] = ()) -> PreferredSchedulingTerm:
+        return PreferredSchedulingTerm(weight, NodeSelectorTerm(tuple(NodeSelectorRequirement(*e) for e in expressions),
+                                                                tuple(NodeSelectorRequirement(*f) for f in fields)))
+
+    every_kind = (term(0, ("disk", "In", ("ssd",))), term(1, ("gen", "Gt", ("5",))), term(3, ("disk", "In", ("ssd",))),
+                  term(5), term(2, fields=(("metadata.name", "In", ("c",)),)),
+                  term(4, ("gen", "Lt", ("5",)), ("disk", "Exists", ())), term(6, ("disk", "NotIn", ("hdd",))),
+                  term(9, ("disk", "DoesNotExist", ()), fields=(("metadata.name", "NotIn", ("a",)),)))
+    preferring = pod("pref", has_node_affinity=True, preferred_node_affinity=every_kind)
+    empty = pod("empty", has_node_affinity=True, preferred_node_affinity=())
+    unscored = pod("zero", has_node_affinity=True, preferred_node_affinity=(term(0, ("disk", "In", ("ssd",))), term(7)))
+    nodes: list[CycleOperation] = [ClusterAddNode(a), ClusterAddNode(b), ClusterAddNode(c)]
+    return [
+        _cy("score.node_affinity_preferred_terms", "NodeAffinity's Score sums the weights of the preferred terms a "
+            "node matches: In, NotIn (an absent label matches), Exists, DoesNotExist, Gt and Lt (a label that is no "
+            "integer matches neither) and metadata.name field requirements; a term of weight 0 or an empty term "
+            "never scores (NewPreferredSchedulingTerms); NormalizeScore scales by the highest: a 13, b 1, c 17, so "
+            "only c may be chosen",
+            [*nodes, CreatePod(preferring), SchedulePod("pref", "c")], "score"),
+        _cy("score.node_affinity_empty_list_scored", "A non-nil empty list of preferred node-affinity terms, or one "
+            "whose terms cannot score, is not skipped by NodeAffinity's PreScore (only a nil list is): every node "
+            "scores 0",
+            [*nodes, CreatePod(empty), SchedulePod("empty", "a"), CreatePod(unscored), SchedulePod("zero", "b")],
+            "score"),
     ]
 
 

@@ -7,7 +7,8 @@ wrong score, a wrong weight, a wrong normalisation or a wrong choice apart. Each
 (zones, regions, hostnames, a disk label, PreferNoSchedule and NoSchedule taints, cached images of several sizes,
 different allocatable), then creates pods one by one, each with a random mix of requests, images, tolerations,
 preferred and required pod affinity and anti-affinity, topology spread constraints (either ``whenUnsatisfiable``,
-``minDomains``, the node inclusion policies, ``matchLabelKeys``) and a node selector; the pod is placed on one of the
+``minDomains``, the node inclusion policies, ``matchLabelKeys``) and a node selector (and, in the traces of
+:data:`NODE_AFFINITY_SEEDS`, preferred node-affinity terms); the pod is placed on one of the
 hosts the spec allows (bound, or left binding, or its binding failed) or its cycle fails, and now and then a pod is
 deleted or a node relabelled. Which host among the allowed ones, and every other choice, comes from the seed; every
 expected outcome comes from the spec (:func:`conformance.traces.expand`).
@@ -43,7 +44,11 @@ from spec.objects import (
     LABEL_TOPOLOGY_ZONE,
     NODE_INCLUSION_HONOR,
     NODE_INCLUSION_IGNORE,
+    NODE_NAME_FIELD,
+    NODE_SELECTOR_GT,
+    NODE_SELECTOR_LT,
     SCHEDULE_ANYWAY,
+    SELECTOR_DOES_NOT_EXIST,
     SELECTOR_EXISTS,
     SELECTOR_IN,
     SELECTOR_NOT_IN,
@@ -53,8 +58,11 @@ from spec.objects import (
     LabelSelector,
     LabelSelectorRequirement,
     Node,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
     Pod,
     PodAffinityTerm,
+    PreferredSchedulingTerm,
     Taint,
     Toleration,
     TopologySpreadConstraint,
@@ -63,6 +71,9 @@ from spec.objects import (
 from spec.quantities import resource_list
 
 SEEDS: Final = tuple(range(1, 17))
+NODE_AFFINITY_SEEDS: Final = tuple(range(17, 23))
+"""Seeds whose nodes also carry a numbered ``generation`` label and whose pods may have preferred node-affinity
+terms (the first seeds' traces predate them and stay as they were)."""
 PODS_PER_TRACE: Final = 14
 ZONES: Final = ("zone-a", "zone-b", "zone-c")
 REGION: Final = "region"
@@ -75,12 +86,17 @@ SPOT: Final = Taint("spot", "true", "PreferNoSchedule")
 GPU: Final = Taint("gpu", "true", "PreferNoSchedule")
 DEDICATED: Final = Taint("dedicated", "infra", "NoSchedule")
 TOPOLOGY_KEYS: Final = (LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, REGION)
+GENERATION: Final = "generation"
+"""A numbered node label, for node-affinity terms' ``Gt`` and ``Lt``."""
 
 
-def random_node(rng: random.Random, index: int) -> Node:
-    """Node ``node-<index>``: a zone (or none), a region, a hostname, perhaps a disk label, taints and images."""
+def random_node(rng: random.Random, index: int, numbered: bool = False) -> Node:
+    """Node ``node-<index>``: a zone (or none), a region, a hostname, perhaps a disk label, taints and images; when
+    ``numbered``, perhaps a :data:`GENERATION` label (1 to 5)."""
     name = f"node-{index}"
     labels = {LABEL_HOSTNAME: name, REGION: rng.choice(("r1", "r2"))}
+    if numbered and rng.random() < 0.7:
+        labels[GENERATION] = str(rng.randint(1, 5))
     if rng.random() < 0.85:
         labels[LABEL_TOPOLOGY_ZONE] = rng.choice(ZONES)
     if rng.random() < 0.5:
@@ -130,9 +146,43 @@ def _constraint(rng: random.Random) -> TopologySpreadConstraint:
         match_label_keys=("tier",) if rng.random() < 0.2 else ())
 
 
-def random_pod(rng: random.Random, index: int) -> Pod:
+def _node_requirement(rng: random.Random) -> NodeSelectorRequirement:
+    """An expression over the nodes' labels: zone, disk or region In or NotIn, Exists or DoesNotExist, or the
+    generation Gt or Lt a number."""
+    kind = rng.random()
+    if kind < 0.4:
+        key, values = rng.choice(((LABEL_TOPOLOGY_ZONE, ZONES), (DISK, ("ssd", "hdd")), (REGION, ("r1", "r2"))))
+        return NodeSelectorRequirement(key, rng.choice((SELECTOR_IN, SELECTOR_NOT_IN)),
+                                       tuple(sorted(rng.sample(values, rng.randint(1, 2)))))
+    if kind < 0.6:
+        return NodeSelectorRequirement(rng.choice((DISK, LABEL_TOPOLOGY_ZONE, GENERATION)),
+                                       rng.choice((SELECTOR_EXISTS, SELECTOR_DOES_NOT_EXIST)))
+    return NodeSelectorRequirement(GENERATION, rng.choice((NODE_SELECTOR_GT, NODE_SELECTOR_LT)),
+                                   (str(rng.randint(0, 6)),))
+
+
+def _preference(rng: random.Random) -> NodeSelectorTerm:
+    """A node selector term: one or two expressions, perhaps a ``metadata.name`` field requirement (rarely only
+    that, rarely nothing: an empty term scores nothing)."""
+    fields = (NodeSelectorRequirement(NODE_NAME_FIELD, rng.choice((SELECTOR_IN, SELECTOR_NOT_IN)),
+                                      (f"node-{rng.randint(0, 6)}",)),) if rng.random() < 0.2 else ()
+    count = rng.choice((0, 1, 1, 1, 2, 2))
+    return NodeSelectorTerm(tuple(_node_requirement(rng) for _ in range(count)), fields)
+
+
+def _preferred_node_affinity(rng: random.Random) -> tuple[PreferredSchedulingTerm, ...] | None:
+    """Preferred node-affinity terms (weights 1 to 100, now and then 0) half the time, else None (nil); now and
+    then an empty list, which NodeAffinity's PreScore does not skip."""
+    if rng.random() < 0.5:
+        return None
+    return tuple(PreferredSchedulingTerm(0 if rng.random() < 0.1 else rng.randint(1, 100), _preference(rng))
+                 for _ in range(rng.choice((0, 1, 1, 2, 2, 3))))
+
+
+def random_pod(rng: random.Random, index: int, node_affinity: bool = False) -> Pod:
     """Pod ``p<index>``: labels, one or two containers (requests, perhaps none; an image), perhaps pod-level
-    requests, tolerations, affinity, anti-affinity, spread constraints and perhaps a node selector."""
+    requests, tolerations, affinity, anti-affinity, spread constraints and perhaps a node selector; with
+    ``node_affinity``, perhaps preferred node-affinity terms."""
     labels = {"app": rng.choice(APPS)}
     if rng.random() < 0.6:
         labels["tier"] = rng.choice(("front", "back"))
@@ -149,24 +199,29 @@ def random_pod(rng: random.Random, index: int) -> Pod:
     pod_level = resource_list(cpu=rng.choice((300, 1200)), memory=rng.choice((128, 512)) * MIB) \
         if rng.random() < 0.1 else FrozenMap()
     uid = f"p{index}"
-    return Pod(uid, uid, containers=tuple(containers), labels=FrozenMap(labels), tolerations=tolerations,
-               pod_level_requests=pod_level,
-               pod_affinity=_affinity(rng, 0.15), pod_anti_affinity=_affinity(rng, 0.2),
-               topology_spread_constraints=spread, node_selector=node_selector)
+    pod = Pod(uid, uid, containers=tuple(containers), labels=FrozenMap(labels), tolerations=tolerations,
+              pod_level_requests=pod_level,
+              pod_affinity=_affinity(rng, 0.15), pod_anti_affinity=_affinity(rng, 0.2),
+              topology_spread_constraints=spread, node_selector=node_selector)
+    if not node_affinity:
+        return pod
+    preferred = _preferred_node_affinity(rng)
+    return replace(pod, has_node_affinity=preferred is not None, preferred_node_affinity=preferred)
 
 
 def random_decision_trace(seed: int) -> list[CycleOperation]:
     """The trace of ``seed``: the nodes join, then :data:`PODS_PER_TRACE` pods are created and scheduled one by one
     (each onto a host the spec allows, picked by the seed, or its cycle fails), with deletions and relabelling."""
     rng = random.Random(seed)
+    numbered = seed in NODE_AFFINITY_SEEDS
     trace = CycleTrace(new_cluster())
     step = trace.step
-    nodes = [random_node(rng, i) for i in range(rng.randint(4, 7))]
+    nodes = [random_node(rng, i, numbered) for i in range(rng.randint(4, 7))]
     for node in nodes:
         step(ClusterAddNode(node))
     bound: list[str] = []
     for index in range(PODS_PER_TRACE):
-        pod = random_pod(rng, index)
+        pod = random_pod(rng, index, numbered)
         step(CreatePod(pod))
         decision = cycle_decision(trace.cluster, refreshed_snapshot(trace.cluster), pod)
         if not decision.allowed:
@@ -196,7 +251,12 @@ def decision_scenarios() -> list[Scenario]:
                      f"{PODS_PER_TRACE} pods with preferences of every kind on four to seven differing nodes",
                      random_decision_trace(seed), area="cycle", origin="random", profiles=ALL_PROFILES,
                      behaviours=("decision-random",))
-            for seed in SEEDS]
+            for seed in SEEDS] + [
+        Scenario(f"random.cycle.decision.seed{seed}", f"Random scheduling decisions (seed {seed}): "
+                 f"{PODS_PER_TRACE} pods with preferences of every kind, preferred node affinity among them, on four "
+                 "to seven differing nodes", random_decision_trace(seed), area="cycle", origin="random",
+                 profiles=ALL_PROFILES, behaviours=("decision-random",))
+        for seed in NODE_AFFINITY_SEEDS]
 
 
 # --------------------------------------------------------------------------------------------

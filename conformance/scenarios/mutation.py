@@ -692,6 +692,47 @@ def decision_round_scenarios() -> list[Scenario]:
                "node's memory exactly has that fraction at 1",
                [ClusterAddNode(no_cpu), ClusterAddNode(some_cpu), ClusterAddNode(full), CreatePod(memory_only),
                 SchedulePod("m", "no-cpu"), CreatePod(big), SchedulePod("b", "full")], "score"),
+        *gap_round_scenarios(),
+    ]
+
+
+def gap_round_scenarios() -> list[Scenario]:
+    """The two known gaps of the decision round, closed: a pod whose only request is pod-level memory is Burstable
+    to the kubelet's critical-pod admission (``GetPodQOS``), and InterPodAffinity's PreScore keeps an earlier pair's
+    score when a later existing pod's required term meets a node without its topology key."""
+    mib = 2**20
+    pod_level = Pod("x", "pod-x", pod_level_requests=resource_list(memory=200 * mib))
+    small = Pod("z", "pod-z", containers=(Container("c", resource_list(memory=100 * mib)),))
+    critical = Pod("crit", "pod-crit", containers=(Container("c", resource_list(memory=300 * mib)),),
+                   priority=SYSTEM_CRITICAL_PRIORITY)
+    kubelet: list[CycleOperation] = [ClusterAddNode(Node("k1", resource_list(cpu=2000, memory=1024 * mib, pods=10)))]
+    for p in (pod_level, small, critical):
+        kubelet += [CreatePod(p), *cy.placed(p.uid, "k1")]
+    kubelet += [ClusterUpdateNode(Node("k1", resource_list(cpu=2000, memory=500 * mib, pods=10))),
+                AdmitPod("x"), AdmitPod("z"), AdmitPod("crit")]
+
+    zone = {"zone": "z1"}
+    a = Node("a", resource_list(cpu=4000, memory=4096 * mib, pods=10), labels=FrozenMap({"host": "a", **zone}))
+    b = Node("b", resource_list(cpu=4000, memory=4096 * mib, pods=10), labels=FrozenMap({"host": "b", **zone}))
+    wanted = LabelSelector(FrozenMap({"app": "in"}))
+    prefers = Pod("e1", "pod-e1", labels=FrozenMap({"app": "other"}), pod_affinity=AffinityTerms(preferred_terms=(
+        WeightedPodAffinityTerm(10, PodAffinityTerm(wanted, topology_key="zone")),)))
+    requires = Pod("e2", "pod-e2", labels=FrozenMap({"app": "in"}), pod_affinity=AffinityTerms(required_terms=(
+        PodAffinityTerm(wanted, topology_key="zone"),)))
+    incoming = Pod("p", "pod-p", labels=FrozenMap({"app": "in"}))
+    affinity: list[CycleOperation] = [ClusterAddNode(a), ClusterAddNode(b), CreatePod(prefers), *cy.placed("e1", "a"),
+                                      CreatePod(requires), *cy.placed("e2", "b"),
+                                      ClusterUpdateNode(replace(b, labels=FrozenMap({"host": "b"}))),
+                                      CreatePod(incoming), SchedulePod("p", "a")]
+    return [
+        cy._cy("kubelet.critical_pod_pod_level_memory_is_burstable", "GetPodQOS: a pod whose only request is "
+               "pod-level memory is Burstable, not BestEffort, so the critical pod's victims are chosen among the "
+               "burstable pods by distance, and the smaller request of two that each free enough wins: z, not x "
+               "(as best-effort, x alone would be evicted first)", kubelet, "kubelet", "critical-pod"),
+        cy._cy("score.inter_pod_affinity_required_term_without_topology_key", "InterPodAffinity's PreScore: e1's "
+               "preferred term scores zone z1 for the pod; e2's required term also selects it, but e2's node b lost "
+               "its zone label since e2 was placed, so that term adds nothing, and the pod is still scored "
+               "(processExistingPod, interpodaffinity/scoring.go)", affinity, "affinity"),
     ]
 
 

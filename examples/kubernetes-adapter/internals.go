@@ -23,6 +23,11 @@ package main
 //     bodies of the scheduling queue's two Run loops (queue_area.go plays the loops on the fake clock), and
 //     (*backoffQueue).getBackoffTime(pInfo): a backing-off pod's expiry as the queue computes it. Declared in
 //     queue_area.go (v1.34 to v1.36; v1.37's build has no queue area yet).
+//   - (*Scheduler).findNodesThatFitPod(ctx, fwk, state, pod), prioritizeNodes(ctx, extenders, fwk, state, pod,
+//     nodes), newSortedNodeScores(list) and (*sortedNodeScores).Pop(): what schedulePod calls between
+//     UpdateSnapshot and its result (cycle_schedule.go; declared per release in cycle_release_v1_3x.go: v1.34 links
+//     selectHost instead of the sorted list, v1.37 exports it). schedulePod itself returns only the chosen host,
+//     not the feasible nodes, the Filter statuses or the scores the cycle area observes.
 //
 // Every declared signature is checked against the Go source of the release being built: linkname_test.go
 // type-checks the linked packages and fails if a target is gone or its parameters or results changed (the linker

@@ -121,9 +121,12 @@ func linknames(files []*ast.File) map[string]string {
 }
 
 // sameParameter says whether a declared parameter or result can stand for the target's: the identical type, or
-// unsafe.Pointer for any pointer type (the adapter passes pointers to unexported types that way).
+// unsafe.Pointer for any pointer type (the adapter passes pointers to unexported types that way). A type of the
+// target's own package (*scheduler.Scheduler) is, on the adapter's side, the one from export data and, on the
+// target's, the one type-checked from source: two objects for one type, the same when their package-qualified
+// spelling is.
 func sameParameter(declared, target types.Type) bool {
-	if types.Identical(declared, target) {
+	if types.Identical(declared, target) || types.TypeString(declared, nil) == types.TypeString(target, nil) {
 		return true
 	}
 	if basic, ok := declared.(*types.Basic); ok && basic.Kind() == types.UnsafePointer {

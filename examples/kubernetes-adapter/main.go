@@ -33,8 +33,9 @@ import (
 
 const protocolVersion = "1"
 
-// areas: the queue area is queue_area.go's (queueAreas), not yet enabled for every release.
-var areas = append([]string{"cache", "snapshot", "node_tree", "dispatcher"}, queueAreas...)
+// areas: the queue area is queue_area.go's (queueAreas) and the cycle area cycle_area.go's (cycleAreas), not yet
+// enabled for every release.
+var areas = append(append([]string{"cache", "snapshot", "node_tree", "dispatcher"}, queueAreas...), cycleAreas...)
 
 type request struct {
 	Type            string          `json:"type"`
@@ -63,6 +64,7 @@ type server struct {
 	cache      *cacheArea
 	dispatcher *dispatcherArea
 	queue      *queueArea
+	cycle      *cycleArea
 	// dead says why the instance cannot go on (a fatal step: the process would have exited), or is "".
 	dead string
 }
@@ -72,7 +74,7 @@ func (s *server) handle(r request) response {
 	switch r.Type {
 	case "hello":
 		return response{"type": "hello", "id": id, "protocol_version": protocolVersion,
-			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher, queue)",
+			"implementation": "kubernetes " + kubernetesVersion + " (pkg/scheduler/backend/cache, api_dispatcher, queue; pkg/scheduler)",
 			"language":       "go", "version": kubernetesVersion, "homepage": "https://github.com/kubernetes/kubernetes",
 			"capabilities": map[string]any{"areas": areas, "profiles": []string{profile}}}
 	case "reset":
@@ -82,7 +84,10 @@ func (s *server) handle(r request) response {
 		if s.queue != nil {
 			s.queue.shutdown()
 		}
-		s.cache, s.dispatcher, s.queue, s.dead = nil, nil, nil, ""
+		if s.cycle != nil {
+			s.cycle.shutdown()
+		}
+		s.cache, s.dispatcher, s.queue, s.cycle, s.dead = nil, nil, nil, nil, ""
 		switch r.Area {
 		case "cache", "snapshot", "node_tree":
 			s.cache = newCacheArea(s.logger, time.Duration(r.TTLNs))
@@ -94,6 +99,12 @@ func (s *server) handle(r request) response {
 				return failure(id, fmt.Sprintf("NewPriorityQueue: %v", err))
 			}
 			s.queue = queue
+		case "cycle":
+			cycle, err := newCycleArea(s.logger, time.Duration(r.TTLNs))
+			if err != nil {
+				return failure(id, fmt.Sprintf("scheduler.New: %v", err))
+			}
+			s.cycle = cycle
 		default:
 			return failure(id, fmt.Sprintf("area %q is not supported; supported: %s", r.Area, strings.Join(areas, ", ")))
 		}
@@ -122,7 +133,7 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 	if s.dead != "" {
 		return response{"type": "failure", "message": "the instance is gone: " + s.dead}
 	}
-	if s.cache == nil && s.dispatcher == nil && s.queue == nil {
+	if s.cache == nil && s.dispatcher == nil && s.queue == nil && s.cycle == nil {
 		return response{"type": "failure", "message": "step before reset"}
 	}
 	defer func() {
@@ -156,6 +167,9 @@ func (s *server) step(op string, args json.RawMessage) (result response) {
 	}
 	if s.queue != nil {
 		return s.queueStep(op, args)
+	}
+	if s.cycle != nil {
+		return s.cycle.step(op, args)
 	}
 	err := s.dispatcher.apply(op, args)
 	var guard notEnabled

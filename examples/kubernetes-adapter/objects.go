@@ -74,6 +74,120 @@ type containerJSON struct {
 type affinityTermsJSON struct {
 	Required  int `json:"required"`
 	Preferred int `json:"preferred"`
+	// The terms themselves (the cycle area's pods); without them the counts stand for that many placeholder terms.
+	RequiredTerms  []podAffinityTermJSON      `json:"required_terms"`
+	PreferredTerms []weightedAffinityTermJSON `json:"preferred_terms"`
+}
+
+type selectorRequirementJSON struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values"`
+}
+
+type labelSelectorJSON struct {
+	MatchLabels      map[string]string         `json:"match_labels"`
+	MatchExpressions []selectorRequirementJSON `json:"match_expressions"`
+}
+
+func (s *labelSelectorJSON) toSelector() *metav1.LabelSelector {
+	if s == nil {
+		return nil
+	}
+	selector := &metav1.LabelSelector{MatchLabels: s.MatchLabels}
+	for _, e := range s.MatchExpressions {
+		selector.MatchExpressions = append(selector.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
+		})
+	}
+	return selector
+}
+
+type podAffinityTermJSON struct {
+	LabelSelector     *labelSelectorJSON `json:"label_selector"`
+	Namespaces        []string           `json:"namespaces"`
+	TopologyKey       string             `json:"topology_key"`
+	NamespaceSelector *labelSelectorJSON `json:"namespace_selector"`
+	MatchLabelKeys    []string           `json:"match_label_keys"`
+	MismatchLabelKeys []string           `json:"mismatch_label_keys"`
+}
+
+func (t podAffinityTermJSON) toTerm() v1.PodAffinityTerm {
+	return v1.PodAffinityTerm{
+		LabelSelector: t.LabelSelector.toSelector(), Namespaces: t.Namespaces, TopologyKey: t.TopologyKey,
+		NamespaceSelector: t.NamespaceSelector.toSelector(), MatchLabelKeys: t.MatchLabelKeys,
+		MismatchLabelKeys: t.MismatchLabelKeys,
+	}
+}
+
+type weightedAffinityTermJSON struct {
+	Weight          int32               `json:"weight"`
+	PodAffinityTerm podAffinityTermJSON `json:"pod_affinity_term"`
+}
+
+// required and preferred are the terms of a v1.PodAffinity or v1.PodAntiAffinity: the given ones, or as many
+// placeholder terms as counted (the cache area's vectors, which only count them).
+func (a affinityTermsJSON) required() []v1.PodAffinityTerm {
+	if len(a.RequiredTerms) == 0 {
+		return requiredTerms(a.Required)
+	}
+	var out []v1.PodAffinityTerm
+	for _, t := range a.RequiredTerms {
+		out = append(out, t.toTerm())
+	}
+	return out
+}
+
+func (a affinityTermsJSON) preferred() []v1.WeightedPodAffinityTerm {
+	if len(a.PreferredTerms) == 0 {
+		return weightedTerms(a.Preferred)
+	}
+	var out []v1.WeightedPodAffinityTerm
+	for _, t := range a.PreferredTerms {
+		out = append(out, v1.WeightedPodAffinityTerm{Weight: t.Weight, PodAffinityTerm: t.PodAffinityTerm.toTerm()})
+	}
+	return out
+}
+
+type topologySpreadConstraintJSON struct {
+	MaxSkew            int32              `json:"max_skew"`
+	TopologyKey        string             `json:"topology_key"`
+	WhenUnsatisfiable  *string            `json:"when_unsatisfiable"`
+	LabelSelector      *labelSelectorJSON `json:"label_selector"`
+	MinDomains         *int32             `json:"min_domains"`
+	NodeAffinityPolicy *string            `json:"node_affinity_policy"`
+	NodeTaintsPolicy   *string            `json:"node_taints_policy"`
+	MatchLabelKeys     []string           `json:"match_label_keys"`
+}
+
+func (c topologySpreadConstraintJSON) toConstraint() v1.TopologySpreadConstraint {
+	when := v1.DoNotSchedule
+	if c.WhenUnsatisfiable != nil {
+		when = v1.UnsatisfiableConstraintAction(*c.WhenUnsatisfiable)
+	}
+	out := v1.TopologySpreadConstraint{
+		MaxSkew: c.MaxSkew, TopologyKey: c.TopologyKey, WhenUnsatisfiable: when,
+		LabelSelector: c.LabelSelector.toSelector(), MinDomains: c.MinDomains, MatchLabelKeys: c.MatchLabelKeys,
+	}
+	if c.NodeAffinityPolicy != nil {
+		policy := v1.NodeInclusionPolicy(*c.NodeAffinityPolicy)
+		out.NodeAffinityPolicy = &policy
+	}
+	if c.NodeTaintsPolicy != nil {
+		policy := v1.NodeInclusionPolicy(*c.NodeTaintsPolicy)
+		out.NodeTaintsPolicy = &policy
+	}
+	return out
+}
+
+// namespaceJSON is spec/objects.py's Namespace (the cycle area's cluster_add_namespace).
+type namespaceJSON struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+}
+
+func (n namespaceJSON) toNamespace() *v1.Namespace {
+	return &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}}
 }
 
 type tolerationJSON struct {
@@ -95,15 +209,63 @@ type podJSON struct {
 	PodAffinity      *affinityTermsJSON `json:"pod_affinity"`
 	PodAntiAffinity  *affinityTermsJSON `json:"pod_anti_affinity"`
 	HasNodeAffinity  bool               `json:"has_node_affinity"`
-	NodeSelector     map[string]string  `json:"node_selector"`
-	Tolerations      []tolerationJSON   `json:"tolerations"`
-	PVCClaims        []string           `json:"pvc_claims"`
-	Priority         int32              `json:"priority"`
-	SchedulerName    *string            `json:"scheduler_name"`
+	// PreferredNodeAffinity is nil when absent and points at an empty list for "[]" (a non-nil empty list, which
+	// NodeAffinity's PreScore does not skip).
+	PreferredNodeAffinity *[]preferredSchedulingTermJSON `json:"preferred_node_affinity"`
+	NodeSelector          map[string]string              `json:"node_selector"`
+	Tolerations           []tolerationJSON               `json:"tolerations"`
+	PVCClaims             []string                       `json:"pvc_claims"`
+	Priority              int32                          `json:"priority"`
+	SchedulerName         *string                        `json:"scheduler_name"`
 	// The queue area's pods also carry these.
 	SchedulingGates   []string          `json:"scheduling_gates"`
 	NominatedNodeName string            `json:"nominated_node_name"`
 	Labels            map[string]string `json:"labels"`
+	// The cycle area's pods also carry these.
+	TopologySpreadConstraints []topologySpreadConstraintJSON `json:"topology_spread_constraints"`
+	PreemptionPolicy          *string                        `json:"preemption_policy"`
+}
+
+// preferredSchedulingTermJSON is spec.objects.PreferredSchedulingTerm: a weight and a node selector term.
+type preferredSchedulingTermJSON struct {
+	Weight     int32                `json:"weight"`
+	Preference nodeSelectorTermJSON `json:"preference"`
+}
+
+type nodeSelectorTermJSON struct {
+	MatchExpressions []nodeSelectorRequirementJSON `json:"match_expressions"`
+	MatchFields      []nodeSelectorRequirementJSON `json:"match_fields"`
+}
+
+type nodeSelectorRequirementJSON struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values"`
+}
+
+func nodeSelectorRequirements(rs []nodeSelectorRequirementJSON) []v1.NodeSelectorRequirement {
+	var out []v1.NodeSelectorRequirement
+	for _, r := range rs {
+		out = append(out, v1.NodeSelectorRequirement{
+			Key: r.Key, Operator: v1.NodeSelectorOperator(r.Operator), Values: r.Values,
+		})
+	}
+	return out
+}
+
+// preferredSchedulingTerms keeps nil (absent) apart from a non-nil empty list.
+func preferredSchedulingTerms(terms *[]preferredSchedulingTermJSON) []v1.PreferredSchedulingTerm {
+	if terms == nil {
+		return nil
+	}
+	out := make([]v1.PreferredSchedulingTerm, 0, len(*terms))
+	for _, t := range *terms {
+		out = append(out, v1.PreferredSchedulingTerm{Weight: t.Weight, Preference: v1.NodeSelectorTerm{
+			MatchExpressions: nodeSelectorRequirements(t.Preference.MatchExpressions),
+			MatchFields:      nodeSelectorRequirements(t.Preference.MatchFields),
+		}})
+	}
+	return out
 }
 
 func containers(specs []containerJSON) []v1.Container {
@@ -179,22 +341,24 @@ func (p podJSON) toPod() *v1.Pod {
 	if requests := resourceList(p.PodLevelRequests); requests != nil {
 		pod.Spec.Resources = &v1.ResourceRequirements{Requests: requests}
 	}
-	if p.PodAffinity != nil || p.PodAntiAffinity != nil || p.HasNodeAffinity {
+	if p.PodAffinity != nil || p.PodAntiAffinity != nil || p.HasNodeAffinity || p.PreferredNodeAffinity != nil {
 		affinity := &v1.Affinity{}
 		if p.PodAffinity != nil {
 			affinity.PodAffinity = &v1.PodAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution:  requiredTerms(p.PodAffinity.Required),
-				PreferredDuringSchedulingIgnoredDuringExecution: weightedTerms(p.PodAffinity.Preferred),
+				RequiredDuringSchedulingIgnoredDuringExecution:  p.PodAffinity.required(),
+				PreferredDuringSchedulingIgnoredDuringExecution: p.PodAffinity.preferred(),
 			}
 		}
 		if p.PodAntiAffinity != nil {
 			affinity.PodAntiAffinity = &v1.PodAntiAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution:  requiredTerms(p.PodAntiAffinity.Required),
-				PreferredDuringSchedulingIgnoredDuringExecution: weightedTerms(p.PodAntiAffinity.Preferred),
+				RequiredDuringSchedulingIgnoredDuringExecution:  p.PodAntiAffinity.required(),
+				PreferredDuringSchedulingIgnoredDuringExecution: p.PodAntiAffinity.preferred(),
 			}
 		}
-		if p.HasNodeAffinity {
-			affinity.NodeAffinity = &v1.NodeAffinity{}
+		if p.HasNodeAffinity || p.PreferredNodeAffinity != nil {
+			affinity.NodeAffinity = &v1.NodeAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: preferredSchedulingTerms(p.PreferredNodeAffinity),
+			}
 		}
 		pod.Spec.Affinity = affinity
 	}
@@ -211,6 +375,13 @@ func (p podJSON) toPod() *v1.Pod {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: gate})
 	}
 	pod.Status.NominatedNodeName = p.NominatedNodeName
+	for _, c := range p.TopologySpreadConstraints {
+		pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, c.toConstraint())
+	}
+	if p.PreemptionPolicy != nil {
+		policy := v1.PreemptionPolicy(*p.PreemptionPolicy)
+		pod.Spec.PreemptionPolicy = &policy
+	}
 	for i, claim := range p.PVCClaims {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{
 			Name:         fmt.Sprintf("volume-%d", i),

@@ -116,13 +116,16 @@ class SchedulingQueue:
         pod_max_in_unschedulable_pods_duration: int = backoff.DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
         queueing_hints_enabled: bool = True,
         pop_from_backoff_q: bool = True,
+        activate_moves_from_backoff_q: bool = True,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
     ) -> None:
         """``NewPriorityQueue``. ``queueing_hints`` maps each profile's scheduler name to its hint map; None gives
         every name in ``scheduler_names`` the default plugins' map. Durations are nanoseconds. The two flags are
-        the ``SchedulerQueueingHints`` and ``SchedulerPopFromBackoffQ`` feature gates (both on in v1.35).
+        the ``SchedulerQueueingHints`` and ``SchedulerPopFromBackoffQ`` feature gates (both on in v1.35);
+        ``activate_moves_from_backoff_q`` False is v1.34's ``Activate``, which runs the PreEnqueue plugins on a pod it
+        takes from backoffQ.
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration."""
@@ -139,6 +142,7 @@ class SchedulingQueue:
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.queueing_hints_enabled = queueing_hints_enabled
         self.pop_from_backoff_q = pop_from_backoff_q
+        self.activate_moves_from_backoff_q = activate_moves_from_backoff_q
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -561,7 +565,7 @@ class SchedulingQueue:
         with self._lock:
             for pod in pods:
                 pinfo = self._unschedulable.get(pod.uid)
-                from_backoff = pinfo is None
+                from_backoff = pinfo is None and self.activate_moves_from_backoff_q
                 if pinfo is None:
                     pinfo = self._backoff.delete(pod.uid)
                 if pinfo is not None and self._move_to_active(pinfo, from_backoff=from_backoff):

@@ -13,10 +13,9 @@ PreScore, Score and NormalizeScore are the pure functions of :mod:`spec.cycle.po
 feasible nodes).
 :mod:`spec.cycle.select` runs them over the feasible nodes (``prioritizeNodes``).
 
-What is left out: NodeAffinity's preferred terms (``spec.objects.Pod`` does not model
-``PreferredDuringSchedulingIgnoredDuringExecution``, so its PreScore always skips and the plugin never scores), the
-plugins' arguments other than the defaults (``addedAffinity``, other scoring strategies or resources), DRA-backed
-extended resources, in-place resize (container statuses), and TaintToleration's alpha comparison operators.
+What is left out: the plugins' arguments other than the defaults (``addedAffinity``, other scoring strategies or
+resources), DRA-backed extended resources, in-place resize (container statuses), and TaintToleration's alpha
+comparison operators.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from spec.cache.snapshot import Snapshot
 from spec.cycle import interpodaffinity, podtopologyspread
 from spec.cycle.filters import fits_node_affinity, fits_taint_toleration, tolerates
 from spec.frozenmap import FrozenMap
-from spec.objects import Node, Pod, Taint, Toleration
+from spec.objects import Node, Pod, PreferredSchedulingTerm, Taint, Toleration
 from spec.quantities import CPU, MEMORY, ResourceList
 from spec.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -124,12 +123,18 @@ def least_requested_score(requested: int, capacity: int) -> int:
 
 
 def fit_requests(pod: Pod, profile: VersionProfile) -> tuple[int, int]:
-    """The pod's cpu (millicores) and memory (bytes) as NodeResourcesFit scores them: ``PodRequests`` with the
-    non-missing defaults for every container that requests none (:data:`NON_MISSING_REQUESTS`).
+    """The pod's cpu (millicores) and memory (bytes) as NodeResourcesFit scores them: ``PodRequests`` of the
+    containers with the non-missing defaults for every container that requests none (:data:`NON_MISSING_REQUESTS`),
+    *ignoring pod-level requests* in every release: ``NewFit`` sets ``enablePodLevelResources`` on the plugin (its
+    Filter reads them) but builds its ``resourceAllocationScorer`` (``nodeResourceStrategyTypeMap``) without it, so
+    ``calculatePodResourceRequest`` runs with ``SkipPodLevelResources``. BalancedAllocation's scorer has the flag
+    (:func:`balanced_requests`). Read in v1.34.12 to v1.37.2; found by running the cycle vectors on Kubernetes' own
+    scheduler (v1.35.8). ``profile`` is kept for the signature the scorers share.
 
     Kubernetes: `resourceAllocationScorer.calculatePodResourceRequest` (plugins/noderesources/resource_allocation.go)
+    Kubernetes: `NewFit` (plugins/noderesources/fit.go)
     """
-    requests = pod_requests(pod, pod_level_resources=profile.pod_level_resources, non_missing=NON_MISSING_REQUESTS)
+    requests = pod_requests(pod, pod_level_resources=False, non_missing=NON_MISSING_REQUESTS)
     return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
 
@@ -196,14 +201,31 @@ def balanced_resource_score(requested: tuple[int, ...], allocatable: tuple[int, 
 
 def balanced_allocation_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
     """BalancedAllocation's Score: :func:`balanced_resource_score` of the node's requested (not the non-zero
-    figures) plus the pod's requests, against the node's allocatable.
+    figures) plus the pod's requests, against the node's allocatable; where the release scores the change in
+    balance (v1.36 on), :func:`balance_change_score` of that and the node's balance without the pod.
 
     Kubernetes: `BalancedAllocation.Score` (pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go)
     Kubernetes: `resourceAllocationScorer.score` (pkg/scheduler/framework/plugins/noderesources/resource_allocation.go)
     """
     cpu, memory = balanced_requests(pod, context.profile)
     allocatable = (info.allocatable.milli_cpu, info.allocatable.memory)
-    return balanced_resource_score((info.requested.milli_cpu + cpu, info.requested.memory + memory), allocatable)
+    allocated = (info.requested.milli_cpu, info.requested.memory)
+    with_pod = balanced_resource_score((allocated[0] + cpu, allocated[1] + memory), allocatable)
+    if not context.profile.balanced_allocation_scores_change:
+        return with_pod
+    return balance_change_score(with_pod, balanced_resource_score(allocated, allocatable))
+
+
+def balance_change_score(with_pod: int, without_pod: int) -> int:
+    """v1.36's ``balancedResourceScorer``: ``MaxNodeScore/2 + (MaxNodeScore/2 + with - without)/2`` in Go's integer
+    arithmetic (division truncating toward zero): 75 for a pod that leaves the balance as it was, towards 100 for
+    one that improves it, towards 50 for one that worsens it.
+
+    Kubernetes: `balancedResourceScorer` (pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go,
+    v1.36.5)
+    """
+    inner = MAX_NODE_SCORE // 2 + with_pod - without_pod
+    return MAX_NODE_SCORE // 2 + (abs(inner) // 2) * (1 if inner >= 0 else -1)
 
 
 # ============================================================================================
@@ -303,22 +325,38 @@ def taint_toleration_normalize(pod: Pod, scores: NodeScores, context: ScoreConte
 # ============================================================================================
 
 
+def preferred_scheduling_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None:
+    """The pod's preferred node-affinity terms that can score: None when the pod has none (a nil list), else those
+    with a non-zero weight and a non-empty node selector term (a term of weight 0 or an empty one never scores).
+
+    Kubernetes: `getPodPreferredNodeAffinity` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
+    Kubernetes: `NewPreferredSchedulingTerms` (k8s.io/component-helpers/scheduling/corev1/nodeaffinity)
+    """
+    if pod.preferred_node_affinity is None:
+        return None
+    return tuple(t for t in pod.preferred_node_affinity if t.weight != 0 and not t.preference.is_empty())
+
+
 def node_affinity_skips(pod: Pod, context: ScoreContext) -> bool:
-    """NodeAffinity's PreScore skips a pod without preferred node-affinity terms (and no ``addedAffinity`` in the
-    plugin's arguments, none by default). The spec does not model preferred terms, so it always skips.
+    """NodeAffinity's PreScore skips a pod whose preferred node-affinity list is nil (and no ``addedAffinity`` is in
+    the plugin's arguments, none by default). A non-nil list, even empty or of terms that cannot score, does not
+    skip: every node then scores 0.
 
     Kubernetes: `NodeAffinity.PreScore` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
     """
-    return True
+    return preferred_scheduling_terms(pod) is None
 
 
 def node_affinity_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
-    """NodeAffinity's Score: the sum of the weights of the pod's preferred terms the node matches; none are
-    modelled, so 0 (never called: :func:`node_affinity_skips`).
+    """NodeAffinity's Score: the sum of the weights of the pod's preferred terms the node matches.
 
     Kubernetes: `NodeAffinity.Score` (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go)
+    Kubernetes: `PreferredSchedulingTerms.Score` (k8s.io/component-helpers/scheduling/corev1/nodeaffinity)
     """
-    return 0
+    node = info.node
+    assert node is not None, "a feasible node has its Node object"
+    terms = preferred_scheduling_terms(pod) or ()
+    return sum(t.weight for t in terms if t.preference.matches(node))
 
 
 def node_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
@@ -427,6 +465,39 @@ NODE_RESOURCES_BALANCED_ALLOCATION: Final = ScorePlugin("NodeResourcesBalancedAl
                                                         balanced_allocation_score, None, balanced_allocation_skips)
 IMAGE_LOCALITY: Final = ScorePlugin("ImageLocality", 1, image_locality_score)
 
+
+def dynamic_resources_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """DynamicResources' Score: 0 for a pod without resource claims (the spec models none), on every node.
+
+    Kubernetes: `DynamicResources.Score` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
+    """
+    return 0
+
+
+def dynamic_resources_normalize(pod: Pod, scores: NodeScores, context: ScoreContext) -> tuple[int, ...]:
+    """DynamicResources' NormalizeScore: ``DefaultNormalizeScore`` (not reversed).
+
+    Kubernetes: `DynamicResources.NormalizeScore` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
+    """
+    return default_normalize_score(MAX_NODE_SCORE, False, tuple(s for _, s in scores))
+
+
+DYNAMIC_RESOURCES: Final = ScorePlugin("DynamicResources", 2, dynamic_resources_score, dynamic_resources_normalize)
+
+
+def volume_binding_score(pod: Pod, info: NodeInfo, context: ScoreContext) -> int:
+    """VolumeBinding's Score where its PreScore does not skip (v1.37): 0 for a pod without volumes (the spec models
+    none: ``podVolumesByNode`` holds no claims to score).
+
+    Kubernetes: `VolumeBinding.Score` (pkg/scheduler/framework/plugins/volumebinding/volume_binding.go)
+    """
+    return 0
+
+
+VOLUME_BINDING: Final = ScorePlugin("VolumeBinding", 1, volume_binding_score, dynamic_resources_normalize)
+"""VolumeBinding as a Score plugin (weight 1: the default profile gives it none, and a Score plugin's weight defaults
+to 1); its NormalizeScore is ``DefaultNormalizeScore`` too (all 0 stays 0)."""
+
 DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     TAINT_TOLERATION,
     NODE_AFFINITY,
@@ -436,6 +507,25 @@ DEFAULT_SCORE_PLUGINS: Final[tuple[ScorePlugin, ...]] = (
     NODE_RESOURCES_BALANCED_ALLOCATION,
     IMAGE_LOCALITY,
 )
-"""The Score plugins of the default profile that the spec models, in the profile's order (``getDefaultPlugins``,
-pkg/scheduler/apis/config/v1/default_plugins.go, v1.35). The order fixes only the order of a node's plugin scores;
-the total is their sum."""
+"""The Score plugins of the default profile that the spec models in every release, in the profile's order
+(``getDefaultPlugins``, pkg/scheduler/apis/config/v1/default_plugins.go, v1.35). The order fixes only the order of a
+node's plugin scores; the total is their sum. :func:`score_plugins` adds DynamicResources where the release scores
+with it."""
+
+
+def score_plugins(profile: VersionProfile) -> tuple[ScorePlugin, ...]:
+    """The default profile's Score plugins in ``profile``'s release: :data:`DEFAULT_SCORE_PLUGINS`, with
+    DynamicResources after InterPodAffinity (``applyDynamicResources`` inserts it before DefaultPreemption) where
+    :attr:`~spec.versions.VersionProfile.dynamic_resources_scores` holds (v1.35 on), and VolumeBinding after
+    NodeResourcesFit where :attr:`~spec.versions.VersionProfile.volume_binding_scores` holds (v1.37).
+
+    Kubernetes: `getDefaultPlugins` and `applyDynamicResources` (pkg/scheduler/apis/config/v1/default_plugins.go)
+    """
+    plugins = DEFAULT_SCORE_PLUGINS
+    if profile.volume_binding_scores:  # VolumeBinding comes after NodeResourcesFit in the profile
+        at = plugins.index(NODE_RESOURCES_FIT) + 1
+        plugins = (*plugins[:at], VOLUME_BINDING, *plugins[at:])
+    if profile.dynamic_resources_scores:
+        at = plugins.index(INTER_POD_AFFINITY) + 1
+        plugins = (*plugins[:at], DYNAMIC_RESOURCES, *plugins[at:])
+    return plugins

@@ -43,6 +43,7 @@ from spec.cycle.scores import (
     MIN_NODE_SCORE,
     ScoreContext,
     ScorePlugin,
+    score_plugins,
 )
 from spec.objects import Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -212,11 +213,12 @@ class Decision:
 
 def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DEFAULT_PROFILE, *, start: int = 0,
                       to_find: int | None = None,
-                      plugins: tuple[ScorePlugin, ...] = DEFAULT_SCORE_PLUGINS,
+                      plugins: tuple[ScorePlugin, ...] | None = None,
                       namespaces: Namespaces = NO_NAMESPACES) -> Decision:
     """``schedulePod`` on a refreshed ``snapshot``: the search from ``start`` (stopping after ``to_find`` feasible
     nodes, default :func:`num_feasible_nodes_to_find`), then the failure, the single node, or the scores and the
-    nodes with the highest total. InterPodAffinity's namespace lister lists ``namespaces`` (the cluster's). Fails
+    nodes with the highest total, scored by ``plugins`` (default: the release's, :func:`score_plugins`).
+    InterPodAffinity's namespace lister lists ``namespaces`` (the cluster's). Fails
     with ``ValueError`` on a start outside the node list.
 
     Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
@@ -234,6 +236,7 @@ def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DE
     if len(feasible) == 1:
         return Decision(feasible, (), feasible, "", search.rejected, search.next_start)
     infos: tuple[NodeInfo, ...] = tuple(snapshot.node_info_map[name] for name in feasible)
-    scores = prioritize_nodes(pod, ScoreContext(snapshot, infos, profile, namespaces), plugins)
+    scores = prioritize_nodes(pod, ScoreContext(snapshot, infos, profile, namespaces),
+                              score_plugins(profile) if plugins is None else plugins)
     return Decision(tuple(sorted(feasible)), scores, tuple(sorted(allowed_hosts(scores))), "", search.rejected,
                     search.next_start)

@@ -331,6 +331,7 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         unschedulable_flush_period=op.unschedulable_flush_period,
         now=current.now,
         pre_enqueue_plugins=op.pre_enqueue_plugins,
+        activate_moves_from_backoff_q=current.config.activate_moves_from_backoff_q,
     )
 
 

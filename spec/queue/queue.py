@@ -274,9 +274,10 @@ def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedP
 def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue, QueuedPod | None]:
     """``Pop``: take heads (:func:`pop_head`) until one is not discarded, and return it; the first head
     taken is ``uid`` (None: the only candidate), every later one must be the only candidate. Returns
-    None when nothing is left to take and the queue is closed, or once a discard emptied the queue
-    (Kubernetes' ``Pop`` would then block). Fails with :class:`QueueNotEnabled` when ``Pop`` would
-    block from the start, or when a choice among pods that compare equal is not named.
+    None when nothing is left to take and the queue is closed. Fails with :class:`QueueNotEnabled` when ``Pop``
+    would block: from the start, or once a discarded in-flight duplicate emptied an open queue (Kubernetes' ``pop``
+    then waits on its condition variable until a pod is added); and when a choice among pods that compare equal is
+    not named.
 
     Kubernetes: `PriorityQueue.Pop` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -284,8 +285,10 @@ def pop(queue: SchedulingQueue, uid: str | None = None) -> tuple[SchedulingQueue
     while True:
         candidates = pop_candidates(queue)
         if not candidates:
-            if queue.closed or discarded:
+            if queue.closed:
                 return queue, None
+            if discarded:
+                raise QueueNotEnabled("Pop discarded an in-flight duplicate and would block until a pod is added")
             raise QueueNotEnabled("nothing to pop: Pop would block until a pod is added")
         if uid is None:
             if len(candidates) > 1:
@@ -396,7 +399,9 @@ def move_all_to_active_or_backoff_queue(
 
 
 def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Move ``pod`` from unschedulablePods or backoffQ to activeQ. A pod that does not reach activeQ
+    """Move ``pod`` from unschedulablePods or backoffQ to activeQ (from backoffQ without the PreEnqueue plugins
+    where the release passes ``movesFromBackoffQ``: :attr:`QueueConfig.activate_moves_from_backoff_q`, v1.35 on).
+    A pod that does not reach activeQ
     (in neither, or kept in unschedulablePods by a PreEnqueue plugin) gets ``ForceActivate`` recorded
     if it is in flight, and ``moveRequestCycle`` becomes the current cycle, so it is retried when it
     comes back; an unknown pod is otherwise ignored.
@@ -416,7 +421,7 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
         if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
             backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
             queue = replace(queue, backoff_q=backoff, error_backoff_q=errors)
-            queue = _move_to_active_q(queue, pinfo, from_backoff=True)
+            queue = _move_to_active_q(queue, pinfo, from_backoff=queue.config.activate_moves_from_backoff_q)
             if uid in queue.active_q:
                 return queue
     if uid in queue.in_flight_pods:
@@ -606,11 +611,15 @@ def run_for(queue: SchedulingQueue, elapsed: Duration) -> SchedulingQueue:
 
 def close(queue: SchedulingQueue) -> SchedulingQueue:
     """Close the queue: every in-flight pod is done (the in-flight list empties), and a ``Pop`` that
-    finds nothing to pop returns None instead of blocking.
+    finds nothing to pop returns None instead of blocking. Fails with :class:`QueueNotEnabled` on a closed queue:
+    Kubernetes' ``Close`` closes its stop channel again and panics ("close of closed channel"), so no scheduler
+    closes twice.
 
     Kubernetes: `PriorityQueue.Close` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `activeQueue.close` (pkg/scheduler/backend/queue/active_queue.go)
     """
+    if queue.closed:
+        raise QueueNotEnabled("the queue is already closed: a second Close panics (close of closed channel)")
     for uid in sorted(queue.in_flight_pods):
         queue = done(queue, uid)
     return replace(queue, closed=True)

@@ -121,6 +121,9 @@ class QueueConfig:
     """The SchedulerQueueingHints gate."""
     pop_from_backoff_q: bool = True
     """The SchedulerPopFromBackoffQ gate."""
+    activate_moves_from_backoff_q: bool = True
+    """``Activate`` skips the PreEnqueue plugins for a pod it takes from backoffQ (with ``pop_from_backoff_q``): the
+    release's :attr:`spec.versions.VersionProfile.activate_moves_from_backoff_q`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -206,9 +209,10 @@ def new_scheduling_queue(
     unschedulable_flush_period: Duration = UNSCHEDULABLE_FLUSH_PERIOD,
     now: Timestamp = 0,
     pre_enqueue_plugins: tuple[str, ...] = (),
+    activate_moves_from_backoff_q: bool | None = None,
 ) -> SchedulingQueue:
-    """An empty queue. The gates default to ``profile``'s; ``hints`` to the default plugins' map
-    for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
+    """An empty queue. The gates (and ``activate_moves_from_backoff_q``) default to ``profile``'s; ``hints`` to the
+    default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
     PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' hint joins the default map). Fails with
     ``ValueError`` on a negative duration or time, a flush period that is not positive, or an unknown PreEnqueue
@@ -240,6 +244,8 @@ def new_scheduling_queue(
         scheduler_names=scheduler_names,
         unschedulable_flush_period=unschedulable_flush_period,
         pre_enqueue_plugins=pre_enqueue_plugins,
+        activate_moves_from_backoff_q=(profile.activate_moves_from_backoff_q if activate_moves_from_backoff_q is None
+                                       else activate_moves_from_backoff_q),
     )
     return SchedulingQueue(config, now=now)
 

@@ -2,13 +2,13 @@
 protocol.
 
 Where ``go`` is installed, the default release's adapter (releases.txt's first line) is built (the k8s.io modules
-come from the Go module cache, or the module proxy) and run on a few vectors covering every path of the protocol:
-TTL expiry through the linked cleanup, the node tree, the snapshot, a klog.FlushAndExit and a nil dereference
-answered as ``fatal``, the call queue popped and finished step by step, and the scheduling queue's fake clock and
-flushes. Each release then runs every vector, as ``make conform-kubernetes`` does, and its result table in
-docs/conformance.md must be its own: the default release always, the others when Go's build cache is warm for them
-(a cold build takes minutes; ``make conform-kubernetes`` warms it). The releases file and the expected-failures
-files are checked without Go.
+come from the Go module cache, or the module proxy) and run on a few vectors covering every path of the protocol: TTL
+expiry through the linked cleanup, the node tree, the snapshot, a klog.FlushAndExit and a nil dereference answered as
+``fatal``, the call queue popped and finished step by step, and the scheduling queue's fake clock and flushes, and
+the scheduler's own cycle (scheduler.New, the linked search and scoring) with the kubelet's admission. Each release
+then runs every vector, as ``make conform-kubernetes`` does, and its result table in docs/conformance.md must be its
+own: the default release always, the others when Go's build cache is warm for them (a cold build takes minutes;
+``make conform-kubernetes`` warms it). The releases file and the expected-failures files are checked without Go.
 """
 
 from __future__ import annotations
@@ -41,6 +41,11 @@ SAMPLE = (
     "dispatcher.execution_error_reaches_caller",     # sendOnFinish with the execution's error
     "queue.k8s.backoff_flow.pop_from_backoff_true",  # PriorityQueue: the fake clock, the linked backoff flush
     "queue.leftover.run_loop",                       # queue_run_for: Run's two loops' flushes at their instants
+    "cycle.happy_path",                              # scheduler.New, findNodesThatFitPod, assume, bind, confirm
+    "cycle.filter.memory",                           # the Filter statuses and FitError.Error()
+    "cycle.ported.required_affinity_single_node.affinity_with_namespace_selector",  # the namespace informer's lister
+    "cycle.restart.orphan_landed_while_down",        # crash and restart: a new scheduler.New over the same objects
+    "cycle.kubelet.critical_pod_evicts_the_later_of_equals",  # the kubelet's admission, critical-pod preemption
 )
 
 needs_go = pytest.mark.skipif(
@@ -84,7 +89,7 @@ def test_the_adapter_reports_what_kubernetes_does_not_what_a_vector_expects(
     session = SubprocessSession(adapter, timeout=30)
     try:
         hello = session.request(hello_request(1))
-        assert hello["capabilities"] == {"areas": ["cache", "snapshot", "node_tree", "dispatcher", "queue"],
+        assert hello["capabilities"] == {"areas": ["cache", "snapshot", "node_tree", "dispatcher", "queue", "cycle"],
                                          "profiles": ["v1.35"]}
         assert BUILDS["v1.35"][0] in hello["implementation"]
         refused = session.request({"type": "reset", "id": 2, "vector": vector.id, "area": "cache",

@@ -256,10 +256,12 @@ def test_score_plugins_as_kubernetes_tests_them() -> None:
     is what the Go test expects."""
     from conformance.ported import ported
     from conformance.ported.common import GO_SCORES
-    from spec.cycle.scores import DEFAULT_SCORE_PLUGINS
+    from spec.cycle.scores import DYNAMIC_RESOURCES, score_plugins
+    from spec.versions import DEFAULT_PROFILE
 
     ported()
-    weights = {p.name: p.weight for p in DEFAULT_SCORE_PLUGINS}
+    weights = {p.name: p.weight for p in score_plugins(DEFAULT_PROFILE)}
+    assert DYNAMIC_RESOURCES in score_plugins(DEFAULT_PROFILE)
     assert GO_SCORES
     for vector_id, (plugin, expected) in GO_SCORES.items():
         decision = observations(vector_id)[-1]["decision"]
@@ -272,12 +274,31 @@ def test_score_plugins_as_kubernetes_tests_them() -> None:
 
 
 def test_score_cases_that_are_not_vectors_say_why() -> None:
-    """A scoring_test.go case of InterPodAffinity or PodTopologySpread is a cycle vector unless its module's
-    ``NOT_VECTORS`` names it with the reason; none is dropped silently."""
-    from conformance.ported import interpodaffinity_scoring, podtopologyspread_scoring
+    """A scoring_test.go case of InterPodAffinity or PodTopologySpread, or a TestNodeAffinityPriority case, is a
+    cycle vector unless its module's ``NOT_VECTORS`` names it with the reason; none is dropped silently."""
+    from conformance.ported import interpodaffinity_scoring, node_affinity, podtopologyspread_scoring
     from conformance.ported.score_cases import scenario
 
-    for module in (interpodaffinity_scoring, podtopologyspread_scoring):
+    for module in (interpodaffinity_scoring, podtopologyspread_scoring, node_affinity):
         dropped = {c.name for c in module.cases() if scenario(c, module.FILE) is None}
         assert dropped == set(module.NOT_VECTORS), module.__name__
         assert len(module.scenarios()) == len(module.cases()) - len(dropped)
+
+
+def test_node_affinity_priority_is_ported_whole() -> None:
+    """Every TestNodeAffinityPriority case is a score case or is named in ``NOT_PORTED`` with the reason."""
+    from conformance.ported import node_affinity
+
+    names = [c.name for c in node_affinity.cases()]
+    assert len(set(names)) == len(names) and set(names).isdisjoint(node_affinity.NOT_PORTED)
+    assert len(names) + len(node_affinity.NOT_PORTED) == node_affinity.GO_CASES
+
+
+def test_filter_cases_that_are_not_vectors_say_why() -> None:
+    """A ported filtering_test.go case of InterPodAffinity is a cycle vector unless ``NOT_VECTORS`` names it."""
+    from conformance.ported import interpodaffinity_filtering as module
+    from conformance.ported.filter_cases import scenario
+
+    dropped = {c.name for c in module.cases() if scenario(c, module.FILE) is None}
+    assert dropped == set(module.NOT_VECTORS)
+    assert len(module.scenarios()) == len(module.cases()) - len(dropped)

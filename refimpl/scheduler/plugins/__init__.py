@@ -21,6 +21,7 @@ from refimpl.cache.clock import Clock
 from refimpl.scheduler.framework import CycleState, FilterPlugin, Framework, Handle, Plugin
 from refimpl.scheduler.plugins.default_binder import DefaultBinder
 from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
+from refimpl.scheduler.plugins.dynamic_resources import DynamicResources
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.plugins.image_locality import ImageLocality
 from refimpl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
@@ -33,20 +34,35 @@ from refimpl.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from refimpl.scheduler.plugins.pod_topology_spread import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpread
 from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
 from refimpl.scheduler.plugins.taint_toleration import TaintToleration
+from refimpl.scheduler.plugins.volume_binding import VolumeBinding
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 DEFAULT_SCORE_WEIGHTS: Final = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
-                                 "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
-"""The default profile's Score weights (``getDefaultPlugins``), as :data:`spec.cycle.scores.DEFAULT_SCORE_PLUGINS`
-gives them (tests/refimpl/scheduler/test_plugins.py compares the two)."""
+                                 "InterPodAffinity": 2, "DynamicResources": 2, "NodeResourcesBalancedAllocation": 1,
+                                 "ImageLocality": 1}
+"""The default profile's Score weights (``getDefaultPlugins``, ``applyDynamicResources``), as
+:func:`spec.cycle.scores.score_plugins` gives them for v1.35 (tests/spec/cycle/test_select.py compares the two)."""
+
+
+def score_weights(profile: VersionProfile) -> dict[str, int]:
+    """:data:`DEFAULT_SCORE_WEIGHTS` of the plugins that score in ``profile``'s release (DynamicResources: v1.35 on)."""
+    weights = {name: weight for name, weight in DEFAULT_SCORE_WEIGHTS.items()
+               if name != "DynamicResources" or profile.dynamic_resources_scores}
+    if profile.volume_binding_scores:
+        weights["VolumeBinding"] = 1  # no weight in the profile: a Score plugin's defaults to 1
+    return weights
 
 
 def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
                     taint_reason_names_the_taint: bool = False,
-                    spread_defaulting: str = SYSTEM_DEFAULTING) -> list[Plugin]:
+                    spread_defaulting: str = SYSTEM_DEFAULTING, dynamic_resources: bool = True,
+                    balanced_allocation_scores_change: bool = False, volume_binding: bool = False) -> list[Plugin]:
     """The default plugins, in the default profile's order (the flags: the release's, :mod:`spec.versions`;
-    ``spread_defaulting``: PodTopologySpread's ``defaultingType``, System in the default profile)."""
+    ``spread_defaulting``: PodTopologySpread's ``defaultingType``, System in the default profile;
+    ``dynamic_resources``: DynamicResources scores, v1.35 on; ``volume_binding``: VolumeBinding scores, v1.37)."""
+    scoring_dra: list[Plugin] = [DynamicResources()] if dynamic_resources else []
+    scoring_volumes: list[Plugin] = [VolumeBinding()] if volume_binding else []
     return [
         NodeUnschedulable(),
         NodeName(),
@@ -54,9 +70,11 @@ def default_plugins(handle: Handle, *, pod_level_resources: bool = True,
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(pod_level_resources),
+        *scoring_volumes,
         PodTopologySpread(handle, spread_defaulting),
         InterPodAffinity(handle),
-        NodeResourcesBalancedAllocation(pod_level_resources),
+        *scoring_dra,
+        NodeResourcesBalancedAllocation(pod_level_resources, balanced_allocation_scores_change),
         ImageLocality(handle),
         DefaultBinder(handle),
     ]
@@ -95,12 +113,16 @@ def new_default_framework(
     handle = handle if handle is not None else Handle(clock=clock)
     plugins = [*extra_plugins, *default_plugins(handle, pod_level_resources=profile.pod_level_resources,
                                                 taint_reason_names_the_taint=profile.taint_reason_names_the_taint,
-                                                spread_defaulting=spread_defaulting)]
+                                                spread_defaulting=spread_defaulting,
+                                                dynamic_resources=profile.dynamic_resources_scores,
+                                                balanced_allocation_scores_change=(
+                                                    profile.balanced_allocation_scores_change),
+                                                volume_binding=profile.volume_binding_scores)]
     if preemption:
         plugins.append(DefaultPreemption(handle))
     return Framework(
         plugins,
-        score_weights=DEFAULT_SCORE_WEIGHTS,
+        score_weights=score_weights(profile),
         scheduler_name=scheduler_name,
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
         clock=clock,
@@ -126,6 +148,7 @@ __all__ = [
     "SYSTEM_DEFAULTING",
     "DefaultBinder",
     "DefaultPreemption",
+    "DynamicResources",
     "FaultInjector",
     "FaultPoint",
     "ImageLocality",
@@ -139,6 +162,7 @@ __all__ = [
     "PodTopologySpread",
     "SchedulingGates",
     "TaintToleration",
+    "VolumeBinding",
     "default_filter_plugins",
     "default_plugins",
     "default_pre_enqueue_plugins",

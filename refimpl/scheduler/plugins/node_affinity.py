@@ -1,8 +1,10 @@
-"""NodeAffinity, as far as :class:`spec.objects.Pod` models it: the node selector (plugins/nodeaffinity, v1.35).
+"""NodeAffinity, as far as :class:`spec.objects.Pod` models it: the node selector and the preferred terms
+(plugins/nodeaffinity, v1.35).
 
-``spec.objects.Pod`` records only *whether* ``Spec.Affinity.NodeAffinity`` is set, not its terms, so required and
-preferred node-affinity terms are not modelled: Filter checks ``Spec.NodeSelector``; PreScore skips (no preferred
-terms), so this plugin never scores. PreFilter skips when the pod has no node selector, which then skips Filter.
+``spec.objects.Pod`` does not model required node-affinity terms: Filter checks ``Spec.NodeSelector``, and
+PreFilter skips when the pod has none, which then skips Filter. PreScore parses the preferred terms
+(``PreferredDuringSchedulingIgnoredDuringExecution``) and skips when the pod's list is nil; Score sums the weights of
+the terms a node matches; NormalizeScore is ``DefaultNormalizeScore(MaxNodeScore, reverse=false)``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Final
 
 from refimpl.cache import NodeInfo
 from refimpl.scheduler.framework import (
+    MAX_NODE_SCORE,
     CycleState,
     FilterPlugin,
     NodeScore,
@@ -28,7 +31,8 @@ from refimpl.scheduler.framework import (
 )
 from refimpl.scheduler.framework.node_slice import NO_NODE, columns_of, flagged, gather
 from refimpl.scheduler.framework.status import Code
-from spec.objects import Pod
+from refimpl.scheduler.plugins.taint_toleration import default_normalize_score, default_normalized_values
+from spec.objects import Node, NodeSelectorTerm, Pod
 
 NAME: Final = "NodeAffinity"
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -36,13 +40,43 @@ ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
 SIGNATURE_KEY_AFFINITY: Final = "v1.Pod.Spec.Affinity.NodeAffinity"
 SIGNATURE_KEY_SELECTOR: Final = "v1.Pod.Spec.Affinity.NodeSelector"
 _SKIP: Final = Status(Code.SKIP)
+_PRE_SCORE_KEY: Final = "PreScore" + NAME
+
+WeightedTerms = list[tuple[int, NodeSelectorTerm]]
+"""``PreferredSchedulingTerms``: the parsed terms, each with its weight."""
+
+
+def preferred_terms(pod: Pod) -> WeightedTerms | None:
+    """``getPodPreferredNodeAffinity``: None for a nil list, else ``NewPreferredSchedulingTerms`` of it (terms of
+    weight 0 and empty terms dropped; parse errors cannot occur, :class:`spec.objects.NodeSelectorTerm` rejects
+    them at construction)."""
+    terms = pod.preferred_node_affinity
+    if terms is None:
+        return None
+    return [(t.weight, t.preference) for t in terms
+            if t.weight != 0 and (t.preference.match_expressions or t.preference.match_fields)]
+
+
+def score_terms(terms: WeightedTerms, node: Node) -> int:
+    """``PreferredSchedulingTerms.Score``: the summed weights of the terms ``node`` matches."""
+    labels = node.labels
+    name = node.name
+    total = 0
+    for weight, term in terms:
+        if not all(r.matches(labels) for r in term.match_expressions):
+            continue
+        if name and term.match_fields and not all(r.matches_field({"metadata.name": name}) for r in term.match_fields):
+            continue
+        total += weight
+    return total
 
 
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
-    """``NodeAffinity`` (node selector only)."""
+    """``NodeAffinity`` (node selector and preferred terms)."""
 
     name = NAME
     filters_any_node = True
+    has_normalize = True
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -96,16 +130,36 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
         return rejected
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
-        """``PreScore``: Skip: no preferred scheduling terms are modelled."""
-        return _SKIP
+        """``PreScore``: Skip for a pod whose preferred terms are nil, else the parsed terms for Score."""
+        terms = preferred_terms(pod)
+        if terms is None:
+            return _SKIP
+        state.write(_PRE_SCORE_KEY, terms)
+        return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        """``Score``: the sum of matching preferred terms' weights; none are modelled."""
-        return 0, None
+        """``Score``: the sum of the weights of the preferred terms the node matches (the terms parsed here when
+        PreScore did not run)."""
+        node = node_info.node
+        if node is None:
+            return 0, Status(Code.ERROR, "node not found")
+        terms = state.get(_PRE_SCORE_KEY)
+        if not isinstance(terms, list):
+            terms = preferred_terms(pod) or []
+        return score_terms(terms, node), None
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=false)``."""
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_values(
+        self, state: CycleState, pod: Pod, names: Sequence[str], values: list[int]
+    ) -> tuple[list[int], Status | None]:
+        """:meth:`normalize_score` over the integers."""
+        return default_normalized_values(MAX_NODE_SCORE, False, values), None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         selector = json.dumps(sorted(pod.node_selector.items()))
-        return [(SIGNATURE_KEY_AFFINITY, json.dumps(pod.has_node_affinity)), (SIGNATURE_KEY_SELECTOR, selector)], None
+        affinity = json.dumps([pod.has_node_affinity, repr(pod.preferred_node_affinity)])
+        return [(SIGNATURE_KEY_AFFINITY, affinity), (SIGNATURE_KEY_SELECTOR, selector)], None

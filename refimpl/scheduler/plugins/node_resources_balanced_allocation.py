@@ -52,8 +52,9 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
 
     name = NAME
 
-    def __init__(self, pod_level_resources: bool = True) -> None:
+    def __init__(self, pod_level_resources: bool = True, scores_change: bool = False) -> None:
         self.pod_level_resources = pod_level_resources
+        self.scores_change = scores_change  # v1.36's balancedResourceScorer: the change in balance the pod brings
         self._signer = NodeResourcesFit(pod_level_resources)
 
     def pod_requests(self, pod: Pod) -> tuple[int, int]:
@@ -71,17 +72,22 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """``Score``: :func:`balanced_resource_score` of the node's Requested plus the pod's requests against its
-        Allocatable. Without PreScore's state, a best-effort pod scores 0."""
+        Allocatable; with ``scores_change`` (v1.36 on) ``50 + (50 + with - without)/2`` of that and the node's
+        balance without the pod. Without PreScore's state, a best-effort pod scores 0."""
         requests = state.get(_PRE_SCORE_KEY)
         if not isinstance(requests, tuple):
             requests = self.pod_requests(pod)
             if requests == (0, 0):
                 return 0, None
         cpu, memory = requests
-        allocatable = node_info.allocatable
+        allocatable = (node_info.allocatable.milli_cpu, node_info.allocatable.memory)
         requested = node_info.requested
-        return balanced_resource_score((requested.milli_cpu + cpu, requested.memory + memory),
-                                       (allocatable.milli_cpu, allocatable.memory)), None
+        with_pod = balanced_resource_score((requested.milli_cpu + cpu, requested.memory + memory), allocatable)
+        if not self.scores_change:
+            return with_pod, None
+        without_pod = balanced_resource_score((requested.milli_cpu, requested.memory), allocatable)
+        inner = MAX_NODE_SCORE // 2 + with_pod - without_pod  # Go's integer division truncates toward zero
+        return MAX_NODE_SCORE // 2 + (inner // 2 if inner >= 0 else -(-inner // 2)), None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         """``SignPod``: the pod's resource requests, the same fragment as NodeResourcesFit's."""

@@ -272,9 +272,10 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     def score_requests(self, pod: Pod) -> tuple[int, int]:
         """The pod's cpu and memory as LeastAllocated scores them: ``PodRequests`` with 100m cpu and 200Mi memory for
         every container that requests none (``calculatePodResourceRequest``, ``useRequested`` false). Unlike the
-        non-zero figures of ``PodInfo.CalculateResource``, the defaults apply per container even beside pod-level
-        requests."""
-        requests = pod_requests(pod, pod_level_resources=self.pod_level_resources, non_missing=NON_ZERO_DEFAULTS)
+        non-zero figures of ``PodInfo.CalculateResource``, the defaults apply per container; pod-level requests are
+        ignored, as ``NewFit`` builds its ``resourceAllocationScorer`` without ``enablePodLevelResources`` (the
+        Filter reads them: :func:`spec.cycle.scores.fit_requests`)."""
+        requests = pod_requests(pod, pod_level_resources=False, non_missing=NON_ZERO_DEFAULTS)
         return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -236,9 +236,14 @@ def test_taint_toleration_filter_rejects_the_first_untolerated_hard_taint() -> N
 
 
 def test_each_release_gives_its_own_taint_reason() -> None:
-    """The v1.34 profile's framework names the taint; the v1.35 one does not (spec.versions)."""
+    """A profile that names the taint (v1.34.0's) gets a framework that names it; v1.34.12 and v1.35 do not
+    (spec.versions)."""
+    from dataclasses import replace
+
     n = node(taints=(Taint("dedicated", "user2", "NoSchedule"),))
-    for profile, reason in ((V1_34, "node(s) had untolerated taint {dedicated: user2}"),
+    for profile, reason in ((replace(V1_34, taint_reason_names_the_taint=True),
+                             "node(s) had untolerated taint {dedicated: user2}"),
+                            (V1_34, "node(s) had untolerated taint(s)"),
                             (V1_35, "node(s) had untolerated taint(s)")):
         fwk = new_default_framework(profile=profile)
         status = fwk.run_filter_plugins(CycleState(), pod("p"), node_info(n))

@@ -12,21 +12,23 @@ from __future__ import annotations
 import pytest
 
 from conformance.ported import interpodaffinity_scoring as ported_ipa
+from conformance.ported import node_affinity as ported_na
 from conformance.ported import podtopologyspread_scoring as ported_pts
 from conformance.ported.score_cases import ScoreCase
 from refimpl.cache import Cache
 from refimpl.scheduler.framework import CycleState, Handle, NodeScore
-from refimpl.scheduler.plugins import InterPodAffinity, PodTopologySpread
+from refimpl.scheduler.plugins import InterPodAffinity, NodeAffinity, PodTopologySpread
 from refimpl.scheduler.plugins.pod_topology_spread import LIST_DEFAULTING, SYSTEM_DEFAULTING
 from spec.cache import cache as spec_cache
 from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, update_snapshot
-from spec.cycle import interpodaffinity, podtopologyspread
+from spec.cycle import interpodaffinity, podtopologyspread, scores
 from spec.cycle.filters import fits_node_affinity, fits_taint_toleration
 from spec.objects import LabelSelector, Pod
 from spec.versions import DEFAULT_PROFILE
 
 IPA_CASES = ported_ipa.cases()
 PTS_CASES = ported_pts.cases()
+NA_CASES = [c for c in ported_na.cases() if c.added_affinity is None]
 
 
 def spec_snapshot(case: ScoreCase) -> Snapshot:
@@ -49,7 +51,7 @@ def refimpl_handle(case: ScoreCase) -> Handle:
     return handle
 
 
-def refimpl_scores(plugin: InterPodAffinity | PodTopologySpread, handle: Handle,
+def refimpl_scores(plugin: InterPodAffinity | PodTopologySpread | NodeAffinity, handle: Handle,
                    case: ScoreCase) -> dict[str, int] | None:
     """PreScore, Score and NormalizeScore of refimpl's plugin; None when PreScore skips."""
     state = CycleState()
@@ -125,3 +127,18 @@ def test_inter_pod_affinity_node_scores_is_pre_score_score_and_normalize() -> No
         got = interpodaffinity.node_scores(case.pod, spec_snapshot(case), [n.name for n in case.nodes],
                                            case.namespaces, case.hard_pod_affinity_weight)
         assert got == case.want, case.name
+
+
+@pytest.mark.parametrize("case", NA_CASES, ids=lambda c: c.name[:70])
+def test_node_affinity_scores_agree_with_go(case: ScoreCase) -> None:
+    # node_affinity_test.go's cases without addedAffinity (neither the spec nor refimpl takes plugin arguments).
+    snapshot = spec_snapshot(case)
+    context = scores.ScoreContext(snapshot, tuple(snapshot.node_info_map[n.name] for n in case.nodes))
+    if scores.node_affinity_skips(case.pod, context):
+        got = None
+    else:
+        raw = tuple((info.name, scores.node_affinity_score(case.pod, info, context)) for info in context.feasible)
+        got = dict(zip((n for n, _ in raw), scores.node_affinity_normalize(case.pod, raw, context), strict=True))
+    assert got == case.want, f"{case.test} / {case.name}"
+    handle = refimpl_handle(case)
+    assert refimpl_scores(NodeAffinity(), handle, case) == case.want

@@ -22,6 +22,7 @@ from spec.cycle.scores import (
     calculate_priority,
     default_normalize_score,
     least_requested_score,
+    score_plugins,
 )
 from spec.cycle.select import (
     NodeScore,
@@ -126,13 +127,14 @@ def test_decision_without_nodes_one_feasible_and_ties() -> None:
 
 def test_decision_scores_weigh_every_default_plugin() -> None:
     """Two feasible nodes: the tainted one loses TaintToleration's 3 x 100; BalancedAllocation prefers the node
-    whose cpu and memory shares stay even; a best-effort pod skips BalancedAllocation."""
+    whose cpu and memory shares stay even; a best-effort pod skips BalancedAllocation; DynamicResources (no PreScore)
+    scores 0 everywhere."""
     pod = Pod("p", "p", containers=(Container("c", resource_list(cpu=500, memory=2**20)),))
     snapshot = _snapshot(_node("n1"), _node("n2", cpu=2000, taints=(Taint("a", effect="PreferNoSchedule"),)))
     n1, n2 = schedule_decision(snapshot, pod).scores
-    assert dict(n1.plugins) == {"TaintToleration": 300, "NodeResourcesFit": 74,
+    assert dict(n1.plugins) == {"TaintToleration": 300, "NodeResourcesFit": 74, "DynamicResources": 0,
                                 "NodeResourcesBalancedAllocation": 75, "ImageLocality": 0}
-    assert dict(n2.plugins) == {"TaintToleration": 0, "NodeResourcesFit": 87,
+    assert dict(n2.plugins) == {"TaintToleration": 0, "NodeResourcesFit": 87, "DynamicResources": 0,
                                 "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0}
     assert (n1.total, n2.total) == (449, 174)
     best_effort = schedule_decision(snapshot, Pod("q", "q"))
@@ -142,12 +144,62 @@ def test_decision_scores_weigh_every_default_plugin() -> None:
 
 def test_weights_are_the_default_profiles_in_spec_and_refimpl() -> None:
     """default_plugins.go (v1.35), in its order: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1,
-    PodTopologySpread 2, InterPodAffinity 2, BalancedAllocation 1, ImageLocality 1."""
-    weights = [(p.name, p.weight) for p in DEFAULT_SCORE_PLUGINS]
+    PodTopologySpread 2, InterPodAffinity 2, DynamicResources 2 (``applyDynamicResources``, v1.35 on),
+    BalancedAllocation 1, ImageLocality 1."""
+    weights = [(p.name, p.weight) for p in score_plugins(PROFILES["v1.35"])]
     assert weights == [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1),
-                       ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1),
-                       ("ImageLocality", 1)]
+                       ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DynamicResources", 2),
+                       ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)]
     assert list(DEFAULT_SCORE_WEIGHTS.items()) == weights
+    assert score_plugins(PROFILES["v1.34"]) == DEFAULT_SCORE_PLUGINS  # v1.34's DynamicResources has no Score
+    assert score_plugins(PROFILES["v1.36"]) == score_plugins(PROFILES["v1.35"])
+    for name in ("v1.37", "pr141745"):  # StorageCapacityScoring on: VolumeBinding (weight 1) after NodeResourcesFit
+        names = [p.name for p in score_plugins(PROFILES[name])]
+        assert names[names.index("NodeResourcesFit") + 1] == "VolumeBinding"
+        assert len(names) == len(weights) + 1
+
+
+@pytest.mark.parametrize(("with_pod", "without_pod", "expected"),
+                         [(100, 100, 75), (100, 50, 100), (50, 100, 50), (87, 80, 78), (80, 87, 71)])
+def test_v1_36_balanced_allocation_scores_the_change(with_pod: int, without_pod: int, expected: int) -> None:
+    """``balancedResourceScorer`` (v1.36.5): ``MaxNodeScore/2 + (MaxNodeScore/2 + with - without)/2``."""
+    from spec.cycle.scores import balance_change_score
+
+    assert balance_change_score(with_pod, without_pod) == expected
+
+
+def test_balanced_allocation_by_release() -> None:
+    """The same node and pod: v1.35 scores the balance with the pod; v1.36 the change it brings, in refimpl too."""
+    from refimpl.cache import NodeInfo as RefNodeInfo
+    from refimpl.scheduler.framework import CycleState
+    from refimpl.scheduler.plugins import NodeResourcesBalancedAllocation
+    from spec.cache.nodeinfo import add_pod, new_node_info, set_node
+    from spec.cycle.scores import ScoreContext, balanced_allocation_score
+
+    node = Node("n", resource_list(cpu=4000, memory=4 * 2**30))
+    existing = Pod("e", "e", containers=(Container("c", resource_list(cpu=2000, memory=2**30)),))
+    info = add_pod(set_node(new_node_info(0), node, 1), existing, 2)
+    pod = Pod("p", "p", containers=(Container("c", resource_list(cpu=100, memory=2**30)),))
+    scores = {name: balanced_allocation_score(pod, info, ScoreContext(EMPTY_SNAPSHOT, (info,), PROFILES[name]))
+              for name in ("v1.35", "v1.36")}
+    # cpu and memory fractions 0.525 and 0.5 with the pod (98), 0.5 and 0.25 without (87): 50 + (50 + 98 - 87)//2
+    assert scores == {"v1.35": 98, "v1.36": 80}
+    ref = RefNodeInfo()
+    ref.set_node(node)
+    ref.add_pod(existing)
+    for name, changes in (("v1.35", False), ("v1.36", True)):
+        plugin = NodeResourcesBalancedAllocation(scores_change=changes)
+        assert plugin.score(CycleState(), pod, ref)[0] == scores[name]
+
+
+def test_fit_scores_container_requests_without_pod_level_requests() -> None:
+    """NodeResourcesFit's scorer ignores pod-level requests (``NewFit`` never gives its resourceAllocationScorer
+    ``enablePodLevelResources``): found on Kubernetes v1.35.8's own scheduler by the Go adapter."""
+    from spec.cycle.scores import fit_requests
+
+    pod = Pod("p", "p", containers=(Container("c", resource_list(cpu=100)),),
+              pod_level_requests=resource_list(cpu=1000, memory=2**30))
+    assert fit_requests(pod, PROFILES["v1.35"]) == (100, 200 * 1024 * 1024)
 
 
 def test_score_formulas() -> None:
@@ -210,11 +262,14 @@ def test_fit_error_counts_the_nodes_a_prefilter_result_left_out() -> None:
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [X].")
 
 
-def test_taint_reason_names_the_taint_in_v1_34() -> None:
+def test_taint_reason_names_the_taint_only_in_v1_34_0() -> None:
+    """v1.34.0 named the taint; v1.34.12 (the v1.34 profile's release) and v1.35 do not."""
     snapshot = _snapshot(_node("a", taints=(Taint("k", "v"),)))
-    assert schedule_decision(snapshot, Pod("p"), PROFILES["v1.35"]).message == (
-        "0/1 nodes are available: 1 node(s) had untolerated taint(s).")
-    assert schedule_decision(snapshot, Pod("p"), PROFILES["v1.34"]).message == (
+    for name in ("v1.34", "v1.35"):
+        assert schedule_decision(snapshot, Pod("p"), PROFILES[name]).message == (
+            "0/1 nodes are available: 1 node(s) had untolerated taint(s).")
+    v1_34_0 = replace(PROFILES["v1.34"], taint_reason_names_the_taint=True)
+    assert schedule_decision(snapshot, Pod("p"), v1_34_0).message == (
         "0/1 nodes are available: 1 node(s) had untolerated taint {k: v}.")
 
 

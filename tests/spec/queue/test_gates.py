@@ -59,3 +59,33 @@ def test_without_the_plugin_gates_are_ignored() -> None:
 def test_an_unknown_pre_enqueue_plugin_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown PreEnqueue plugin"):
         new_scheduling_queue(pre_enqueue_plugins=("Nope",))
+
+
+@pytest.mark.parametrize(("profile", "expected"), [("v1.34", QueueName.UNSCHEDULABLE), ("v1.35", QueueName.ACTIVE)])
+def test_activate_from_backoff_runs_pre_enqueue_only_in_v1_34(profile: str, expected: QueueName) -> None:
+    """A pod gated while it backed off, then activated: v1.35's ``activate`` passes ``movesFromBackoffQ`` and skips
+    the PreEnqueue plugins (TestPriorityQueue_moveToActiveQ, "activated from backoffQ"); v1.34's runs them, so the
+    gate keeps the pod in unschedulablePods (scheduling_queue.go ``activate``, v1.34.12)."""
+    from spec.queue.events import EVENT_UNSCHEDULABLE_TIMEOUT
+    from spec.queue.operations import (
+        NewQueue,
+        QueueActivate,
+        QueueAdd,
+        QueueAddUnschedulable,
+        QueueMoveAll,
+        QueuePop,
+        QueueStepClock,
+        QueueUpdate,
+        apply_queue_operation,
+        new_queue_world,
+    )
+    from spec.versions import get_profile
+
+    world = new_queue_world(get_profile(profile))
+    for op in (NewQueue(pre_enqueue_plugins=(SCHEDULING_GATES,)), QueueAdd(UNGATED), QueuePop(),
+               QueueMoveAll(EVENT_UNSCHEDULABLE_TIMEOUT), QueueAddUnschedulable(UNGATED, frozenset({"plugin"})),
+               QueueUpdate(UNGATED, GATED), QueueStepClock(2 * 10**9)):
+        world, _ = apply_queue_operation(world, op)
+    assert where(world.queue, "g") is QueueName.BACKOFF
+    world, _ = apply_queue_operation(world, QueueActivate(GATED))
+    assert where(world.queue, "g") is expected
