@@ -5,35 +5,15 @@ then ``DefaultNormalizeScore``. Its other extension points do nothing for such a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
-from refimpl.cache import NodeInfo
-from refimpl.scheduler.framework import CycleState, ScorePlugin, SignFragment, SignPlugin, Status
-from refimpl.scheduler.framework.interfaces import NodeScore
-from spec.objects import Pod
+from refimpl.scheduler.plugins.zero_score import ZeroScore
 
 NAME: Final = "VolumeBinding"
 
 
-class VolumeBinding(ScorePlugin, SignPlugin):
-    """``VolumeBinding`` for pods without volumes, where it scores (v1.37): every node scores 0."""
+class VolumeBinding(ZeroScore):
+    """``VolumeBinding`` for pods without volumes, where it scores (v1.37): every node scores 0 (``podVolumesByNode``
+    holds no claims)."""
 
     name = NAME
-    has_normalize = True
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        """``Score``: 0, as ``podVolumesByNode`` holds no claims for a pod without volumes."""
-        return 0, None
-
-    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
-        """:meth:`score` for every node: all 0."""
-        return [0] * len(nodes), None
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """``NormalizeScore``: ``DefaultNormalizeScore``, which keeps all-zero scores as they are."""
-        return None
-
-    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
-        """``SignPod``: nothing to add for a pod without volumes."""
-        return [], None
