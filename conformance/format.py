@@ -256,11 +256,12 @@ def schema_errors(data: JSON, full: bool = False) -> list[str]:
     return [f"at {e.json_path}: {e.message}" for e in errors]
 
 
-def vector_from_json(data: JSON, where: str = "vector") -> Vector:
-    """Validate ``data`` against the schema and the format version, and read it; fails with
-    :class:`VectorFormatError` naming the vector and each violation."""
+def vector_from_json(data: JSON, where: str = "vector", *, validate: bool = True) -> Vector:
+    """Validate ``data`` against the schema (unless ``validate`` is false: :func:`load_vectors` reading a sealed
+    file) and the format version, and read it; fails with :class:`VectorFormatError` naming the vector and each
+    violation."""
     name = data.get("id", where) if isinstance(data, dict) else where
-    problems = schema_errors(data)
+    problems = schema_errors(data) if validate else []
     if problems:
         raise VectorFormatError(f"{where}: vector {name!r} is not valid:\n  " + "\n  ".join(problems[:10]))
     if data["format_version"].split(".")[0] != FORMAT_MAJOR:
@@ -297,6 +298,16 @@ def file_name(vector: Vector) -> str:
     return f"{vector.tags.area}.{vector.tags.origin}.json"
 
 
+def file_digest(content: bytes) -> str:
+    """The sha256 of a vector file's bytes, as the manifest's ``files`` records it."""
+    return hashlib.sha256(content).hexdigest()
+
+
+def loader_schema_digest() -> str:
+    """The sha256 of :func:`loader_schema`'s canonical JSON, as the manifest's ``schema_sha256`` records it."""
+    return hashlib.sha256(canonical_bytes(loader_schema())).hexdigest()
+
+
 def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     """The contents of every vector file and of the manifest, by file name."""
     groups: dict[str, list[Vector]] = {}
@@ -311,6 +322,8 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
         "format_version": FORMAT_VERSION,
         "generated_by": GENERATED_BY,
         "coverage": totals((v.tags.area, v.tags.behaviours) for v in vectors),
+        "schema_sha256": loader_schema_digest(),
+        "files": {name: file_digest(text.encode()) for name, text in files.items()},
         "vectors": [
             {"id": v.id, "file": file_name(v), "area": v.tags.area, "origin": v.tags.origin,
              "behaviours": list(v.tags.behaviours), "profiles": list(v.tags.profiles), "steps": len(v.steps),
@@ -374,27 +387,62 @@ def load_manifest(directory: Traversable = VECTORS) -> JSON:
     return manifest
 
 
-def iter_vector_files(directory: Traversable = VECTORS) -> Iterator[tuple[str, JSON]]:
-    """(file name, contents) of every vector file in ``directory``, by name; fails with
-    :class:`VectorFormatError` naming a file that is not a JSON object with a ``vectors`` list (and the JSON path)."""
+def iter_vector_files(directory: Traversable = VECTORS, sealed: dict[str, str] | None = None
+                      ) -> Iterator[tuple[str, JSON, bool]]:
+    """(file name, contents, whether the file is sealed) of every vector file in ``directory``, by name; fails with
+    :class:`VectorFormatError` naming a file that is not a JSON object with a ``vectors`` list (and the JSON path).
+
+    A file is *sealed* when ``sealed`` (:func:`sealed_files`) maps its name to the sha256 of its bytes: it is then
+    byte for byte the file ``ksspec conformance generate`` wrote for the current loader schema, and is read with
+    ``json.loads`` alone (the bounds of :mod:`conformance.bounded_json` hold for what ``generate`` writes)."""
     paths = [p for p in directory.iterdir() if p.name.endswith(".json") and not p.name.startswith(".")]
     for path in sorted(paths, key=lambda p: p.name):
-        if path.name != MANIFEST_NAME:
-            content = read_json(path, "vector file")
-            problem = structure_problem(content, VECTOR_FILE_SCHEMA)
-            if problem is not None:
-                raise VectorFormatError(f"vector file {path} is not a JSON object with a list of vectors ({problem})")
-            yield path.name, content
+        if path.name == MANIFEST_NAME:
+            continue
+        digest = (sealed or {}).get(path.name)
+        if digest is not None and path.is_file():
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                raw = b""
+            if file_digest(raw) == digest:
+                yield path.name, json.loads(raw), True
+                continue
+        content = read_json(path, "vector file")
+        problem = structure_problem(content, VECTOR_FILE_SCHEMA)
+        if problem is not None:
+            raise VectorFormatError(f"vector file {path} is not a JSON object with a list of vectors ({problem})")
+        yield path.name, content, False
 
 
-def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = True) -> list[Vector]:
+def sealed_files(manifest: JSON) -> dict[str, str]:
+    """The vector files the manifest seals (name to the sha256 of the file's bytes): its ``files`` if its
+    ``schema_sha256`` is :func:`loader_schema_digest` (the schema this runner checks vectors against), else none.
+
+    ``ksspec conformance generate`` records both; a manifest of an older runner, or one written for another schema,
+    seals nothing, and every file is then checked in full."""
+    recorded = manifest.get("files")
+    if manifest.get("schema_sha256") != loader_schema_digest() or not isinstance(recorded, dict):
+        return {}
+    return {name: digest for name, digest in recorded.items() if isinstance(name, str) and isinstance(digest, str)}
+
+
+def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = True,
+                 trust_sealed: bool = True) -> list[Vector]:
     """Every vector in ``directory`` (default: the package's), validated; with ``verify_checksums``, each must
     match its manifest entry.
+
+    A vector file the manifest seals (:func:`sealed_files`: the bytes ``generate`` wrote, for this schema) is not
+    checked against the schema again: its text is the one ``generate`` wrote, and the tests check every committed
+    vector against the whole schema and that this path returns exactly what the full check returns. Its vectors'
+    checksums are still compared with the manifest. Any other file, or every file with ``trust_sealed=False``, is
+    checked in full. The schema check is most of the time a full load takes.
 
     Fails with :class:`VectorFormatError` for a missing or unreadable file, an invalid vector, a duplicate id, a
     vector missing from the manifest (or the reverse), or a checksum mismatch.
     """
-    manifest_entries = load_manifest(directory)["vectors"]
+    manifest_document = load_manifest(directory)
+    manifest_entries = manifest_document["vectors"]
     manifest: dict[str, JSON] = {}
     for index, entry in enumerate(manifest_entries):
         if entry["id"] in manifest:
@@ -407,11 +455,12 @@ def load_vectors(directory: Traversable = VECTORS, *, verify_checksums: bool = T
                 listed = sum(entry.get("file") == name for entry in manifest_entries)
                 raise VectorFormatError(f"vector file {directory / name} is missing (the manifest lists {listed} "
                                         f"vector(s) in it); {REPAIR}")
+    sealed = sealed_files(manifest_document) if verify_checksums and trust_sealed else {}
     vectors: list[Vector] = []
     seen: set[str] = set()
-    for name, content in iter_vector_files(directory):
+    for name, content, is_sealed in iter_vector_files(directory, sealed):
         for index, data in enumerate(content["vectors"]):
-            vector = vector_from_json(data, f"{name}[{index}]")
+            vector = vector_from_json(data, f"{name}[{index}]", validate=not is_sealed)
             if vector.id in seen:
                 raise VectorFormatError(f"{name}: duplicate vector id {vector.id!r}")
             seen.add(vector.id)
