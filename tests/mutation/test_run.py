@@ -59,6 +59,20 @@ def test_survivors_are_equivalent_only_when_listed_and_listed_ones_must_survive(
     assert table.splitlines()[-1].split() == ["total", "7", "2", "1", "1", "1", "0", "0", "0", "0", "2", "1", "50.0%"]
 
 
+def test_a_sample_reports_a_stale_entry_and_fails_only_on_a_survivor() -> None:
+    """A sample sees some of the entries, and a new vector that kills a listed mutant is progress: the sample
+    reports the stale entry and passes; the full run fails on it. An unlisted survivor fails both."""
+    current = {k: v for k, v in _current().items() if k.startswith(CACHE)}
+    stale_only = judge([f"{CACHE}1", f"{CACHE}2"], {f"{CACHE}1": 1, f"{CACHE}2": 0}, current,
+                       match_equivalents(_listed(1, 2), current))
+    assert stale_only.stale and not stale_only.ok and stale_only.ok_for_sample()
+    survivor = judge([f"{CACHE}1", f"{CACHE}3"], {f"{CACHE}1": 1, f"{CACHE}3": 0}, current,
+                     match_equivalents(_listed(1), current))
+    assert survivor.unlisted and not survivor.ok_for_sample() and not survivor.ok
+    crashed = judge([f"{CACHE}1"], {f"{CACHE}1": -11}, current, match_equivalents([], current))
+    assert crashed.other and not crashed.ok_for_sample()
+
+
 def test_a_listed_gap_is_counted_apart_from_equivalents() -> None:
     current = {k: v for k, v in _current().items() if k.startswith(CACHE)}
     entries = [Equivalent("refimpl.cache.cache:Cache.get_pod", ("a = 1",), ("a = 2",), "gap: needs a vector", 1, 1),
