@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "docs" / "_ext"))
 
 import spec_diagrams
-from statediagram import Diagram, State, Transition, crossings, layout, render
+from statediagram import Diagram, State, Transition, crossings, layout, render, width_of
 
 from spec.cache.lifecycle import POD_TRANSITIONS
 from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS
@@ -133,3 +133,29 @@ def test_no_swap_of_two_neighbouring_boxes_removes_a_crossing(name: str) -> None
                 layer[i], layer[i + 1] = layer[i + 1], layer[i]
                 assert crossings(result) >= fewest, (name, layer[i], layer[i + 1])
                 layer[i], layer[i + 1] = layer[i + 1], layer[i]
+
+
+@pytest.mark.parametrize("name", ["pod-states", "call-lifecycle", "pod-pipeline", "queue-pod"])
+def test_every_diagram_fits_the_text_column_and_its_keys_name_its_arrows(name: str) -> None:
+    """A diagram too wide for the text column labels its arrows with keys; the legend under it names each key's
+    transition, every key on an arrow is in the legend, and the legend's operations are the arrow's own."""
+    for _, diagram in spec_diagrams.diagrams(name):
+        assert width_of(diagram) <= spec_diagrams.MAX_WIDTH, (name, width_of(diagram))
+        if not diagram.legend:
+            continue
+        legend = dict(diagram.legend)
+        assert len(legend) == len(diagram.legend)
+        for transition in diagram.transitions:
+            (label,) = transition.lines
+            lines = [legend[key] for key in label.split(", ")]
+            assert [line.split(" (")[0] for line in lines] == list(transition.operations)
+        assert sorted(legend.values()) == sorted({line for t in diagram.transitions
+                                                  for line in (legend[k] for k in t.lines[0].split(", "))})
+
+
+def test_a_diagram_that_fits_keeps_its_labels_in_full() -> None:
+    (_, pipeline), = spec_diagrams.diagrams("pod-pipeline")
+    assert not pipeline.legend
+    for transition in pipeline.transitions:
+        assert [line.split(" (")[0] for line in transition.lines if not line.startswith("(")] == list(
+            transition.operations)

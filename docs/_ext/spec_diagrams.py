@@ -22,7 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
-from statediagram import Diagram, State, Transition, render
+from statediagram import Diagram, State, Transition, render, width_of
 
 from spec.cache.lifecycle import POD_TRANSITIONS, Guard, PodPhase
 from spec.cycle.lifecycle import CYCLE_POD_TRANSITIONS, PodStage
@@ -49,6 +49,8 @@ def _group_profiles(build: Callable[[str], Diagram]) -> list[tuple[list[str], Di
 
 
 WRAP = 24
+MAX_WIDTH = 720
+"""The widest diagram drawn with its labels in full (px): about furo's text column. A wider one gets keys."""
 
 
 def _wrap(line: str) -> list[str]:
@@ -98,7 +100,26 @@ def _merge(
         Transition(s, t, tuple(part for _, line in rows for part in _wrap(line)), tuple(op for op, _ in rows))
         for (s, t), rows in arrows.items()
     )
-    return Diagram(name, states, transitions)
+    diagram = Diagram(name, states, transitions)
+    if width_of(diagram) <= MAX_WIDTH:
+        return diagram
+    # Too wide for the text column: each arrow is labelled with keys, and the legend under it says what each
+    # key stands for (keys in order of first use, so that a reader finds them top to bottom).
+    keys: dict[str, str] = {}
+    for rows in arrows.values():
+        for _, line in rows:
+            keys.setdefault(line, _key(len(keys)))
+    keyed = tuple(
+        Transition(s, t, (", ".join(keys[line] for _, line in rows),), tuple(op for op, _ in rows))
+        for (s, t), rows in arrows.items()
+    )
+    return Diagram(name, states, keyed, tuple((key, line) for line, key in keys.items()))
+
+
+def _key(index: int) -> str:
+    """The ``index``-th arrow key: a, b, ..., z, then aa, ab, ..."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < len(letters) else _key(index // len(letters) - 1) + letters[index % 26]
 
 
 # ============================================================================================
@@ -226,8 +247,28 @@ class StateDiagram(SphinxDirective):
             paragraph += nodes.emphasis(text=f"{diagram.name[0].upper()}{diagram.name[1:]}: {caption}. ")
             paragraph += nodes.raw("", f'<a href="_diagrams/{file_name}">Open the SVG on its own.</a>', format="html")
             figure += paragraph
+            if diagram.legend:
+                figure += _legend(diagram)
             result.append(figure)
         return result
+
+
+def _legend(diagram: Diagram) -> nodes.Node:
+    """The keys of a keyed diagram's arrows, as a two-column table: key, then the transition it stands for."""
+    table = nodes.table(classes=["state-diagram-legend"])
+    group = nodes.tgroup(cols=2)
+    table += group
+    group += nodes.colspec(colwidth=1)
+    group += nodes.colspec(colwidth=12)
+    head = nodes.thead()
+    group += head
+    head += nodes.row("", *(nodes.entry("", nodes.paragraph(text=text)) for text in ("key", "transition")))
+    body = nodes.tbody()
+    group += body
+    for key, line in diagram.legend:
+        body += nodes.row("", nodes.entry("", nodes.paragraph(text=key)),
+                          nodes.entry("", nodes.paragraph("", "", nodes.literal(text=line))))
+    return table
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -68,6 +68,17 @@ class Diagram:
     name: str
     states: tuple[State, ...]
     transitions: tuple[Transition, ...]
+    legend: tuple[tuple[str, str], ...] = ()
+    """(key, line) for a diagram whose arrows are labelled by keys (too wide otherwise); shown under it."""
+
+
+def width_of(diagram: Diagram) -> float:
+    """The width :func:`render` draws ``diagram`` at, in pixels."""
+    return _width(layout(diagram))
+
+
+def _width(result: _Layout) -> float:
+    return max(vertex.x + vertex.width / 2 for vertex in result.vertices.values()) + MARGIN
 
 
 @dataclass
@@ -383,7 +394,7 @@ def render(diagram: Diagram) -> str:
         layer = v[key].layer
         return result.layer_top[layer] + result.layer_height[layer]
 
-    width = max(vertex.x + vertex.width / 2 for vertex in v.values()) + MARGIN
+    width = _width(result)
     height = result.layer_top[-1] + result.layer_height[-1] + MARGIN
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="state-diagram" data-diagram="{escape(diagram.name)}" '
