@@ -305,10 +305,10 @@ func ns(d *int64, def time.Duration) time.Duration {
 var pristineGate featuregate.MutableVersionedFeatureGate
 
 // setQueueGates makes utilfeature.DefaultFeatureGate, which NewPriorityQueue reads (SchedulerQueueingHints and
-// SchedulerPopFromBackoffQ, once, at construction), a copy of the binary's default gate with those two set.
-// SchedulerQueueingHints is GA and locked to true from v1.34; Kubernetes' own queue tests turn it off under
-// emulation version 1.33 (featuregatetesting.SetFeatureGateEmulationVersionDuringTest, scheduling_queue_test.go),
-// and so does the copy. It returns a function putting the process's gate back.
+// SchedulerPopFromBackoffQ, once, at construction), a copy of the binary's default gate with those two set:
+// setHintsGate turns SchedulerQueueingHints off where the release has the gate (queue_pod_keyed.go: under
+// emulation version 1.33, as Kubernetes' own queue tests do) and refuses it where it does not
+// (queue_entity_keyed.go: v1.37). It returns a function putting the process's gate back.
 func setQueueGates(hintsOn, popFromBackoffQ bool) (func(), error) {
 	gate := pristineGate.DeepCopy()
 	if err := setHintsGate(gate, hintsOn); err != nil {
