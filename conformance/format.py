@@ -34,8 +34,16 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.2.0"
+FORMAT_VERSION: Final = "4.3.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.3.0 (from 4.2.0) is a minor bump for the v1.37 profile's scheduling queue, as Kubernetes v1.37.2's queue showed it
+(examples/kubernetes-adapter): an event resource gains the value ``TargetPod`` (the resource of a queued pod's own
+update events from v1.37: :attr:`spec.versions.VersionProfile.target_pod_update_events`), and v1.37 keeps no
+``move_request_cycle`` (it stays -1) and cannot make a queue with QueueingHints off
+(:attr:`spec.versions.VersionProfile.queueing_hints_gate`). So the queue vectors that turn the hints off no longer
+hold for v1.37 and pr141745, and those whose expectations differ there split by profile (new ``.v1_37`` vectors; the
+earlier ones take the suffix ``.v1_34``). Every other vector is unchanged but for its ``format_version``.
 
 4.2.0 (from 4.1.0) is a minor bump: a pod gains the optional field ``preferred_node_affinity``
 (``Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution``: weighted node selector terms with

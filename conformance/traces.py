@@ -37,7 +37,7 @@ from spec.cache.operations import OK, AddNode, Operation, Outcome, Status, Updat
 from spec.cycle.cycle import CycleNotEnabled, new_cluster
 from spec.dispatcher.call_queue import can_pop, new_call_queue
 from spec.dispatcher.operations import CallQueueOperation, apply_call_queue, is_enabled
-from spec.queue.operations import QueueOperation, apply_queue_operation, new_queue_world
+from spec.queue.operations import NewQueue, QueueOperation, apply_queue_operation, new_queue_world
 from spec.queue.state import QueueNotEnabled
 from spec.versions import PROFILES, VersionProfile
 
@@ -195,8 +195,19 @@ def _comparable(steps: Sequence[Step]) -> tuple[Any, ...]:
     return tuple((s.op, repr(s.args), s.expect.status, s.expect.kind, repr(s.expect.observation)) for s in steps)
 
 
+def _turns_hints_off(scenario: Scenario) -> bool:
+    """Whether a queue scenario makes a queue with QueueingHints off."""
+    return any(isinstance(op, NewQueue) and op.queueing_hints is False for op in scenario.ops)
+
+
 def _applicable(scenario: Scenario) -> list[str]:
-    return [n for n in scenario.profiles if scenario.ttl == 0 or PROFILES[n].assumed_pod_expiry]
+    """The scenario's profiles that can run it: a TTL needs assumed-pod expiry, and QueueingHints off needs the
+    SchedulerQueueingHints gate (gone in v1.37: :attr:`spec.versions.VersionProfile.queueing_hints_gate`)."""
+    return [
+        n for n in scenario.profiles
+        if (scenario.ttl == 0 or PROFILES[n].assumed_pod_expiry)
+        and (PROFILES[n].queueing_hints_gate or not _turns_hints_off(scenario))
+    ]
 
 
 def expand(scenario: Scenario) -> list[Vector]:

@@ -86,7 +86,8 @@ class VersionProfile:
     """The ``SchedulerQueueingHints`` gate: a failed pod is requeued by the hints of the plugins that rejected it and
     the events seen during its attempt. GA and locked on since v1.34, so every profile has it; the scheduling queue
     (:func:`spec.queue.state.new_scheduling_queue`) still takes it off, as Kubernetes' own tests do by emulating
-    v1.33, because the ``moveRequestCycle`` path it falls back to is still in the v1.35 and v1.36 code."""
+    v1.33, because the ``moveRequestCycle`` path it falls back to is still in the v1.34 to v1.36 code (v1.37 removed
+    the gate and that path: :attr:`queueing_hints_gate`)."""
     taint_reason_names_the_taint: bool = False
     """TaintToleration's Filter rejects a node with the reason "node(s) had untolerated taint {key: value}", naming
     the first untolerated taint (v1.34.0); v1.35.0 says "node(s) had untolerated taint(s)" and only logs the taint
@@ -129,6 +130,21 @@ class VersionProfile:
     (pkg/scheduler/backend/queue/scheduling_queue.go, read in v1.34.12 and v1.35.8). Found by running the queue
     vectors on v1.34.12 (queue.k8s.move_to_active.activated_from_backoff, ported from v1.35's
     TestPriorityQueue_moveToActiveQ)."""
+    queueing_hints_gate: bool = True
+    """The ``SchedulerQueueingHints`` gate still exists (GA, locked on), so a queue can be made with the hints off
+    (under emulation version 1.33), and ``PriorityQueue`` keeps ``moveRequestCycle``, the scheduling cycle of the
+    last move request, which only the hints-off path reads (through v1.36). v1.37 removed the gate, that path and
+    the field (pkg/scheduler/backend/queue/scheduling_queue.go, read in v1.37.2): its queue always runs the hints,
+    a queue with them off cannot be made, and no move request cycle is kept (it stays -1). Found by running the
+    queue vectors on v1.37.2's queue (examples/kubernetes-adapter)."""
+    target_pod_update_events: bool = False
+    """``Update`` of a pod in the queue derives its events with the ``TargetPod`` resource
+    (``PodSchedulingPropertiesChange(newPod, oldPod, true)``: ``isTargetPod``, v1.37.2); through v1.36 they were
+    ``UnschedulablePod`` events. So from v1.37 a plugin that registered ``UnschedulablePod`` updates is not woken by
+    the rejected pod's own update (one that registered ``Pod`` still is), and the in-flight events record
+    ``TargetPod`` (pkg/scheduler/framework/events.go and backend/queue/scheduling_queue.go, ``Update``, read in
+    v1.36.5 and v1.37.2). Found by running the queue vectors on v1.37.2's queue (queue.k8s.update_when_in_flight,
+    queue.k8s.update.with_hints.unschedulable_backing_off)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -186,6 +202,8 @@ V1_37: Final = VersionProfile(
     incremental_pvc_ref_counts=True,
     balanced_allocation_scores_change=True,
     volume_binding_scores=True,
+    queueing_hints_gate=False,
+    target_pod_update_events=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -204,6 +222,8 @@ PR_141745: Final = VersionProfile(
     incremental_pvc_ref_counts=True,
     balanced_allocation_scores_change=True,
     volume_binding_scores=True,
+    queueing_hints_gate=False,
+    target_pod_update_events=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -81,6 +81,8 @@ class RefimplQueue:
             queueing_hints_enabled=config.queueing_hints,
             pop_from_backoff_q=config.pop_from_backoff_q,
             activate_moves_from_backoff_q=config.activate_moves_from_backoff_q,
+            keeps_move_request_cycle=config.keeps_move_request_cycle,
+            target_pod_update_events=config.target_pod_update_events,
             pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
@@ -163,6 +165,8 @@ class RefimplQueue:
             unschedulable_flush_period=op.unschedulable_flush_period,
             pre_enqueue_plugins=op.pre_enqueue_plugins,
             activate_moves_from_backoff_q=base.activate_moves_from_backoff_q,
+            keeps_move_request_cycle=base.keeps_move_request_cycle,
+            target_pod_update_events=base.target_pod_update_events,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 

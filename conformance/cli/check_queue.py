@@ -96,6 +96,9 @@ def build_queue_system(args: argparse.Namespace) -> tuple[QueueSystem, str, str]
         cycle_rule=_given(args.cycle_rule, base.cycle_rule),
         close=args.close or base.close,
     )
+    if not universe.hints_on and not universe.profile.queueing_hints_gate:
+        raise ValueError(f"profile {universe.profile.name} has no SchedulerQueueingHints gate (v1.37 removed it): "
+                         "its queue always runs the hints; drop the hints-off setting or choose v1.36 or earlier")
     symmetry = not args.no_symmetry
     if mutant is None:
         return QueueSystem(universe, symmetry=symmetry, known_violations=args.known_violations), "queue", (

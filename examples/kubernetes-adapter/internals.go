@@ -19,10 +19,11 @@ package main
 //   - (*callQueue).pop(), (*callQueue).finalize(call), (*queuedAPICall).sendOnFinish(err): what
 //     APIDispatcher.Run's loop and its per-call goroutines do; Run itself pops eagerly in a goroutine, so a
 //     vector could not say when a call is popped or finishes.
-//   - (*PriorityQueue).flushBackoffQCompleted(logger), (*PriorityQueue).flushUnschedulablePodsLeftover(logger): the
-//     bodies of the scheduling queue's two Run loops (queue_area.go plays the loops on the fake clock), and
-//     (*backoffQueue).getBackoffTime(pInfo): a backing-off pod's expiry as the queue computes it. Declared in
-//     queue_area.go (v1.34 to v1.36; v1.37's build has no queue area yet).
+//   - (*PriorityQueue).flushBackoffQCompleted(logger), (*PriorityQueue).flushUnschedulablePodsLeftover(logger)
+//     (v1.37: flushUnschedulableEntitiesLeftover): the bodies of the scheduling queue's two Run loops
+//     (queue_area.go plays the loops on the fake clock), and (*backoffQueue).getBackoffTime(pInfo) (v1.37: of a
+//     queued entity): a backing-off pod's expiry as the queue computes it. Declared per release in
+//     queue_pod_keyed.go (v1.34 to v1.36) and queue_entity_keyed.go (v1.37).
 //   - (*Scheduler).findNodesThatFitPod(ctx, fwk, state, pod), prioritizeNodes(ctx, extenders, fwk, state, pod,
 //     nodes), newSortedNodeScores(list) and (*sortedNodeScores).Pop(): what schedulePod calls between
 //     UpdateSnapshot and its result (cycle_schedule.go; declared per release in cycle_release_v1_3x.go: v1.34 links
@@ -38,9 +39,11 @@ package main
 // apiCalls, callsQueue, inFlightEntities and closed, the in-tree calls' fields (PodStatusPatchCall's
 // podStatus, newCondition(s), nominatingInfo, executed; PodBindingCall's binding), and the cache's recency list
 // (cacheImpl.headNode and the items' next pointers, named through cacheImpl.nodes), and the scheduling queue's
-// activeQueue (queue, inFlightEvents, closed), backoffQueue (podBackoffQ, podErrorBackoffQ),
-// unschedulablePods.podInfoMap, PriorityQueue.moveRequestCycle and nominator.nominatedPods (queue_area.go). Everything else the cache
-// exports is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers (cache_area.go).
+// activeQueue (queue, inFlightEvents, closed), backoffQueue (podBackoffQ, podErrorBackoffQ; v1.37: entityBackoffQ,
+// entityErrorBackoffQ), unschedulablePods.podInfoMap (v1.37: unschedulableEntities.entityInfoMap),
+// PriorityQueue.moveRequestCycle (up to v1.36) and nominator.nominatedPods (queue_area.go). Everything else the
+// cache exports is read through its exports: Dump(), the NodeInfo fields, and the Snapshot's listers
+// (cache_area.go).
 
 import (
 	"fmt"

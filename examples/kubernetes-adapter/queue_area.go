@@ -1,25 +1,27 @@
-//go:build !k8s_v1_37
-
 package main
 
 // The queue area on Kubernetes' scheduling queue: a queue.PriorityQueue (pkg/scheduler/backend/queue) made with
 // NewPriorityQueue and a fake clock (WithClock(testingclock.NewFakeClock)), driven as the scheduler drives it.
 // The adapter plays the scheduler's side, as the spec's QueueWorld and conformance/adapters/refimpl_queue.py do:
-// it keeps the QueuedPodInfo each Pop returned and hands it back to AddUnschedulableIfNotPresent with the
-// informer's pod and the failure's plugins (schedule_one.go's handleSchedulingFailure), and plays Run's two loops
-// for queue_run_for by calling the flushes Run's goroutines call, at the instants they would call them.
+// it keeps the QueuedPodInfo each Pop returned and hands it back to AddUnschedulableIfNotPresent (v1.37:
+// AddUnschedulablePodIfNotPresent) with the informer's pod and the failure's plugins (schedule_one.go's
+// handleSchedulingFailure), and plays Run's two loops for queue_run_for by calling the flushes Run's goroutines
+// call, at the instants they would call them. What differs by release is behind build tags: queue_pod_keyed.go
+// (v1.34 to v1.36, a queue keyed by pod) and queue_entity_keyed.go (v1.37, keyed by queued entity).
 //
 // Exported API: NewPriorityQueue with WithClock, WithPodInitialBackoffDuration, WithPodMaxBackoffDuration,
 // WithPodMaxInUnschedulablePodsDuration, WithQueueingHintMapPerProfile (constant hints, as Kubernetes' own queue
 // tests' queueHintReturnQueue / queueHintReturnSkip), WithPreEnqueuePluginMap (the real SchedulingGates plugin),
-// WithPodLister and WithMetricsRecorder; Add, Pop, Done, AddUnschedulableIfNotPresent,
+// WithPodLister and WithMetricsRecorder; Add, Pop, Done, AddUnschedulable(Pod)IfNotPresent,
 // MoveAllToActiveOrBackoffQueue, Activate, Update, Delete, Close, AddNominatedPod, DeleteNominatedPodIfExists,
 // SchedulingCycle and InFlightPods. Unexported, through //go:linkname (internals.go says how; linkname_test.go
-// checks the signatures): (*PriorityQueue).flushBackoffQCompleted and flushUnschedulablePodsLeftover (the bodies
-// of Run's loops) and (*backoffQueue).getBackoffTime (a backing-off pod's expiry, as the queue computes it).
-// Read-only reflection: the sub-queues' heaps (activeQueue.queue, backoffQueue.podBackoffQ and podErrorBackoffQ,
-// read with heap.Heap's exported List and Len), unschedulablePods.podInfoMap, activeQueue.inFlightEvents and
-// closed, PriorityQueue.moveRequestCycle and nominator.nominatedPods.
+// checks the signatures): (*PriorityQueue).flushBackoffQCompleted and flushUnschedulablePodsLeftover (v1.37:
+// flushUnschedulableEntitiesLeftover), the bodies of Run's loops, and (*backoffQueue).getBackoffTime (a
+// backing-off pod's expiry, as the queue computes it). Read-only reflection: the sub-queues' heaps
+// (activeQueue.queue, backoffQueue.podBackoffQ and podErrorBackoffQ, v1.37: entityBackoffQ and
+// entityErrorBackoffQ, read with heap.Heap's exported List), unschedulablePods.podInfoMap (v1.37:
+// unschedulableEntities.entityInfoMap), activeQueue.inFlightEvents and closed, PriorityQueue.moveRequestCycle
+// (up to v1.36) and nominator.nominatedPods.
 //
 // Pop blocks in Go while nothing is poppable (activeQueue.unlockedPop waits on a condition variable), so it is
 // only called when Kubernetes' own state says it returns: activeQ is not empty, or PopFromBackoffQ is on and
@@ -44,7 +46,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	listersv1 "k8s.io/client-go/listers/core/v1"
@@ -54,7 +55,6 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/schedulinggates"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -64,14 +64,15 @@ import (
 //go:linkname queueFlushBackoffQCompleted k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushBackoffQCompleted
 func queueFlushBackoffQCompleted(p unsafe.Pointer, logger klog.Logger)
 
-//go:linkname queueFlushUnschedulablePodsLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulablePodsLeftover
-func queueFlushUnschedulablePodsLeftover(p unsafe.Pointer, logger klog.Logger)
-
-//go:linkname backoffQueueGetBackoffTime k8s.io/kubernetes/pkg/scheduler/backend/queue.(*backoffQueue).getBackoffTime
-func backoffQueueGetBackoffTime(bq unsafe.Pointer, pInfo *framework.QueuedPodInfo) time.Time
-
-// queueAreas: the builds of this file serve the queue area (queue_area_v1_37.go does not yet).
+// queueAreas: every build serves the queue area.
 var queueAreas = []string{"queue"}
+
+// profileQueueingHints and profilePopFromBackoffQ are the spec profile's queue gates (spec/versions.py): on in
+// every profile.
+const (
+	profileQueueingHints   = true
+	profilePopFromBackoffQ = true
+)
 
 const (
 	// backoffQOrderingWindow is backoff_queue.go's backoffQOrderingWindowDuration: Run flushes podBackoffQ at
@@ -304,19 +305,14 @@ func ns(d *int64, def time.Duration) time.Duration {
 var pristineGate featuregate.MutableVersionedFeatureGate
 
 // setQueueGates makes utilfeature.DefaultFeatureGate, which NewPriorityQueue reads (SchedulerQueueingHints and
-// SchedulerPopFromBackoffQ, once, at construction), a copy of the binary's default gate with those two set.
-// SchedulerQueueingHints is GA and locked to true from v1.34; Kubernetes' own queue tests turn it off under
-// emulation version 1.33 (featuregatetesting.SetFeatureGateEmulationVersionDuringTest, scheduling_queue_test.go),
-// and so does the copy. It returns a function putting the process's gate back.
+// SchedulerPopFromBackoffQ, once, at construction), a copy of the binary's default gate with those two set:
+// setHintsGate turns SchedulerQueueingHints off where the release has the gate (queue_pod_keyed.go: under
+// emulation version 1.33, as Kubernetes' own queue tests do) and refuses it where it does not
+// (queue_entity_keyed.go: v1.37). It returns a function putting the process's gate back.
 func setQueueGates(hintsOn, popFromBackoffQ bool) (func(), error) {
 	gate := pristineGate.DeepCopy()
-	if !hintsOn {
-		if err := emulate(gate, utilversion.MustParse("1.33")); err != nil {
-			return nil, err
-		}
-		if err := gate.Set(string(features.SchedulerQueueingHints) + "=false"); err != nil {
-			return nil, err
-		}
+	if err := setHintsGate(gate, hintsOn); err != nil {
+		return nil, err
 	}
 	if err := gate.Set(fmt.Sprintf("%s=%t", features.SchedulerPopFromBackoffQ, popFromBackoffQ)); err != nil {
 		return nil, err
@@ -373,7 +369,7 @@ func (a *queueArea) newQueue(c queueConfig) error {
 	for _, name := range names {
 		perProfile[name] = hintMap
 		if gates {
-			plugin, err := schedulinggates.New(context.Background(), nil, nil, plfeature.Features{EnableSchedulingQueueHint: hintsOn})
+			plugin, err := schedulinggates.New(context.Background(), nil, nil, schedulingGatesFeatures(hintsOn))
 			if err != nil {
 				return err
 			}
@@ -509,7 +505,7 @@ func (a *queueArea) apply(op string, raw json.RawMessage) (string, string, error
 		case "queue_activate":
 			q.Activate(logger, map[string]*v1.Pod{podKey(pod): pod})
 		default:
-			q.Delete(pod)
+			queueDelete(q, logger, pod)
 		}
 	case "queue_update":
 		var args queueUpdateArgs
@@ -562,7 +558,7 @@ func (a *queueArea) apply(op string, raw json.RawMessage) (string, string, error
 		case "queue_flush_backoff":
 			queueFlushBackoffQCompleted(unsafe.Pointer(q), logger)
 		case "queue_flush_unschedulable":
-			queueFlushUnschedulablePodsLeftover(unsafe.Pointer(q), logger)
+			queueFlushUnschedulableLeftover(unsafe.Pointer(q), logger)
 		default:
 			q.Close() // a second Close closes p.stop again: Go panics
 		}
@@ -626,7 +622,7 @@ func (a *queueArea) pop() (string, string, error) {
 	closed := field(a.activeQueue(), "closed").Bool()
 	// activeQueue.unlockedPop returns without waiting iff activeQ is not empty, or backoffQPopper is set
 	// (PopFromBackoffQ) and lenBackoff() (podBackoffQ's Len) is not 0, or the queue is closed.
-	if active.Len() == 0 && !(a.popFromBackoffQ && backoff.Len() != 0) && !closed {
+	if len(active) == 0 && !(a.popFromBackoffQ && len(backoff) != 0) && !closed {
 		return nothing, nothing, notEnabled{"Pop would block: activeQ is empty, podBackoffQ cannot be popped, and the queue is open"}
 	}
 	type popped struct {
@@ -635,7 +631,7 @@ func (a *queueArea) pop() (string, string, error) {
 	}
 	done := make(chan popped, 1)
 	go func() {
-		pInfo, err := a.queue.Pop(a.logger)
+		pInfo, err := queuePop(a.queue, a.logger)
 		done <- popped{pInfo, err}
 	}()
 	select {
@@ -665,7 +661,7 @@ func (a *queueArea) handBack(args queueHandBackArgs) (string, string, error) {
 	podInfo, _ := framework.NewPodInfo(pod)
 	if pInfo == nil {
 		// PriorityQueue.newQueuedPodInfo (unexported): the pod info at the clock's now.
-		pInfo = &framework.QueuedPodInfo{PodInfo: podInfo, Timestamp: a.clock.Now()}
+		pInfo = newQueuedPodInfo(podInfo, a.clock.Now())
 	}
 	pInfo.PodInfo = podInfo
 	pInfo.UnschedulablePlugins = sets.New(args.Unschedulable...)
@@ -674,7 +670,7 @@ func (a *queueArea) handBack(args queueHandBackArgs) (string, string, error) {
 	if args.Cycle != nil {
 		cycle = *args.Cycle
 	}
-	if err := a.queue.AddUnschedulableIfNotPresent(a.logger, pInfo, cycle); err != nil {
+	if err := queueAddUnschedulable(a.queue, a.logger, pInfo, cycle); err != nil {
 		return nothing, nothing, err
 	}
 	return nothing, a.where(pod), nil
@@ -690,10 +686,8 @@ func (a *queueArea) where(pod *v1.Pod) string {
 	case hasKey(backoff, key), hasKey(errorBackoff, key):
 		return "Backoff"
 	}
-	for _, pInfo := range unschedulable {
-		if podKey(pInfo.Pod) == key {
-			return "Unschedulable"
-		}
+	if hasKey(unschedulable, key) {
+		return "Unschedulable"
 	}
 	return nothing
 }
@@ -715,7 +709,7 @@ func (a *queueArea) runFor(elapsed time.Duration) {
 		}
 		a.clock.Step(instant - t)
 		if instant == nextLeftover {
-			queueFlushUnschedulablePodsLeftover(unsafe.Pointer(a.queue), a.logger)
+			queueFlushUnschedulableLeftover(unsafe.Pointer(a.queue), a.logger)
 		}
 		if instant == nextBackoff {
 			queueFlushBackoffQCompleted(unsafe.Pointer(a.queue), a.logger)
@@ -727,13 +721,8 @@ func (a *queueArea) runFor(elapsed time.Duration) {
 // Observation
 // ---------------------------------------------------------------------------------------------
 
-type podHeap = interface {
-	List() []*framework.QueuedPodInfo
-	Len() int
-}
-
-func hasKey(h podHeap, key string) bool {
-	for _, pInfo := range h.List() {
+func hasKey(pInfos []*framework.QueuedPodInfo, key string) bool {
+	for _, pInfo := range pInfos {
 		if podKey(pInfo.Pod) == key {
 			return true
 		}
@@ -752,15 +741,15 @@ func (a *queueArea) backoffQueue() reflect.Value {
 	return field(a.priorityQueue(), "backoffQ").Elem()
 }
 
-// heaps are activeQ's heap, podBackoffQ, podErrorBackoffQ (heap.Heap, read with its exported List and Len) and
-// unschedulablePods.podInfoMap.
-func (a *queueArea) heaps() (podHeap, podHeap, podHeap, map[string]*framework.QueuedPodInfo) {
-	backoff := pointee(a.backoffQueue())
-	unschedulable := pointee(field(a.priorityQueue(), "unschedulablePods"))
-	return field(a.activeQueue(), "queue").Interface().(podHeap),
-		field(backoff, "podBackoffQ").Interface().(podHeap),
-		field(backoff, "podErrorBackoffQ").Interface().(podHeap),
-		field(unschedulable, "podInfoMap").Interface().(map[string]*framework.QueuedPodInfo)
+// heaps are the pods of activeQ's heap, the backoff heap, the error backoff heap (heap.Heap, read with its
+// exported List) and the unschedulable map, each named as the release names it (queueFields).
+func (a *queueArea) heaps() (active, backoff, errorBackoff, unschedulable []*framework.QueuedPodInfo) {
+	backoffQ := pointee(a.backoffQueue())
+	unschedulableQ := pointee(field(a.priorityQueue(), queueFields.unschedulable))
+	return heapPods(field(a.activeQueue(), "queue")),
+		heapPods(field(backoffQ, queueFields.backoff)),
+		heapPods(field(backoffQ, queueFields.errorBackoff)),
+		mapPods(field(unschedulableQ, queueFields.unschedulableMap))
 }
 
 func (a *queueArea) since(t time.Time) int64 { return int64(t.Sub(queueEpoch)) }
@@ -826,9 +815,9 @@ func queueOrder(a, b podView) bool {
 // canonical orders (activeQ by QueueSort, the backoff queues by expiry, ties as the observation breaks them).
 func (a *queueArea) observe(popped, went string) map[string]any {
 	activeHeap, backoffHeap, errorHeap, unschedulableMap := a.heaps()
-	views := func(h podHeap, backingOff bool) []podView {
+	views := func(pInfos []*framework.QueuedPodInfo, backingOff bool) []podView {
 		var out []podView
-		for _, pInfo := range h.List() {
+		for _, pInfo := range pInfos {
 			out = append(out, a.view(pInfo, backingOff))
 		}
 		return out
@@ -902,7 +891,7 @@ func (a *queueArea) observe(popped, went string) map[string]any {
 		"in_flight":          inFlight,
 		"in_flight_events":   events,
 		"cycle":              a.queue.SchedulingCycle(),
-		"move_request_cycle": field(a.priorityQueue(), "moveRequestCycle").Int(),
+		"move_request_cycle": moveRequestCycle(a.priorityQueue()),
 		"closed":             field(a.activeQueue(), "closed").Bool(),
 		"popped":             popped,
 		"went":               went,

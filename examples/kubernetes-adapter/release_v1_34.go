@@ -69,12 +69,6 @@ func (l limiter) available() bool {
 
 // The queue area's release-specific parts (queue_area.go).
 
-// profileQueueingHints and profilePopFromBackoffQ are the spec profile's queue gates (spec/versions.py).
-const (
-	profileQueueingHints   = true
-	profilePopFromBackoffQ = true
-)
-
 // goActionTypes: this release's fwk.ActionType bits by name (v1.34 has no UpdateNodeDeclaredFeature: the spec's bits above it are one higher than Go's).
 var goActionTypes = map[string]fwk.ActionType{
 	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,

@@ -13,7 +13,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 const (
@@ -46,30 +45,6 @@ func (limiter) release()                              {}
 func (limiter) available() bool                       { return true }
 
 // The queue area's release-specific parts (queue_area.go).
-
-// profileQueueingHints and profilePopFromBackoffQ are the spec profile's queue gates (spec/versions.py).
-const (
-	profileQueueingHints   = true
-	profilePopFromBackoffQ = true
-)
-
-// goActionTypes: this release's fwk.ActionType bits by name (v1.35's layout is the spec's).
-var goActionTypes = map[string]fwk.ActionType{
-	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
-	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,
-	"UpdateNodeCondition": fwk.UpdateNodeCondition, "UpdateNodeAnnotation": fwk.UpdateNodeAnnotation,
-	"UpdateNodeDeclaredFeature": fwk.UpdateNodeDeclaredFeature, "UpdatePodLabel": fwk.UpdatePodLabel,
-	"UpdatePodScaleDown": fwk.UpdatePodScaleDown, "UpdatePodToleration": fwk.UpdatePodToleration,
-	"UpdatePodSchedulingGatesEliminated": fwk.UpdatePodSchedulingGatesEliminated,
-	"UpdatePodGeneratedResourceClaim":    fwk.UpdatePodGeneratedResourceClaim,
-}
-
-// PreEnqueuePlugin moved to k8s.io/kube-scheduler/framework in v1.35.
-type preEnqueuePlugin = fwk.PreEnqueuePlugin
-
-func withMetricsRecorder(recorder *metrics.MetricAsyncRecorder) internalqueue.Option {
-	return internalqueue.WithMetricsRecorder(recorder)
-}
 
 // emulate sets the gate's emulation version (and its minimum compatibility version one minor below, as
 // featuregatetesting.SetFeatureGateEmulationVersionDuringTest does).

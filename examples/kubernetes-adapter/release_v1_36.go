@@ -18,10 +18,8 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	apidispatcher "k8s.io/kubernetes/pkg/scheduler/backend/api_dispatcher"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	apicalls "k8s.io/kubernetes/pkg/scheduler/framework/api_calls"
-	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 const (
@@ -80,41 +78,8 @@ func (limiter) available() bool                       { return true }
 
 // The queue area's release-specific parts (queue_area.go).
 
-// profileQueueingHints and profilePopFromBackoffQ are the spec profile's queue gates (spec/versions.py).
-const (
-	profileQueueingHints   = true
-	profilePopFromBackoffQ = true
-)
-
-// goActionTypes: this release's fwk.ActionType bits by name (v1.35's layout is the spec's).
-var goActionTypes = map[string]fwk.ActionType{
-	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
-	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,
-	"UpdateNodeCondition": fwk.UpdateNodeCondition, "UpdateNodeAnnotation": fwk.UpdateNodeAnnotation,
-	"UpdateNodeDeclaredFeature": fwk.UpdateNodeDeclaredFeature, "UpdatePodLabel": fwk.UpdatePodLabel,
-	"UpdatePodScaleDown": fwk.UpdatePodScaleDown, "UpdatePodToleration": fwk.UpdatePodToleration,
-	"UpdatePodSchedulingGatesEliminated": fwk.UpdatePodSchedulingGatesEliminated,
-	"UpdatePodGeneratedResourceClaim":    fwk.UpdatePodGeneratedResourceClaim,
-}
-
-// PreEnqueuePlugin moved to k8s.io/kube-scheduler/framework in v1.35.
-type preEnqueuePlugin = fwk.PreEnqueuePlugin
-
-func withMetricsRecorder(recorder *metrics.MetricAsyncRecorder) internalqueue.Option {
-	return internalqueue.WithMetricsRecorder(recorder)
-}
-
 // emulate sets the gate's emulation version (and its minimum compatibility version one minor below, as
 // featuregatetesting.SetFeatureGateEmulationVersionDuringTest does).
 func emulate(gate featuregate.MutableVersionedFeatureGate, v *utilversion.Version) error {
 	return gate.SetEmulationVersionAndMinCompatibilityVersion(v, v.SubtractMinor(1))
-}
-
-// Add and Update take a context from v1.36 (the logger travels in it).
-func queueAdd(q *internalqueue.PriorityQueue, logger klog.Logger, pod *v1.Pod) {
-	q.Add(klog.NewContext(context.Background(), logger), pod)
-}
-
-func queueUpdate(q *internalqueue.PriorityQueue, logger klog.Logger, old, pod *v1.Pod) {
-	q.Update(klog.NewContext(context.Background(), logger), old, pod)
 }

@@ -54,12 +54,13 @@ class ActionType(IntFlag):
 
 
 class EventResource(StrEnum):
-    """``fwk.EventResource``. ``ASSIGNED_POD`` / ``UNSCHEDULABLE_POD`` are internal: only incoming events use them,
-    and a registration for ``POD`` matches both."""
+    """``fwk.EventResource``. ``ASSIGNED_POD`` / ``UNSCHEDULABLE_POD`` / ``TARGET_POD`` (v1.37: the queued pod's own
+    update) are internal: only incoming events use them, and a registration for ``POD`` matches all three."""
 
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
     UNSCHEDULABLE_POD = "UnschedulablePod"
+    TARGET_POD = "TargetPod"
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -122,7 +123,7 @@ def _match_event_resources(registered: EventResource, incoming: EventResource) -
         or registered is incoming
         or (
             registered is EventResource.POD
-            and incoming in (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD)
+            and incoming in (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD, EventResource.TARGET_POD)
         )
     )
 
@@ -174,15 +175,19 @@ def _pod_requests(pod: Pod) -> dict[str, int]:
     return total
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
+def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = False) -> list[ClusterEvent]:
     """``PodSchedulingPropertiesChange``: the specific update events an update of a pod stands for.
 
-    The resource is ``AssignedPod`` when ``new`` is bound, else ``UnschedulablePod``. Modelled extractors, in
-    Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered), the last scheduling
-    gate removed, tolerations added (the API only allows adding, so a length change). When none fires, the generic
-    ``Update`` event is returned.
+    The resource is ``AssignedPod`` when ``new`` is bound, else ``TargetPod`` for the queue's own update of the pod
+    in a release that has it (``target_pod``: v1.37's ``isTargetPod``), else ``UnschedulablePod``. Modelled
+    extractors, in Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered), the last
+    scheduling gate removed, tolerations added (the API only allows adding, so a length change). When none fires, the
+    generic ``Update`` event is returned.
     """
-    resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
+    if new.node_name:
+        resource = EventResource.ASSIGNED_POD
+    else:
+        resource = EventResource.TARGET_POD if target_pod else EventResource.UNSCHEDULABLE_POD
     events: list[ClusterEvent] = []
     if new.labels != old.labels:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))

@@ -45,7 +45,6 @@ from refimpl.scheduler.events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_FORCE_ACTIVATE,
     EVENT_UNSCHEDULABLE_TIMEOUT,
-    EVENT_UNSCHEDULED_POD_UPDATE,
     ActionType,
     ClusterEvent,
     EventResource,
@@ -117,6 +116,8 @@ class SchedulingQueue:
         queueing_hints_enabled: bool = True,
         pop_from_backoff_q: bool = True,
         activate_moves_from_backoff_q: bool = True,
+        keeps_move_request_cycle: bool = True,
+        target_pod_update_events: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -125,10 +126,12 @@ class SchedulingQueue:
         every name in ``scheduler_names`` the default plugins' map. Durations are nanoseconds. The two flags are
         the ``SchedulerQueueingHints`` and ``SchedulerPopFromBackoffQ`` feature gates (both on in v1.35);
         ``activate_moves_from_backoff_q`` False is v1.34's ``Activate``, which runs the PreEnqueue plugins on a pod it
-        takes from backoffQ.
+        takes from backoffQ. ``keeps_move_request_cycle`` False is v1.37's queue, which has no ``moveRequestCycle``
+        (nor the SchedulerQueueingHints gate: ``queueing_hints_enabled`` must be on); ``target_pod_update_events`` is
+        v1.37's ``Update``, whose events have the ``TargetPod`` resource.
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
-        Fails with ``ValueError`` on a negative duration."""
+        Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
         for name, value in (
             ("pod_initial_backoff", pod_initial_backoff),
             ("pod_max_backoff", pod_max_backoff),
@@ -136,6 +139,8 @@ class SchedulingQueue:
         ):
             if value < 0:
                 raise ValueError(f"{name} must not be negative, got {value} ns")
+        if not queueing_hints_enabled and not keeps_move_request_cycle:
+            raise ValueError("a queue without moveRequestCycle (v1.37) has no SchedulerQueueingHints gate to turn off")
         self.clock = clock
         self.pod_initial_backoff = pod_initial_backoff
         self.pod_max_backoff = pod_max_backoff
@@ -143,6 +148,8 @@ class SchedulingQueue:
         self.queueing_hints_enabled = queueing_hints_enabled
         self.pop_from_backoff_q = pop_from_backoff_q
         self.activate_moves_from_backoff_q = activate_moves_from_backoff_q
+        self.keeps_move_request_cycle = keeps_move_request_cycle
+        self.target_pod_update_events = target_pod_update_events
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -234,6 +241,11 @@ class SchedulingQueue:
         if self.pop_from_backoff_q and pinfo.rejector_plugins():
             self._cond.notify_all()  # Pop may take it (PopFromBackoffQ)
         return True
+
+    def _request_move(self) -> None:
+        """A move request: ``moveRequestCycle`` becomes the current cycle, where the queue keeps one (through v1.36)."""
+        if self.keeps_move_request_cycle:
+            self._move_request_cycle = self._active.scheduling_cycle
 
     def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy, nominate: bool = False) -> QueueName:
         """``requeuePodWithQueueingStrategy``: returns where the pod went (unschedulablePods if PreEnqueue gated it).
@@ -507,7 +519,7 @@ class SchedulingQueue:
             del self._unschedulable[pinfo.uid]
             self._requeue(pinfo, strategy)
             moved.append(pinfo.uid)
-        self._move_request_cycle = self._active.scheduling_cycle
+        self._request_move()
         if self.queueing_hints_enabled:
             self._active.add_event_if_any_in_flight(event, old, new)
         return moved
@@ -574,7 +586,7 @@ class SchedulingQueue:
                 # Not activated (in neither place, or gated on the way): Kubernetes' Activate goes on here.
                 if self.queueing_hints_enabled:
                     self._active.add_events_if_pod_in_flight(None, pod, [EVENT_FORCE_ACTIVATE])
-                self._move_request_cycle = self._active.scheduling_cycle
+                self._request_move()
         return activated
 
     def update(self, old: Pod | None, new: Pod) -> QueueName:
@@ -587,9 +599,11 @@ class SchedulingQueue:
         """
         with self._lock:
             if old is None:
-                events = [EVENT_UNSCHEDULED_POD_UPDATE]
+                target = self.target_pod_update_events
+                resource = EventResource.TARGET_POD if target else EventResource.UNSCHEDULABLE_POD
+                events = [ClusterEvent(resource, ActionType.UPDATE)]
             else:
-                events = pod_scheduling_properties_change(new, old)
+                events = pod_scheduling_properties_change(new, old, self.target_pod_update_events)
             if self.queueing_hints_enabled and self._active.add_events_if_pod_in_flight(old, new, events):
                 return QueueName.IN_FLIGHT
             if old is not None:

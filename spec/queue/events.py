@@ -73,11 +73,13 @@ ACTION_NAMES: Final = {
 
 class EventResource(StrEnum):
     """``fwk.EventResource``. ``AssignedPod`` and ``UnschedulablePod`` are Kubernetes' unexported
-    resources of incoming pod events; a registration for ``Pod`` matches both."""
+    resources of incoming pod events, and from v1.37 ``TargetPod`` that of the queued pod's own update
+    (:attr:`spec.versions.VersionProfile.target_pod_update_events`); a registration for ``Pod`` matches all three."""
 
     POD = "Pod"
     ASSIGNED_POD = "AssignedPod"
     UNSCHEDULABLE_POD = "UnschedulablePod"
+    TARGET_POD = "TargetPod"
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -109,14 +111,14 @@ def is_wildcard(event: ClusterEvent) -> bool:
     return event.resource is EventResource.WILDCARD and event.action_type == ActionType.ALL
 
 
-_UNSCHEDULABLE_POD: Final = EventResource.UNSCHEDULABLE_POD
+_POD_RESOURCES: Final = (EventResource.ASSIGNED_POD, EventResource.UNSCHEDULABLE_POD, EventResource.TARGET_POD)
 
 
 def _match_event_resources(registered: EventResource, incoming: EventResource) -> bool:
     return (
         registered is EventResource.WILDCARD
         or registered is incoming
-        or (registered is EventResource.POD and incoming in (EventResource.ASSIGNED_POD, _UNSCHEDULABLE_POD))
+        or (registered is EventResource.POD and incoming in _POD_RESOURCES)
     )
 
 
@@ -162,10 +164,12 @@ EVENT_FORCE_ACTIVATE: Final = ClusterEvent(EventResource.WILDCARD, ActionType.AL
 """``Activate`` records this event, for the activated pod only, when that pod is in flight."""
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod) -> tuple[ClusterEvent, ...]:
+def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = False) -> tuple[ClusterEvent, ...]:
     """The specific update events an update of a pod stands for, in Kubernetes' extractor order.
 
-    The resource is ``AssignedPod`` when ``new`` is bound, else ``UnschedulablePod``. Of the
+    The resource is ``AssignedPod`` when ``new`` is bound, else ``TargetPod`` when the queue derives the events of
+    the pod it updates and the release has that resource (``target_pod``, v1.37's ``isTargetPod``), else
+    ``UnschedulablePod``. Of the
     extractors only those whose fields :class:`spec.objects.Pod` has can fire: requests scaled down
     (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources),
     labels changed, the last scheduling gate removed, and tolerations added (a change of their number).
@@ -173,7 +177,10 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> tuple[ClusterEvent, 
 
     Kubernetes: `PodSchedulingPropertiesChange` (pkg/scheduler/framework/events.go)
     """
-    resource = EventResource.ASSIGNED_POD if new.node_name else EventResource.UNSCHEDULABLE_POD
+    if new.node_name:
+        resource = EventResource.ASSIGNED_POD
+    else:
+        resource = EventResource.TARGET_POD if target_pod else EventResource.UNSCHEDULABLE_POD
     actions: list[ActionType] = []
     new_requests = pod_requests(new, pod_level_resources=True)
     old_requests = pod_requests(old, pod_level_resources=True)

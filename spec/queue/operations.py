@@ -292,7 +292,8 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
         case QueueUpdate(old, new):
             history = world.since_pop
             if old != new:
-                events = frozenset(RecordedEvent(e, new.uid) for e in pod_scheduling_properties_change(new, old))
+                events = frozenset(RecordedEvent(e, new.uid) for e in pod_scheduling_properties_change(
+                    new, old, queue.config.target_pod_update_events))
                 history = _seen(world, (new.uid,), events)
             return QueueWorld(q.update(queue, old, new), world.attempts, history), OK
         case QueueDelete(pod):
@@ -332,6 +333,8 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         now=current.now,
         pre_enqueue_plugins=op.pre_enqueue_plugins,
         activate_moves_from_backoff_q=current.config.activate_moves_from_backoff_q,
+        keeps_move_request_cycle=current.config.keeps_move_request_cycle,
+        target_pod_update_events=current.config.target_pod_update_events,
     )
 
 

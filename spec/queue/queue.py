@@ -222,6 +222,14 @@ def _requeue(
     return queue, went
 
 
+def _request_move(queue: SchedulingQueue) -> SchedulingQueue:
+    """A move request: ``moveRequestCycle`` becomes the current cycle, where the release keeps it (through v1.36;
+    :attr:`spec.queue.state.QueueConfig.keeps_move_request_cycle`)."""
+    if not queue.config.keeps_move_request_cycle:
+        return queue
+    return replace(queue, move_request_cycle=queue.scheduling_cycle)
+
+
 def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEvent) -> SchedulingQueue:
     """``addEventIfAnyInFlight``."""
     if not queue.in_flight_pods:
@@ -382,7 +390,7 @@ def move_pods_to_active_or_backoff_queue(
         if strategy is not QueueingStrategy.QUEUE_SKIP:
             queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
             queue = _requeue(queue, pinfo, strategy)[0]
-    queue = replace(queue, move_request_cycle=queue.scheduling_cycle)
+    queue = _request_move(queue)
     return _record_event_if_any_in_flight(queue, recorded) if c.queueing_hints else queue
 
 
@@ -426,7 +434,7 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
                 return queue
     if uid in queue.in_flight_pods:
         queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
-    return replace(queue, move_request_cycle=queue.scheduling_cycle)
+    return _request_move(queue)
 
 
 def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
@@ -441,7 +449,7 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     Kubernetes: `PriorityQueue.Update` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     c, uid = queue.config, new.uid
-    events = pod_scheduling_properties_change(new, old) if c.queueing_hints else ()
+    events = pod_scheduling_properties_change(new, old, c.target_pod_update_events) if c.queueing_hints else ()
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))

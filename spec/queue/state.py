@@ -124,6 +124,12 @@ class QueueConfig:
     activate_moves_from_backoff_q: bool = True
     """``Activate`` skips the PreEnqueue plugins for a pod it takes from backoffQ (with ``pop_from_backoff_q``): the
     release's :attr:`spec.versions.VersionProfile.activate_moves_from_backoff_q`."""
+    keeps_move_request_cycle: bool = True
+    """The queue keeps ``moveRequestCycle`` (through v1.36): the release's
+    :attr:`spec.versions.VersionProfile.queueing_hints_gate`."""
+    target_pod_update_events: bool = False
+    """``Update`` derives ``TargetPod`` events (v1.37): the release's
+    :attr:`spec.versions.VersionProfile.target_pod_update_events`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -190,7 +196,8 @@ class SchedulingQueue:
     scheduling_cycle: int = 0
     """``schedCycle``: incremented by every pop."""
     move_request_cycle: int = -1
-    """``moveRequestCycle``: the scheduling cycle at the last move request (QueueingHints off reads it)."""
+    """``moveRequestCycle``: the scheduling cycle at the last move request (QueueingHints off reads it); -1 where
+    the release keeps none (:attr:`QueueConfig.keeps_move_request_cycle`)."""
     closed: bool = False
     nominator: Nominator = EMPTY_NOMINATOR
     """The pods nominated to nodes (:mod:`spec.queue.nominator`), which the queue owns."""
@@ -210,13 +217,16 @@ def new_scheduling_queue(
     now: Timestamp = 0,
     pre_enqueue_plugins: tuple[str, ...] = (),
     activate_moves_from_backoff_q: bool | None = None,
+    keeps_move_request_cycle: bool | None = None,
+    target_pod_update_events: bool | None = None,
 ) -> SchedulingQueue:
-    """An empty queue. The gates (and ``activate_moves_from_backoff_q``) default to ``profile``'s; ``hints`` to the
+    """An empty queue. The gates (and the release's behaviours ``activate_moves_from_backoff_q``,
+    ``keeps_move_request_cycle`` and ``target_pod_update_events``) default to ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
     PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' hint joins the default map). Fails with
-    ``ValueError`` on a negative duration or time, a flush period that is not positive, or an unknown PreEnqueue
-    plugin.
+    ``ValueError`` on a negative duration or time, a flush period that is not positive, an unknown PreEnqueue
+    plugin, or QueueingHints off in a release without the gate (one that keeps no ``moveRequestCycle``: v1.37).
 
     Kubernetes: `NewPriorityQueue` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -234,6 +244,10 @@ def new_scheduling_queue(
     if unknown:
         raise ValueError(f"unknown PreEnqueue plugin(s) {unknown}; the spec models {SCHEDULING_GATES!r}")
     gate = profile.queueing_hints if queueing_hints is None else queueing_hints
+    keeps_cycle = profile.queueing_hints_gate if keeps_move_request_cycle is None else keeps_move_request_cycle
+    if not gate and not keeps_cycle:
+        raise ValueError("the release has no SchedulerQueueingHints gate (v1.37 removed it with moveRequestCycle): "
+                         "its queue always runs the queueing hints")
     config = QueueConfig(
         queueing_hints=gate,
         pop_from_backoff_q=profile.pop_from_backoff_q if pop_from_backoff_q is None else pop_from_backoff_q,
@@ -246,6 +260,9 @@ def new_scheduling_queue(
         pre_enqueue_plugins=pre_enqueue_plugins,
         activate_moves_from_backoff_q=(profile.activate_moves_from_backoff_q if activate_moves_from_backoff_q is None
                                        else activate_moves_from_backoff_q),
+        keeps_move_request_cycle=keeps_cycle,
+        target_pod_update_events=(profile.target_pod_update_events if target_pod_update_events is None
+                                  else target_pod_update_events),
     )
     return SchedulingQueue(config, now=now)
 
