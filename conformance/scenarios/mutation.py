@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from conformance.operations import (
     AdmitPod,
+    ClusterAddNamespace,
     ClusterAddNode,
     ClusterUpdateNode,
     CreatePod,
@@ -36,6 +37,8 @@ from spec.objects import (
     ContainerImage,
     ContainerPort,
     LabelSelector,
+    LabelSelectorRequirement,
+    Namespace,
     Node,
     Pod,
     PodAffinityTerm,
@@ -736,8 +739,103 @@ def gap_round_scenarios() -> list[Scenario]:
     ]
 
 
+def classification_round_scenarios() -> list[Scenario]:
+    """The sixth round (issue 24): the survivors the CI sample of 1,467 vectors listed as not classified yet that a
+    vector can tell apart. ``normalizedImageName`` looks for a tag after the last '/' only; ImageLocality and
+    NodeResourcesFit scored for more pod shapes than the reference implementation keeps columns for (16 image names,
+    32 request shapes); ``countPodsMatchSelector`` counts nothing for an empty selector; ``criticalPaths.update``
+    swaps when the domain named "" is updated in place below the first path; and an existing pod's required term
+    selects the incoming pod's namespace by its labels (``hardPodAffinityWeight``)."""
+    mib = 2**20
+
+    def roomy(name: str, *images: str, **labels: str) -> Node:
+        return Node(name, resource_list(cpu=64000, memory=64 * 1024 * mib, pods=110), labels=FrozenMap(labels),
+                    images=tuple(ContainerImage((image,), 300 * mib) for image in images))
+
+    def one_image(uid: str, image: str) -> Pod:
+        return Pod(uid, f"pod-{uid}", containers=(Container("c", resource_list(cpu=100), image=image),))
+
+    tagged_in_path = "registry.example/team:blue/app"
+    images = [f"registry.example/app{i}:v1" for i in range(18)]
+    many_images: list[CycleOperation] = [ClusterAddNode(roomy("held", *images)), ClusterAddNode(roomy("bare"))]
+    for i, image in enumerate(images):
+        many_images += [CreatePod(one_image(f"i{i}", image)), SchedulePod(f"i{i}", "held")]
+    no_cpu = Node("no-cpu", resource_list(cpu=0, memory=64 * 1024 * mib, pods=110))
+    shapes: list[CycleOperation] = [ClusterAddNode(roomy("s1")), ClusterAddNode(roomy("s2")), ClusterAddNode(no_cpu)]
+    for i in range(36):
+        shapes += [CreatePod(_asks(f"q{i}", {"cpu": 100 + 50 * i, "memory": (64 + 16 * i) * mib})),
+                   SchedulePod(f"q{i}", "s1" if i % 2 else "s2")]
+    for i in range(2):
+        shapes += [CreatePod(_asks(f"m{i}", {"memory": (100 + 50 * i) * mib})), SchedulePod(f"m{i}", "no-cpu")]
+
+    anywhere = TopologySpreadConstraint(1, "kubernetes.io/hostname", DO_NOT_SCHEDULE, LabelSelector())
+    hosts = [roomy(name, **{"kubernetes.io/hostname": name}) for name in ("a", "b")]
+    plain = [Pod(uid, f"pod-{uid}", labels=FrozenMap({"app": "web"}), containers=(Container("c", resource_list(
+        cpu=100)),)) for uid in ("w1", "w2")]
+    spread_everything = Pod("new", "pod-new", labels=FrozenMap({"app": "web"}), containers=(Container(
+        "c", resource_list(cpu=100)),), topology_spread_constraints=(anywhere,))
+
+    per_rack = TopologySpreadConstraint(1, "rack", DO_NOT_SCHEDULE, LabelSelector(FrozenMap({"app": "web"})))
+    racks = [roomy(f"r{i}", rack=rack) for i, rack in enumerate(("a", "", "b"))]
+    racked: list[CycleOperation] = [ClusterAddNode(n) for n in racks]
+    for uid, rack in (("ra", "r0"), ("rb", "r2")):
+        racked += [CreatePod(Pod(uid, f"pod-{uid}", labels=FrozenMap({"app": "web"}), containers=(Container(
+            "c", resource_list(cpu=100)),), topology_spread_constraints=(per_rack,))), *cy.placed(uid, rack)]
+    racked += [CreatePod(Pod("new", "pod-new", labels=FrozenMap({"app": "web"}), containers=(Container(
+        "c", resource_list(cpu=100)),), topology_spread_constraints=(per_rack,))), SchedulePod("new", "r0"),
+        SchedulePod("new", "r1")]
+
+    team1 = LabelSelector(match_expressions=(LabelSelectorRequirement("team", "In", ("team1",)),))
+    hard = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(match_expressions=(
+        LabelSelectorRequirement("service", "In", ("S1",)),)), ("default", "subteam2.team2"), "region", team1),))
+    china, india = roomy("node1", region="China"), roomy("node2", region="India")
+    az1 = roomy("node3", az="az1")
+    existing = Pod("e1", "pod-e1", labels=FrozenMap({"service": "S1"}), containers=(Container("c"),),
+                   pod_affinity=hard)
+    incoming = Pod("in", "pod-in", namespace="subteam1.team1", labels=FrozenMap({"service": "S1"}),
+                   containers=(Container("c"),))
+    return [
+        cy._cy("score.image_locality_tag_only_after_the_last_slash", "normalizedImageName "
+               "(imagelocality/image_locality.go) appends \":latest\" unless a ':' follows the last '/': an image "
+               "whose only ':' is inside its path is untagged, so it matches the node's image of that name with "
+               "\":latest\" (TestNormalizedImageName's rule, image_locality_test.go)",
+               [ClusterAddNode(roomy("held", tagged_in_path + ":latest")), ClusterAddNode(roomy("bare")),
+                CreatePod(one_image("p", tagged_in_path)), SchedulePod("p", "held")], "score"),
+        cy._cy("score.image_locality_many_single_images", "ImageLocality scores eighteen pods of one image each, "
+               "one after another on the same two nodes (sumImageScores, imagelocality/image_locality.go): the node "
+               "holding each image scores it, the other 0; the reference implementation keeps image columns for 16 "
+               "names and scores the others node by node", many_images, "score"),
+        cy._cy("score.least_allocated_many_pod_shapes", "NodeResourcesFit's LeastAllocated score "
+               "(noderesources/least_allocated.go) for thirty-six pods of as many shapes, one after another on the "
+               "same two nodes (a third, without cpu, rejects them), then two pods asking only memory, which the node "
+               "without cpu scores by memory alone (leastResourceScorer skips a resource of allocatable 0): the "
+               "reference implementation keeps scores for 32 shapes (its memo columns) and scores the others from the "
+               "rows' figures", shapes, "score", "resources"),
+        cy._cy("filter.spread_empty_selector_counts_nothing", "countPodsMatchSelector "
+               "(podtopologyspread/common.go) counts no pod for an empty label selector (Selector.Empty()), though the "
+               "selector matches every pod: node a, holding two pods, is no more skewed than node b, and the pod, "
+               "which the selector matches (selfMatchNum 1), fits on a",
+               [*(ClusterAddNode(n) for n in hosts), *(op for p in plain for op in (CreatePod(p), *cy.placed(
+                   p.uid, "a"))), CreatePod(spread_everything), SchedulePod("new", "a")], "topology-spread"),
+        cy._cy("filter.spread_empty_value_domain_updated_second", "criticalPaths.update (podtopologyspread/"
+               "common.go) on the domain named by the empty label value after another domain: it updates the second "
+               "path in place and, holding fewer matching pods, swaps it first, so the minimum is 0 and racks a and "
+               "b, holding one each, exceed maxSkew 1 while the empty rack's node fits", racked, "topology-spread"),
+        cy._cy("score.inter_pod_affinity_hard_weight_namespace_selector", "TestPreferredAffinityWithHardPodAffinity"
+               "SymmetricWeight's \"with matching NamespaceSelector\" (interpodaffinity/scoring_test.go), made "
+               "placeable: the existing pod's required term names its own namespace (Go's \"\", here \"default\") and "
+               "subteam2.team2 and selects team=team1 namespaces by label; the incoming pod's namespace "
+               "subteam1.team1 is selected by its labels, so hardPodAffinityWeight 1 scores region China (the "
+               "existing pod is service=S1 itself, so the scheduler places it; Go's test puts two there directly, one "
+               "of which could not be placed)",
+               [ClusterAddNamespace(Namespace("subteam1.team1", FrozenMap({"team": "team1"}))),
+                ClusterAddNode(china), ClusterAddNode(india), ClusterAddNode(az1), CreatePod(existing),
+                *cy.placed("e1", "node1"), CreatePod(incoming), SchedulePod("in", "node1")], "affinity", "namespaces"),
+    ]
+
+
 def curated() -> list[Scenario]:
     """Every scenario of this module."""
     return [*cache_scenarios(), *accounting_scenarios(), *dispatcher_scenarios(), *cycle_scenarios(),
             *gap_scenarios(), *fast_path_scenarios(), *third_round_scenarios(), *fourth_round_scenarios(),
-            *decision_round_scenarios()]
+            *decision_round_scenarios(), *classification_round_scenarios()]
