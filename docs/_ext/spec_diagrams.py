@@ -103,7 +103,7 @@ def _merge(
     diagram = Diagram(name, states, transitions)
     if width_of(diagram) <= MAX_WIDTH:
         return diagram
-    # Too wide for the text column: each arrow is labelled with keys, and the legend under it says what each
+    # Too wide for the text column: each arrow is labelled with numbers, and the legend under it says what each
     # key stands for (keys in order of first use, so that a reader finds them top to bottom).
     keys: dict[str, str] = {}
     for rows in arrows.values():
@@ -117,9 +117,8 @@ def _merge(
 
 
 def _key(index: int) -> str:
-    """The ``index``-th arrow key: a, b, ..., z, then aa, ab, ..."""
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    return letters[index] if index < len(letters) else _key(index // len(letters) - 1) + letters[index % 26]
+    """The ``index``-th arrow key: 1, 2, ... (digits: a lower-case l would read as a one)."""
+    return str(index + 1)
 
 
 # ============================================================================================
@@ -232,7 +231,7 @@ class StateDiagram(SphinxDirective):
         for index, (profiles, diagram) in enumerate(found):
             caption = "every profile" if len(profiles) == len(PROFILES) else "profiles " + ", ".join(profiles)
             if self.arguments[0] == "queue-pod":
-                caption = profiles[0]
+                caption = "every profile"  # the diagram's name says which QueueingHints setting
             if any(state.kind == "unreachable" for state in diagram.states):
                 caption += "; grey states cannot be reached from the initial state in these profiles"
             svg = render(diagram)
