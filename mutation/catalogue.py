@@ -19,6 +19,7 @@ import fnmatch
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -135,7 +136,14 @@ def _changed_lines(original: Sequence[str], mutant: Sequence[str]) -> tuple[tupl
 
 def mutations_of_file(path: Path, root: Path = ROOT) -> list[Mutation]:
     """Every mutant mutmut makes of ``path`` (relative to ``root``), in mutmut's order."""
-    result = mutate_file_contents(str(path), (root / path).read_text())
+    return list(_mutations_of_text(path, (root / path).read_text()))
+
+
+@cache
+def _mutations_of_text(path: Path, text: str) -> tuple[Mutation, ...]:
+    # Cached on the file's text (mutmut's mutation of the whole scope takes minutes, and the tests ask for it three
+    # times in a process): the same text gives the same mutants.
+    result = mutate_file_contents(str(path), text)
     lines = result.code.splitlines()
     spans = result.line_span_by_function_name
 
@@ -150,7 +158,7 @@ def mutations_of_file(path: Path, root: Path = ROOT) -> list[Mutation]:
         original = local.partition(MUTANT_MARK)[0] + MUTANT_MARK + "orig"
         removed, added = _changed_lines(body(original), body(local))
         found.append(Mutation(get_mutant_name(path, local), removed, added))
-    return found
+    return tuple(found)
 
 
 def mutations(paths: Iterable[Path] | None = None, root: Path = ROOT) -> dict[str, Mutation]:
