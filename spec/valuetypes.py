@@ -16,11 +16,14 @@ never travel). :mod:`spec.verify.fingerprint` keeps a value's 64-bit fingerprint
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 T = TypeVar("T", bound=type)
 V = TypeVar("V")
+F = TypeVar("F", bound=Callable[..., Any])
 
 HASH_ATTRIBUTE: Final = "_cached_hash"
 FINGERPRINT_ATTRIBUTE: Final = "_cached_fingerprint"
@@ -101,3 +104,34 @@ def replace(obj: V, /, **changes: Any) -> V:
     for name in names:
         state[name] = changes[name] if name in changes else values[name]
     return copy
+
+
+def remember_by_identity(maxsize: int) -> Callable[[F], F]:
+    """Remember a pure function's results for the last ``maxsize`` argument tuples, the arguments compared by identity.
+
+    ``functools.lru_cache`` compares a new argument with a remembered one by value when their hashes match, and two
+    snapshots rebuilt from the same cache are equal but distinct objects: the comparison walks both trees, node by
+    node and pod by pod, and cost more than the function it spared (the PreFilter and PreScore states of the cycle,
+    which each node's Filter and Score of one cycle read with the same snapshot object). This remembers only the
+    very objects passed (held, so their identities are not reused) and recomputes for an equal copy. Positional
+    arguments only; the function must be pure, as the spec's are. Never fails beyond what the function raises.
+    """
+    def decorate(function: F) -> F:
+        remembered: OrderedDict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
+
+        @functools.wraps(function)
+        def wrapper(*args: Any) -> Any:
+            key = tuple(map(id, args))
+            hit = remembered.get(key)
+            if hit is not None:
+                remembered.move_to_end(key)
+                return hit[1]
+            result = function(*args)
+            remembered[key] = (args, result)
+            if len(remembered) > maxsize:
+                remembered.popitem(last=False)
+            return result
+
+        return cast(F, wrapper)
+
+    return decorate

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, HostPort, NodeInfo, host_port
@@ -29,6 +28,7 @@ from spec.cycle.status import Code as Code  # re-exported: the code's home was t
 from spec.cycle.status import FilterRejection
 from spec.objects import Node, Pod, Taint, Toleration
 from spec.resources import Resource, compute_pod_resource, get_host_ports
+from spec.valuetypes import remember_by_identity
 
 TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 """``v1.TaintNodeUnschedulable``: the taint NodeUnschedulable asks a pod to tolerate."""
@@ -144,7 +144,7 @@ class PreFilterStates:
     inter_pod_affinity: interpodaffinity.PreFilterState | None
 
 
-@lru_cache(maxsize=256)
+@remember_by_identity(maxsize=256)
 def pre_filter(pod: Pod, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> PreFilterStates:
     """``RunPreFilterPlugins`` of :data:`SNAPSHOT_FILTERS` for ``pod`` over ``snapshot``, InterPodAffinity's
     namespace lister listing ``namespaces`` (the cycle's cluster's: :attr:`spec.cycle.cycle.Cluster.namespaces`; the

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from math import sqrt
 from typing import Final
 
@@ -35,6 +34,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Node, Pod, PreferredSchedulingTerm, Taint, Toleration
 from spec.quantities import CPU, MEMORY, ResourceList
 from spec.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, pod_requests
+from spec.valuetypes import remember_by_identity
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 MAX_NODE_SCORE: Final = 100
@@ -372,7 +372,7 @@ def node_affinity_normalize(pod: Pod, scores: NodeScores, context: ScoreContext)
 # ============================================================================================
 
 
-@lru_cache(maxsize=256)
+@remember_by_identity(maxsize=256)
 def _spread_state(pod: Pod, snapshot: Snapshot, feasible: tuple[str, ...]) -> podtopologyspread.PreScoreState | None:
     """PodTopologySpread's PreScore for the cycle (remembered: every node's Score of one cycle reads it)."""
     return podtopologyspread.pre_score(pod, snapshot, feasible, fits_node_affinity, fits_taint_toleration)
@@ -411,7 +411,7 @@ def pod_topology_spread_normalize(pod: Pod, scores: NodeScores, context: ScoreCo
     return tuple(podtopologyspread.normalize_score(state, [n for n, _ in scores], [s for _, s in scores]))
 
 
-@lru_cache(maxsize=256)
+@remember_by_identity(maxsize=256)
 def _affinity_state(pod: Pod, snapshot: Snapshot,
                     namespaces: interpodaffinity.Namespaces) -> interpodaffinity.TopologyScore | None:
     """InterPodAffinity's PreScore for the cycle, its namespace lister listing the cluster's ``namespaces``

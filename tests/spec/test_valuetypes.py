@@ -12,9 +12,11 @@ import pytest
 from spec.cache.cache import new_cache
 from spec.cache.nodeinfo import NodeInfo
 from spec.cache.operations import AddNode, AssumePod, UpdateSnapshot, World, apply
+from spec.cache.snapshot import EMPTY_SNAPSHOT, update_snapshot
+from spec.cycle.filters import pre_filter
 from spec.objects import Container, Node, Pod
 from spec.quantities import resource_list
-from spec.valuetypes import replace
+from spec.valuetypes import remember_by_identity, replace
 from spec.verify.fingerprint import fingerprint
 
 
@@ -66,3 +68,37 @@ def test_types_with_post_init_or_non_init_fields_go_through_dataclasses_replace(
     assert replace(_Checked(1), value=2).derived == 4
     with pytest.raises(ValueError, match="negative"):
         replace(_Checked(1), value=-1)
+
+
+# remember_by_identity: what the cycle's PreFilter and PreScore states are remembered with ----------------------
+
+
+def test_remember_by_identity_returns_what_the_function_returns_and_recomputes_for_an_equal_copy() -> None:
+    calls: list[tuple[int, ...]] = []
+
+    @remember_by_identity(maxsize=2)
+    def total(values: tuple[int, ...]) -> int:
+        calls.append(values)
+        return sum(values)
+
+    first = (1, 2, 3)
+    copy = tuple([1, 2, 3])
+    assert copy == first and copy is not first
+    assert total(first) == 6 and total(first) == 6
+    assert len(calls) == 1, "the same object a second time is remembered"
+    assert total(copy) == 6
+    assert len(calls) == 2, "an equal but distinct object is computed afresh, not compared field by field"
+    assert total((4,)) == 4 and len(calls) == 3  # a third argument tuple: the least recently used, first, is forgotten
+    assert total(copy) == 6 and len(calls) == 3
+    assert total(first) == 6 and len(calls) == 4
+
+
+def test_the_cycle_states_are_the_same_for_a_rebuilt_snapshot() -> None:
+    """A snapshot rebuilt from the same cache is a distinct object: PreFilter's states computed for it equal those
+    remembered for the first one (what the remembered values may not change: the spec's answer)."""
+    world = _world()
+    pod = Pod("p1", "p1", containers=(Container("c", requests=resource_list(cpu=100)),))
+    one = update_snapshot(world.cache, EMPTY_SNAPSHOT)
+    two = update_snapshot(world.cache, EMPTY_SNAPSHOT)
+    assert one == two and one is not two
+    assert pre_filter(pod, one) == pre_filter(pod, two) == pre_filter.__wrapped__(pod, two)  # type: ignore[attr-defined]
