@@ -43,6 +43,7 @@ from rich.console import Console
 from rich.table import Table
 
 from refimpl.cache import Cache, FakeClock, GenerationCounter, Snapshot
+from refimpl.scheduler.plugins import new_default_framework
 from refimpl.simulator import Simulation, SimulationConfig
 from refimpl.simulator.workload import IDENTICAL_POD, MACHINE_SHAPES
 from spec.frozenmap import FrozenMap
@@ -124,8 +125,14 @@ def export(w: Workload, path: Path, bound: bool = False) -> None:
 # ================================================================================================
 
 
+def refimpl_plugins() -> tuple[str, ...]:
+    """The plugins of refimpl's default framework (:func:`refimpl.scheduler.plugins.new_default_framework`, what the
+    simulator runs), in order: the Go peer enables the same ones, with the default profile's weights."""
+    return tuple(plugin.name for plugin in new_default_framework(profile=V1_35).plugins)
+
+
 def refimpl_schedule(w: Workload, batching: bool) -> dict[str, Any]:
-    """Place ``w``'s pods with refimpl's scheduler (its 8 default plugins) in the simulator; the timed part starts
+    """Place ``w``'s pods with refimpl's scheduler (its default framework) in the simulator; the timed part starts
     once the nodes are in the scheduler's cache and the pods are created (as bench/scheduler.py's measure)."""
     sim = Simulation(SimulationConfig(nodes=0, pods=0, seed=1, opportunistic_batching=batching))
     for node in w.nodes:
@@ -243,6 +250,7 @@ def run(full: bool = False) -> list[dict[str, Any]]:
     refimpl's plugin set, with the ratios; then UpdateSnapshot. Without Go, one row says why."""
     rows: list[dict[str, Any]] = []
     why_not = build_peer()
+    mine_plugins = refimpl_plugins()
     with tempfile.TemporaryDirectory(prefix="kubernetes-peer-") as directory:
         for case in CASES:
             nodes, pods, full_pods = SIZES[case.workload]
@@ -250,7 +258,7 @@ def run(full: bool = False) -> list[dict[str, Any]]:
             batching = "batching on" if case.batching else "batching off"
             mine = refimpl_schedule(w, case.batching)
             rows.append({"benchmark": f"refimpl : Kubernetes, {case.workload}, {batching}",
-                         "parameters": f"{w.describe()}; refimpl (8 plugins)",
+                         "parameters": f"{w.describe()}; refimpl ({len(mine_plugins)} plugins)",
                          "result": f"{mine['pods_per_cpu_second']:,.0f} pods/CPU-s", "target": "",
                          "row": f"refimpl {case.workload} {batching}", **mine})
             if why_not is not None:
@@ -259,7 +267,8 @@ def run(full: bool = False) -> list[dict[str, Any]]:
             export(w, path)
             for plugins in ("refimpl", "default"):
                 batching_flag = f"-batching={str(case.batching).lower()}"
-                theirs = peer(path, "-mode", "schedule", "-plugins", plugins, batching_flag)
+                names = ",".join(mine_plugins) if plugins == "refimpl" else "default"
+                theirs = peer(path, "-mode", "schedule", "-plugins", names, batching_flag)
                 assert theirs["bound"] == len(w.pods) == mine["bound"], (theirs, mine)
                 ratio = mine["pods_per_cpu_second"] / theirs["pods_per_cpu_second"]
                 label = f"{len(theirs['plugin_names'])} plugins" + (": refimpl's" if plugins == "refimpl" else

@@ -2,7 +2,7 @@
 // workload exported by bench/kubernetes_peer.py from refimpl's simulator, so `make bench` can print refimpl :
 // Kubernetes per CPU-second on the same nodes and pods, in one run, on one machine.
 //
-//	kubernetes-peer -workload FILE -mode schedule -plugins default|refimpl -batching=true|false
+//	kubernetes-peer -workload FILE -mode schedule -plugins default|NAME,NAME,... -batching=true|false
 //	kubernetes-peer -workload FILE -mode snapshot
 //
 // schedule: scheduler.New with a fake clientset (fake.NewSimpleClientset: without NewClientset's managed fields, which
@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -73,12 +74,9 @@ type Workload struct {
 	Pods  []Pod  `json:"pods"`
 }
 
-// RefimplPlugins are refimpl's plugins (refimpl/scheduler/plugins.default_plugins), with the queue sort plugin
-// every Kubernetes profile needs (refimpl's queue orders by priority as PrioritySort does).
-var RefimplPlugins = []string{
-	"PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-	"NodeResourcesFit", "ImageLocality", "DefaultBinder",
-}
+// QueueSort is the queue sort plugin every Kubernetes profile needs; refimpl's queue orders by priority as
+// PrioritySort does, so a plugin list from refimpl (-plugins A,B,...) gets it added in front.
+const QueueSort = "PrioritySort"
 
 func cpuSeconds() float64 {
 	var usage syscall.Rusage
@@ -130,24 +128,25 @@ func schedulerProfile(plugins string) (schedulerapi.KubeSchedulerProfile, error)
 		return schedulerapi.KubeSchedulerProfile{}, err
 	}
 	prof := cfg.Profiles[0]
-	switch plugins {
-	case "default":
-	case "refimpl":
-		weights := map[string]int32{}
-		for _, p := range prof.Plugins.MultiPoint.Enabled {
-			weights[p.Name] = p.Weight
-		}
-		enabled := make([]schedulerapi.Plugin, 0, len(RefimplPlugins))
-		for _, name := range RefimplPlugins {
-			if _, ok := weights[name]; !ok {
-				return prof, fmt.Errorf("plugin %s is not in the default profile", name)
-			}
-			enabled = append(enabled, schedulerapi.Plugin{Name: name, Weight: weights[name]})
-		}
-		prof.Plugins = &schedulerapi.Plugins{MultiPoint: schedulerapi.PluginSet{Enabled: enabled}}
-	default:
-		return prof, fmt.Errorf("-plugins must be default or refimpl, got %q", plugins)
+	if plugins == "default" {
+		return prof, nil
 	}
+	// A comma-separated list (refimpl's plugins, which bench/kubernetes_peer.py reads from refimpl's default
+	// framework), each with the default profile's weight.
+	weights := map[string]int32{}
+	for _, p := range prof.Plugins.MultiPoint.Enabled {
+		weights[p.Name] = p.Weight
+	}
+	names := append([]string{QueueSort}, strings.Split(plugins, ",")...)
+	enabled := make([]schedulerapi.Plugin, 0, len(names))
+	for _, name := range names {
+		if _, ok := weights[name]; !ok {
+			return prof, fmt.Errorf("-plugins: %q is not a plugin of the default profile (give default, or a "+
+				"comma-separated list of the default profile's plugins)", name)
+		}
+		enabled = append(enabled, schedulerapi.Plugin{Name: name, Weight: weights[name]})
+	}
+	prof.Plugins = &schedulerapi.Plugins{MultiPoint: schedulerapi.PluginSet{Enabled: enabled}}
 	return prof, nil
 }
 
@@ -307,7 +306,7 @@ var _ framework.NodeInfo // the cache's node infos; imported so the build names 
 func main() {
 	workload := flag.String("workload", "", "the workload JSON file (bench/kubernetes_peer.py writes it)")
 	mode := flag.String("mode", "schedule", "schedule or snapshot")
-	plugins := flag.String("plugins", "default", "default (the default profile) or refimpl (refimpl's plugins)")
+	plugins := flag.String("plugins", "default", "default (the default profile) or a comma-separated list of its plugins (refimpl's; PrioritySort is added)")
 	batching := flag.Bool("batching", true, "the OpportunisticBatching feature gate (on by default in v1.35)")
 	rounds := flag.Int("rounds", 2000, "snapshot: timed UpdateSnapshot calls per case")
 	flag.Parse()
