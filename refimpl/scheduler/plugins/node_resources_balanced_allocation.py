@@ -11,7 +11,7 @@ DRA-backed extended resources (alpha in v1.35) are not modelled.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, cast
 
 from refimpl.cache import NodeInfo
 from refimpl.cache.resources import pod_requests
@@ -24,6 +24,7 @@ from refimpl.scheduler.framework import (
     SignPlugin,
     Status,
 )
+from refimpl.scheduler.framework.node_slice import columns_of, gather
 from refimpl.scheduler.framework.status import Code
 from refimpl.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from spec.objects import Pod
@@ -88,6 +89,36 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
         without_pod = balanced_resource_score((requested.milli_cpu, requested.memory), allocatable)
         inner = MAX_NODE_SCORE // 2 + with_pod - without_pod  # Go's integer division truncates toward zero
         return MAX_NODE_SCORE // 2 + (inner // 2 if inner >= 0 else -(-inner // 2)), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status | None]:
+        """:meth:`score` for every node: the score reads only the node's cpu and memory, requested and allocatable,
+        so on the rows each row's score for these requests is kept until the row changes, and otherwise each
+        distinct (requested, allocatable) is scored once (most nodes of a large cluster share a shape)."""
+        requests = state.get(_PRE_SCORE_KEY)
+        if not isinstance(requests, tuple):
+            return super().score_nodes(state, pod, nodes)
+        score = self.score
+        columns = columns_of(nodes)
+        if columns is not None:
+            table, rows = columns
+            memo = table.memo_column((NAME, self.scores_change, *requests))
+            if memo is not None:
+                held: list[int | None] = list(gather(memo, rows))
+                for i, value in enumerate(held):
+                    if value is None:
+                        held[i] = memo[rows[i]] = score(state, pod, nodes[i])[0]
+                return cast(list[int], held), None
+        by_figures: dict[tuple[int, int, int, int], int] = {}
+        values: list[int] = []
+        append = values.append
+        for info in nodes:
+            requested, allocatable = info.requested, info.allocatable
+            key = (requested.milli_cpu, requested.memory, allocatable.milli_cpu, allocatable.memory)
+            value = by_figures.get(key)
+            if value is None:
+                value = by_figures[key] = score(state, pod, info)[0]
+            append(value)
+        return values, None
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         """``SignPod``: the pod's resource requests, the same fragment as NodeResourcesFit's."""
