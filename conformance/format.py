@@ -34,8 +34,15 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.3.0"
+FORMAT_VERSION: Final = "4.4.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.4.0 (from 4.3.0) is a minor bump: the scheduling queue's sub-queues hold a pod by namespace/name, as Kubernetes'
+do (``podInfoKeyFunc``; the pods in flight and the nominator still go by UID), and new curated queue vectors
+(``queue.keyed.*``) add, delete, update, activate and hand back pod objects of another UID with a queued pod's
+namespace and name (``queue.keyed.update_across_uids`` splits by profile: v1.37's ``PodInfo.Update`` refuses an
+object of another UID, :attr:`spec.versions.VersionProfile.update_requires_same_uid`). No field changes; every
+earlier vector is unchanged but for its ``format_version``.
 
 4.3.0 (from 4.2.0) is a minor bump for the v1.37 profile's scheduling queue, as Kubernetes v1.37.2's queue showed it
 (examples/kubernetes-adapter): an event resource gains the value ``TargetPod`` (the resource of a queued pod's own

@@ -145,6 +145,13 @@ class VersionProfile:
     ``TargetPod`` (pkg/scheduler/framework/events.go and backend/queue/scheduling_queue.go, ``Update``, read in
     v1.36.5 and v1.37.2). Found by running the queue vectors on v1.37.2's queue (queue.k8s.update_when_in_flight,
     queue.k8s.update.with_hints.unschedulable_backing_off)."""
+    update_requires_same_uid: bool = False
+    """``PodInfo.Update`` refuses a pod object of another UID ("pod UID mismatch", v1.37.2); through v1.36 it takes
+    it. The queue's ``Update`` finds the entry by namespace/name, so for an update to an object of another UID
+    (the pod re-created) v1.37's leaves that entry as it is and adds the new object as a new pod (``addPod``: a fresh
+    pod info into activeQ, replacing the entry by key), where earlier releases give the entry the new object and
+    keep its history (pkg/scheduler/framework/types.go ``PodInfo.Update``, backend/queue/scheduling_queue.go
+    ``Update``, read in v1.36.5 and v1.37.2). Found by running queue.keyed.update_across_uids on v1.37.2's queue."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -204,6 +211,7 @@ V1_37: Final = VersionProfile(
     volume_binding_scores=True,
     queueing_hints_gate=False,
     target_pod_update_events=True,
+    update_requires_same_uid=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -224,6 +232,7 @@ PR_141745: Final = VersionProfile(
     volume_binding_scores=True,
     queueing_hints_gate=False,
     target_pod_update_events=True,
+    update_requires_same_uid=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

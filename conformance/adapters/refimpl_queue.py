@@ -83,6 +83,7 @@ class RefimplQueue:
             activate_moves_from_backoff_q=config.activate_moves_from_backoff_q,
             keeps_move_request_cycle=config.keeps_move_request_cycle,
             target_pod_update_events=config.target_pod_update_events,
+            update_requires_same_uid=config.update_requires_same_uid,
             pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
@@ -167,6 +168,7 @@ class RefimplQueue:
             activate_moves_from_backoff_q=base.activate_moves_from_backoff_q,
             keeps_move_request_cycle=base.keeps_move_request_cycle,
             target_pod_update_events=base.target_pod_update_events,
+            update_requires_same_uid=base.update_requires_same_uid,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 

@@ -688,6 +688,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("leftover-flush", "flushUnschedulablePodsLeftover", ("queue.flush_leftover.",)),
     ("lost-wake-up", "an event during a pod's attempt must not leave it in unschedulablePods",
      ("queue.hand_back.", "queue.move.")),
+    ("namespace-name-key", "the sub-queues hold a pod by namespace/name (podInfoKeyFunc), in-flight pods by UID",
+     ("queue.",)),
     ("pop-from-backoffq", "the scheduling queue with SchedulerPopFromBackoffQ", ()),
     ("queue-sort", "activeQ's order (PrioritySort)", ("queue.pop.",)),
     ("run", "the scheduling queue's Run: its periodic flushes", ("queue.flush_backoff.", "queue.flush_leftover.")),

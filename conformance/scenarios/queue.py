@@ -17,7 +17,7 @@ from typing import Final
 from conformance.codec import operation_name
 from conformance.ported.scheduling_queue import HALF_SECOND, NODE_TAINT, fail, go_cases, pod
 from conformance.traces import ALL_PROFILES, Scenario
-from spec.objects import Container, Toleration
+from spec.objects import Container, Pod, Toleration
 from spec.quantities import SECOND, resource_list
 from spec.queue.events import (
     EVENT_ASSIGNED_POD_DELETE,
@@ -45,6 +45,7 @@ from spec.queue.operations import (
     new_queue_world,
 )
 from spec.queue.state import QueueNotEnabled, where
+from spec.valuetypes import replace
 from spec.versions import DEFAULT_PROFILE
 
 # --------------------------------------------------------------------------------------------
@@ -309,7 +310,64 @@ def curated_queue() -> list[Scenario]:
             ],
             "scheduling-gates",
         ),
+        *_keyed_by_namespace_name(),
         *(case.scenario() for case in go_cases()),
+    ]
+
+
+def _keyed_by_namespace_name() -> list[Scenario]:
+    """The sub-queues hold a pod by namespace/name, the pods in flight by UID (:func:`spec.queue.state.holder`): a
+    pod object ``a2`` with ``a``'s namespace and name (the pod deleted and re-created, its delete event missed or not
+    yet seen) finds, replaces or removes ``a``'s entry."""
+    a, a2 = pod("a"), Pod("a2", "a", namespace="ns1")
+    a2_tolerating = replace(a2, tolerations=TOLERATING.tolerations)
+    return [
+        _q(
+            "keyed.add_replaces_entry_of_other_uid",
+            "Add of a pod whose namespace/name activeQ holds under another UID replaces that entry (activeQ keys by "
+            "namespace/name, podInfoKeyFunc): one pod to pop, the new one",
+            [QueueAdd(a), QueueStepClock(SECOND), QueueAdd(a2), QueuePop()],
+            "namespace-name-key",
+        ),
+        _q(
+            "keyed.add_takes_unschedulable_entry_of_other_uid",
+            "Add of a pod whose namespace/name waits in unschedulablePods under another UID takes that entry out "
+            "(moveToActiveQ deletes it by key) and queues the new one",
+            [QueueAdd(a), QueuePop(), fail(a, FIT), QueueAdd(a2)],
+            "namespace-name-key",
+        ),
+        _q(
+            "keyed.delete_by_other_uid",
+            "Delete of a pod object of another UID removes the entry of its namespace/name, from activeQ and from "
+            "unschedulablePods",
+            [QueueAdd(a), QueueDelete(a2), QueueAdd(a), QueuePop(), fail(a, FIT), QueueDelete(a2)],
+            "namespace-name-key",
+        ),
+        _q(
+            "keyed.hand_back_refused_while_other_uid_queued",
+            "A pod re-created while its old UID is in flight: the new UID is queued (the pods in flight go by UID, "
+            "so Pop returns it too), and the old attempt's hand-back is refused because activeQ holds its "
+            "namespace/name; Done is called for it all the same",
+            [QueueAdd(a), QueuePop(), QueueAdd(a2), fail(a, FIT), QueuePop()],
+            "namespace-name-key",
+            "in-flight",
+        ),
+        _q(
+            "keyed.update_across_uids",
+            "Update from a pod to one of another UID with its namespace/name finds the old entry: in "
+            "unschedulablePods it takes the new object and the update's hints requeue it (with its attempt count); "
+            "in activeQ it is updated in place",
+            [QueueAdd(a), QueuePop(), fail(a, TAINT), QueueUpdate(a, a2_tolerating), QueueStepClock(SECOND),
+             QueueAdd(pod("b")), QueueUpdate(pod("b"), Pod("b2", "b", namespace="ns1", priority=5))],
+            "namespace-name-key",
+        ),
+        _q(
+            "keyed.activate_by_other_uid",
+            "Activate of a pod object of another UID moves the entry of its namespace/name from unschedulablePods "
+            "to activeQ",
+            [QueueAdd(a), QueuePop(), fail(a, FIT), QueueActivate(a2), QueuePop()],
+            "namespace-name-key",
+        ),
     ]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from refimpl.scheduler.events import ClusterEvent
 from refimpl.scheduler.heap import Heap
-from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, queued_pod_uid
+from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, queued_pod_key
 from spec.objects import Pod
 
 
@@ -36,7 +36,7 @@ class ActiveQueue:
     """``activeQueue``."""
 
     def __init__(self, less: LessFunc) -> None:
-        self._heap: Heap[QueuedPodInfo] = Heap(queued_pod_uid, less)
+        self._heap: Heap[QueuedPodInfo] = Heap(queued_pod_key, less)
         self.scheduling_cycle = 0
         """``schedCycle``: incremented by every successful pop."""
         self._in_flight: dict[str, int] = {}  # uid -> its marker
@@ -53,24 +53,25 @@ class ActiveQueue:
         """``add`` (AddOrUpdate)."""
         self._heap.add_or_update(pinfo)
 
-    def delete(self, uid: str) -> QueuedPodInfo | None:
-        """``delete``: the removed entry or None."""
-        return self._heap.delete(uid)
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        """``delete`` by namespace/name (:func:`~refimpl.scheduler.queued_pod_info.pod_key`): the removed entry or
+        None."""
+        return self._heap.delete(key)
 
-    def get(self, uid: str) -> QueuedPodInfo | None:
-        """``get``."""
-        return self._heap.get(uid)
+    def get(self, key: str) -> QueuedPodInfo | None:
+        """``get`` by namespace/name."""
+        return self._heap.get(key)
 
-    def fix(self, uid: str) -> None:
+    def fix(self, key: str) -> None:
         """Restore the order after the entry's pod was replaced (``update``)."""
-        self._heap.fix(uid)
+        self._heap.fix(key)
 
     def pop_head(self) -> QueuedPodInfo | None:
         """The head of the heap, removed; None when empty (``Pop`` itself is the scheduling queue's)."""
         return self._heap.pop()
 
-    def __contains__(self, uid: str) -> bool:
-        return uid in self._heap
+    def __contains__(self, key: str) -> bool:
+        return key in self._heap
 
     def __len__(self) -> int:
         return len(self._heap)

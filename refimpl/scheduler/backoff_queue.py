@@ -11,7 +11,7 @@ from __future__ import annotations
 from refimpl.cache.clock import Clock
 from refimpl.scheduler import backoff
 from refimpl.scheduler.heap import Heap
-from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, queued_pod_uid
+from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, queued_pod_key
 
 _NO_BACKOFF = -(1 << 63)  # Go's zero time sorts before every real expiry.
 
@@ -28,8 +28,8 @@ class BackoffQueue:
         self.pop_from_backoff_q = pop_from_backoff_q
         self._active_less = active_less
         less = self._less_with_priority if pop_from_backoff_q else self._less
-        self._backoff: Heap[QueuedPodInfo] = Heap(queued_pod_uid, less)  # pods with rejector plugins
-        self._errors: Heap[QueuedPodInfo] = Heap(queued_pod_uid, self._less)  # pods that failed with an error
+        self._backoff: Heap[QueuedPodInfo] = Heap(queued_pod_key, less)  # pods with rejector plugins
+        self._errors: Heap[QueuedPodInfo] = Heap(queued_pod_key, self._less)  # pods that failed with an error
 
     # Expiry -------------------------------------------------------------------------------------
 
@@ -85,26 +85,27 @@ class BackoffQueue:
         other heap)."""
         self.backoff_time(pinfo)  # cache the expiry before the heaps compare it
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
-            self._backoff.delete(pinfo.uid)
+            self._backoff.delete(queued_pod_key(pinfo))
             self._errors.add_or_update(pinfo)
         else:
-            self._errors.delete(pinfo.uid)
+            self._errors.delete(queued_pod_key(pinfo))
             self._backoff.add_or_update(pinfo)
 
-    def delete(self, uid: str) -> QueuedPodInfo | None:
-        """``delete``: the removed entry, or None if the pod was in neither heap."""
-        removed = self._backoff.delete(uid)
-        return removed if removed is not None else self._errors.delete(uid)
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        """``delete`` by namespace/name (:func:`~refimpl.scheduler.queued_pod_info.pod_key`): the removed entry, or
+        None if the pod was in neither heap."""
+        removed = self._backoff.delete(key)
+        return removed if removed is not None else self._errors.delete(key)
 
-    def get(self, uid: str) -> QueuedPodInfo | None:
-        """``get``."""
-        found = self._backoff.get(uid)
-        return found if found is not None else self._errors.get(uid)
+    def get(self, key: str) -> QueuedPodInfo | None:
+        """``get`` by namespace/name."""
+        found = self._backoff.get(key)
+        return found if found is not None else self._errors.get(key)
 
-    def fix(self, uid: str) -> None:
+    def fix(self, key: str) -> None:
         """Restore the order after the entry's pod was replaced (``update``)."""
-        self._backoff.fix(uid)
-        self._errors.fix(uid)
+        self._backoff.fix(key)
+        self._errors.fix(key)
 
     def pop_backoff(self) -> QueuedPodInfo | None:
         """``popBackoff``: the head of podBackoffQ, backing off or not; never from podErrorBackoffQ."""
@@ -141,8 +142,8 @@ class BackoffQueue:
                     problems.append(f"{pinfo.uid}'s cached backoff expiry {pinfo.backoff_expiration} != {expected}")
         return problems
 
-    def __contains__(self, uid: str) -> bool:
-        return uid in self._backoff or uid in self._errors
+    def __contains__(self, key: str) -> bool:
+        return key in self._backoff or key in self._errors
 
     def __len__(self) -> int:
         return len(self._backoff) + len(self._errors)

@@ -16,7 +16,9 @@ attempt fails :meth:`SchedulingQueue.add_unschedulable_if_not_present` can tell 
 have made the pod schedulable (QueueingHints, on by default since v1.32) and send it to backoffQ or activeQ
 rather than to unschedulablePods. With QueueingHints off the coarser ``moveRequestCycle`` rule applies.
 
-Pods are keyed by UID (Kubernetes' heaps key by namespace/name; the model's pods are identified by UID).
+The sub-queues key a pod by namespace/name, as Kubernetes' do (``podInfoKeyFunc``;
+:func:`~refimpl.scheduler.queued_pod_info.pod_key`): a pod of another UID with the same namespace and name replaces,
+finds or removes the entry. The pods in flight and the nominator go by UID, as Kubernetes' do.
 One lock guards everything, and one condition wakes :meth:`SchedulingQueue.pop_blocking`; every other method is
 non-blocking, so a deterministic simulator can drive the queue from one thread with a
 :class:`~refimpl.cache.clock.FakeClock`, calling :meth:`~SchedulingQueue.flush_backoff_q_completed` and
@@ -56,7 +58,7 @@ from refimpl.scheduler.events import (
     pod_scheduling_properties_change,
 )
 from refimpl.scheduler.nominator import Nominator, PodLister
-from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, priority_sort_less
+from refimpl.scheduler.queued_pod_info import LessFunc, QueuedPodInfo, pod_key, priority_sort_less
 from spec.objects import DEFAULT_SCHEDULER_NAME, Pod, klog_kobj
 
 PreEnqueueCheck = Callable[[Pod], bool]
@@ -118,6 +120,7 @@ class SchedulingQueue:
         activate_moves_from_backoff_q: bool = True,
         keeps_move_request_cycle: bool = True,
         target_pod_update_events: bool = False,
+        update_requires_same_uid: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -128,7 +131,8 @@ class SchedulingQueue:
         ``activate_moves_from_backoff_q`` False is v1.34's ``Activate``, which runs the PreEnqueue plugins on a pod it
         takes from backoffQ. ``keeps_move_request_cycle`` False is v1.37's queue, which has no ``moveRequestCycle``
         (nor the SchedulerQueueingHints gate: ``queueing_hints_enabled`` must be on); ``target_pod_update_events`` is
-        v1.37's ``Update``, whose events have the ``TargetPod`` resource.
+        v1.37's ``Update``, whose events have the ``TargetPod`` resource; ``update_requires_same_uid`` is v1.37's
+        ``PodInfo.Update``, which refuses an object of another UID (``Update`` then adds it as a new pod).
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
@@ -150,6 +154,7 @@ class SchedulingQueue:
         self.activate_moves_from_backoff_q = activate_moves_from_backoff_q
         self.keeps_move_request_cycle = keeps_move_request_cycle
         self.target_pod_update_events = target_pod_update_events
+        self.update_requires_same_uid = update_requires_same_uid
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -213,15 +218,15 @@ class SchedulingQueue:
         Returns whether the pod entered activeQ."""
         if not (from_backoff and self.pop_from_backoff_q):
             self._run_pre_enqueue_plugins(pinfo)
+        key = pod_key(pinfo.pod)
         if pinfo.gated():
-            uid = pinfo.uid
-            if uid not in self._active and uid not in self._backoff and uid not in self._unschedulable:
-                self._unschedulable[uid] = pinfo
+            if key not in self._active and key not in self._backoff and key not in self._unschedulable:
+                self._unschedulable[key] = pinfo
             return False
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
-        self._unschedulable.pop(pinfo.uid, None)
-        self._backoff.delete(pinfo.uid)
+        self._unschedulable.pop(key, None)
+        self._backoff.delete(key)
         self._active.add(pinfo)
         self._cond.notify_all()
         if nominate:
@@ -234,9 +239,9 @@ class SchedulingQueue:
         if self.pop_from_backoff_q:
             self._run_pre_enqueue_plugins(pinfo)
             if pinfo.gated():
-                self._unschedulable.setdefault(pinfo.uid, pinfo)
+                self._unschedulable.setdefault(pod_key(pinfo.pod), pinfo)
                 return False
-        self._unschedulable.pop(pinfo.uid, None)
+        self._unschedulable.pop(pod_key(pinfo.pod), None)
         self._backoff.add(pinfo)
         if self.pop_from_backoff_q and pinfo.rejector_plugins():
             self._cond.notify_all()  # Pop may take it (PopFromBackoffQ)
@@ -252,7 +257,7 @@ class SchedulingQueue:
         ``nominate``: the event is the generic unscheduled-pod update, for which ``moveToActiveQ`` re-adds the
         pod's own nomination."""
         if strategy is QueueingStrategy.QUEUE_SKIP:
-            self._unschedulable[pinfo.uid] = pinfo
+            self._unschedulable[pod_key(pinfo.pod)] = pinfo
             return QueueName.UNSCHEDULABLE
         if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and self._is_backing_off(pinfo):
             return QueueName.BACKOFF if self._move_to_backoff(pinfo) else QueueName.UNSCHEDULABLE
@@ -275,13 +280,15 @@ class SchedulingQueue:
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         """``NominatedPodsForNode``: the pods nominated to ``node`` as the queue holds them (``nominatedPodToInfo``:
         activeQ, then unschedulablePods, then backoffQ; a pod in none of them, e.g. in flight, is only its name,
-        namespace and UID)."""
+        namespace and UID). An entry of the ref's namespace/name holding another UID counts as none, as in the spec
+        (:func:`spec.queue.queue.nominated_pods`; Kubernetes would take that entry's pod)."""
         with self._lock:
             refs = self.nominator.nominated_pods_for_node(node)
             pods = []
             for ref in refs:
-                pinfo = self._active.get(ref.uid) or self._unschedulable.get(ref.uid) or self._backoff.get(ref.uid)
-                pods.append(pinfo.pod if pinfo is not None else ref.to_pod())
+                key = pod_key(ref.to_pod())
+                pinfo = self._active.get(key) or self._unschedulable.get(key) or self._backoff.get(key)
+                pods.append(pinfo.pod if pinfo is not None and pinfo.uid == ref.uid else ref.to_pod())
             return pods
 
     def has_nominated_pods(self) -> bool:
@@ -443,12 +450,12 @@ class SchedulingQueue:
                     self._active.done(pinfo.uid)
 
     def _add_unschedulable_locked(self, pinfo: QueuedPodInfo, pod_scheduling_cycle: int) -> QueueName:
-        uid, obj = pinfo.uid, klog_kobj(pinfo.pod)
-        if uid in self._unschedulable:
+        key, obj = pod_key(pinfo.pod), klog_kobj(pinfo.pod)
+        if key in self._unschedulable:
             raise QueueError(f"Pod {obj} is already present in unschedulable queue")
-        if uid in self._active:
+        if key in self._active:
             raise QueueError(f"Pod {obj} is already present in the active queue")
-        if uid in self._backoff:
+        if key in self._backoff:
             raise QueueError(f"Pod {obj} is already present in the backoff queue")
         if not pinfo.unschedulable_plugins and not pinfo.pending_plugins:
             pinfo.consecutive_errors_count += 1
@@ -460,7 +467,7 @@ class SchedulingQueue:
         if not self.queueing_hints_enabled:
             if self._move_request_cycle >= pod_scheduling_cycle or not pinfo.rejector_plugins():
                 return QueueName.BACKOFF if self._move_to_backoff(pinfo) else QueueName.UNSCHEDULABLE
-            self._unschedulable[uid] = pinfo
+            self._unschedulable[key] = pinfo
             return QueueName.UNSCHEDULABLE
         return self._requeue(pinfo, self._hint_for_in_flight_pod(pinfo))
 
@@ -516,7 +523,7 @@ class SchedulingQueue:
             strategy = self._is_pod_worth_requeuing(pinfo, event, old, new)
             if strategy is QueueingStrategy.QUEUE_SKIP:
                 continue
-            del self._unschedulable[pinfo.uid]
+            del self._unschedulable[pod_key(pinfo.pod)]
             self._requeue(pinfo, strategy)
             moved.append(pinfo.uid)
         self._request_move()
@@ -576,10 +583,10 @@ class SchedulingQueue:
         activated: list[str] = []
         with self._lock:
             for pod in pods:
-                pinfo = self._unschedulable.get(pod.uid)
+                pinfo = self._unschedulable.get(pod_key(pod))
                 from_backoff = pinfo is None and self.activate_moves_from_backoff_q
                 if pinfo is None:
-                    pinfo = self._backoff.delete(pod.uid)
+                    pinfo = self._backoff.delete(pod_key(pod))
                 if pinfo is not None and self._move_to_active(pinfo, from_backoff=from_backoff):
                     activated.append(pod.uid)
                     continue
@@ -595,7 +602,9 @@ class SchedulingQueue:
         An in-flight pod only has the update recorded (QueueingHints on). A pod in activeQ or backoffQ is updated in
         place. A pod in unschedulablePods is updated and, per event of ``PodSchedulingPropertiesChange``, requeued
         if a rejector plugin's hint accepts it (QueueingHints on), or if it changed at all (off: to backoffQ while
-        backing off, else activeQ). An unknown pod is added to activeQ.
+        backing off, else activeQ). An unknown pod is added to activeQ. In flight goes by ``new``'s UID; activeQ and
+        backoffQ are searched for ``old``'s namespace/name, unschedulablePods for ``new``'s: an entry of another UID
+        found there takes ``new`` as its pod.
         """
         with self._lock:
             if old is None:
@@ -608,14 +617,14 @@ class SchedulingQueue:
                 return QueueName.IN_FLIGHT
             if old is not None:
                 for name, sub_queue in ((QueueName.ACTIVE, self._active), (QueueName.BACKOFF, self._backoff)):
-                    pinfo = sub_queue.get(old.uid)
-                    if pinfo is not None:
+                    pinfo = sub_queue.get(pod_key(old))
+                    if pinfo is not None and not self._update_refused(pinfo, new):
                         pinfo.pod = new
-                        sub_queue.fix(old.uid)
+                        sub_queue.fix(pod_key(old))
                         self.nominator.update_nominated_pod(old, new)
                         return name
-            pinfo = self._unschedulable.get(new.uid)
-            if pinfo is not None:
+            pinfo = self._unschedulable.get(pod_key(new))
+            if pinfo is not None and not self._update_refused(pinfo, new):
                 pinfo.pod = new
                 if old is not None:
                     self.nominator.update_nominated_pod(old, new)
@@ -636,15 +645,21 @@ class SchedulingQueue:
             moved = self._move_to_active(QueuedPodInfo(new, self.clock.now()), nominate=True)
             return QueueName.ACTIVE if moved else QueueName.UNSCHEDULABLE
 
+    def _update_refused(self, pinfo: QueuedPodInfo, new: Pod) -> bool:
+        """``PodInfo.Update``: v1.37's refuses a pod object of another UID than the entry's."""
+        return self.update_requires_same_uid and pinfo.uid != new.uid
+
     def delete(self, pod: Pod) -> None:
-        """``Delete``: remove the pod from whichever sub-queue holds it (in-flight tracking is left to ``done``)."""
+        """``Delete``: remove the entry of the pod's namespace/name (of whichever UID) from whichever sub-queue holds
+        it (the nomination goes by UID; in-flight tracking is left to ``done``)."""
         with self._lock:
             self.nominator.delete_nominated_pod_if_exists(pod)
-            if self._active.delete(pod.uid) is not None:
+            key = pod_key(pod)
+            if self._active.delete(key) is not None:
                 return
-            if self._backoff.delete(pod.uid) is not None:
+            if self._backoff.delete(key) is not None:
                 return
-            self._unschedulable.pop(pod.uid, None)
+            self._unschedulable.pop(key, None)
 
     def close(self) -> None:
         """``Close``: every in-flight pod is done (``activeQueue.close``: the in-flight events are dropped); pops
@@ -667,20 +682,23 @@ class SchedulingQueue:
             return self._where_locked(uid)
 
     def _where_locked(self, uid: str) -> QueueName | None:
-        if uid in self._active:
-            return QueueName.ACTIVE
-        if uid in self._backoff:
-            return QueueName.BACKOFF
-        if uid in self._unschedulable:
-            return QueueName.UNSCHEDULABLE
+        for name, entries in (
+            (QueueName.ACTIVE, self._active.entries()),
+            (QueueName.BACKOFF, self._backoff.entries()),
+            (QueueName.UNSCHEDULABLE, list(self._unschedulable.values())),
+        ):
+            if any(p.uid == uid for p in entries):
+                return name
         if self._active.is_in_flight(uid):
             return QueueName.IN_FLIGHT
         return None
 
     def get(self, uid: str) -> QueuedPodInfo | None:
-        """``GetPod`` (by UID): the pod's queue entry in any sub-queue, or None."""
+        """The queue entry of the pod of this UID in any sub-queue, or None (Kubernetes' ``GetPod`` takes a name and
+        namespace instead)."""
         with self._lock:
-            return self._active.get(uid) or self._backoff.get(uid) or self._unschedulable.get(uid)
+            entries = [*self._active.entries(), *self._backoff.entries(), *self._unschedulable.values()]
+            return next((p for p in entries if p.uid == uid), None)
 
     def pods_in_active_q(self) -> list[Pod]:
         """``PodsInActiveQ`` (heap order)."""
@@ -739,7 +757,7 @@ class SchedulingQueue:
             problems = self._active.violations() + self._backoff.violations()
             active = {p.uid for p in self._active.entries()}
             backing = {p.uid for p in self._backoff.entries()}
-            unschedulable = set(self._unschedulable)
+            unschedulable = {p.uid for p in self._unschedulable.values()}
             for a, b, both in (
                 ("activeQ", "backoffQ", active & backing),
                 ("activeQ", "unschedulablePods", active & unschedulable),
@@ -747,8 +765,8 @@ class SchedulingQueue:
             ):
                 problems += [f"{uid} is in both {a} and {b}" for uid in sorted(both)]
             problems += [
-                f"{uid} waits in unschedulablePods without a rejector plugin"
-                for uid, pinfo in self._unschedulable.items()
+                f"{pinfo.uid} waits in unschedulablePods without a rejector plugin"
+                for pinfo in self._unschedulable.values()
                 if not pinfo.rejector_plugins()
             ]
             return problems

@@ -74,6 +74,13 @@ def priority_sort_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     return a.pod.priority > b.pod.priority or (a.pod.priority == b.pod.priority and a.timestamp < b.timestamp)
 
 
-def queued_pod_uid(pinfo: QueuedPodInfo) -> str:
-    """The heaps' key function (Kubernetes keys by namespace/name; the model identifies pods by UID)."""
-    return pinfo.pod.uid
+def pod_key(pod: Pod) -> str:
+    """The key the sub-queues hold a pod under, ``namespace/name`` (``podInfoKeyFunc``,
+    pkg/scheduler/backend/queue/scheduling_queue.go; unschedulablePods' ``GetPodFullName`` names the same pairs). A pod
+    with an empty name, which the API server never admits, is keyed as if its UID were its name."""
+    return f"{pod.namespace}/{pod.name or pod.uid}"
+
+
+def queued_pod_key(pinfo: QueuedPodInfo) -> str:
+    """The heaps' key function: :func:`pod_key` of the pod info's pod, as Kubernetes' ``podInfoKeyFunc``."""
+    return pod_key(pinfo.pod)

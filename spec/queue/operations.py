@@ -335,6 +335,7 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         activate_moves_from_backoff_q=current.config.activate_moves_from_backoff_q,
         keeps_move_request_cycle=current.config.keeps_move_request_cycle,
         target_pod_update_events=current.config.target_pod_update_events,
+        update_requires_same_uid=current.config.update_requires_same_uid,
     )
 
 

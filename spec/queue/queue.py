@@ -24,8 +24,12 @@ The queue reads a clock (``now``): :func:`step_clock` moves it as a test's fake 
 :func:`run_for` lets time pass with ``Run``'s two loops flushing on their schedules.
 
 The state and its queries are in :mod:`spec.queue.state`; heap order among pods that compare equal
-is left open there (:func:`~spec.queue.state.pop_candidates`). Pods are identified by UID
-(Kubernetes keys the sub-queues by namespace/name; the spec's pods are UIDs). PreEnqueue plugins and
+is left open there (:func:`~spec.queue.state.pop_candidates`). The sub-queues hold a pod by its namespace/name, as
+Kubernetes' do (:func:`~spec.queue.state.pod_key`, :func:`~spec.queue.state.holder`): ``Add`` of a pod whose
+namespace/name is queued under another UID replaces that entry, ``Update`` finds the entry by the old object's
+namespace/name and ``Delete`` removes the one its namespace/name names, and a hand-back is refused while another UID
+of its namespace/name waits in a sub-queue. The pods in flight and the nominator go by UID, as Kubernetes' do.
+PreEnqueue plugins and
 scheduling gates are in :mod:`spec.queue.gates`, the nominator in :mod:`spec.queue.nominator`. Not
 modelled: metrics, and the opaque hint functions of
 the default plugins (:mod:`spec.queue.events`). v1.36 moved the clearing of a popped pod's
@@ -39,6 +43,7 @@ from dataclasses import replace
 from typing import Final
 
 from spec.dispatcher.api_calls import NominatingInfo
+from spec.frozenmap import FrozenMap
 from spec.objects import Pod, klog_kobj
 from spec.quantities import Duration
 from spec.queue.backoff import BACKOFF_Q_ORDERING_WINDOW
@@ -72,6 +77,7 @@ from spec.queue.state import (
     RecordedEvent,
     SchedulingQueue,
     events_for_pod,
+    holder,
     is_pod_backing_off,
     pop_candidates,
     where,
@@ -133,13 +139,30 @@ def scheduling_hint_for_in_flight_pod(queue: SchedulingQueue, pinfo: QueuedPod) 
 # ============================================================================================
 
 
-def _without(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
-    """``queue`` with ``uid`` out of unschedulablePods and both backoff heaps."""
+def _remove_key(pods: FrozenMap[str, QueuedPod], pod: Pod) -> FrozenMap[str, QueuedPod]:
+    """``Delete``: ``pods`` without the entry holding ``pod``'s namespace/name (whatever its UID)."""
+    uid = holder(pods, pod)
+    return pods if uid is None else pods.remove(uid)
+
+
+def _put(pods: FrozenMap[str, QueuedPod], pinfo: QueuedPod) -> FrozenMap[str, QueuedPod]:
+    """``AddOrUpdate``: ``pinfo`` replaces the entry holding its pod's namespace/name, if any."""
+    return _remove_key(pods, pinfo.pod).set(pinfo.uid, pinfo)
+
+
+def _entry(pods: FrozenMap[str, QueuedPod], pod: Pod) -> QueuedPod | None:
+    """``Get``: the entry of ``pods`` holding ``pod``'s namespace/name, or None."""
+    uid = holder(pods, pod)
+    return None if uid is None else pods[uid]
+
+
+def _without(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
+    """``queue`` with ``pod``'s namespace/name out of unschedulablePods and both backoff heaps."""
     return replace(
         queue,
-        unschedulable_pods=queue.unschedulable_pods.remove(uid),
-        backoff_q=queue.backoff_q.remove(uid),
-        error_backoff_q=queue.error_backoff_q.remove(uid),
+        unschedulable_pods=_remove_key(queue.unschedulable_pods, pod),
+        backoff_q=_remove_key(queue.backoff_q, pod),
+        error_backoff_q=_remove_key(queue.error_backoff_q, pod),
     )
 
 
@@ -150,12 +173,12 @@ def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod, fresh: bool) -> Schedu
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    uid = pinfo.uid
-    if uid in queue.active_q or uid in queue.backoff_q or uid in queue.error_backoff_q:
+    pod = pinfo.pod
+    if any(holder(pods, pod) is not None for pods in (queue.active_q, queue.backoff_q, queue.error_backoff_q)):
         return queue
-    if fresh and uid in queue.unschedulable_pods:
+    if fresh and holder(queue.unschedulable_pods, pod) is not None:
         return queue
-    return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+    return replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, pinfo))
 
 
 def _move_to_active_q(
@@ -175,8 +198,8 @@ def _move_to_active_q(
         return _park_gated(queue, pinfo, fresh)
     if pinfo.initial_attempt_timestamp is None:
         pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
-    queue = _without(queue, pinfo.uid)
-    queue = replace(queue, active_q=queue.active_q.set(pinfo.uid, pinfo))
+    queue = _without(queue, pinfo.pod)
+    queue = replace(queue, active_q=_put(queue.active_q, pinfo))
     if nominate:
         queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod))
     return queue
@@ -190,13 +213,13 @@ def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQu
     Kubernetes: `PriorityQueue.moveToBackoffQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `backoffQueue.add` (pkg/scheduler/backend/queue/backoff_queue.go)
     """
-    uid = pinfo.uid
+    uid, pod = pinfo.uid, pinfo.pod
     if queue.config.pop_from_backoff_q:
         pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
         if is_gated(pinfo):  # the pod info is the one in unschedulablePods if any: updated there
-            return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
-    queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
-    backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
+            return replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, pinfo))
+    queue = replace(queue, unschedulable_pods=_remove_key(queue.unschedulable_pods, pod))
+    backoff, errors = _remove_key(queue.backoff_q, pod), _remove_key(queue.error_backoff_q, pod)
     if pinfo.rejector_plugins:
         return replace(queue, backoff_q=backoff.set(uid, pinfo), error_backoff_q=errors)
     return replace(queue, backoff_q=backoff, error_backoff_q=errors.set(uid, pinfo))
@@ -211,7 +234,7 @@ def _requeue(
     Kubernetes: `PriorityQueue.requeuePodWithQueueingStrategy` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     if strategy is QueueingStrategy.QUEUE_SKIP:
-        unschedulable = queue.unschedulable_pods.set(pinfo.uid, pinfo)
+        unschedulable = _put(queue.unschedulable_pods, pinfo)
         return replace(queue, unschedulable_pods=unschedulable), QueueName.UNSCHEDULABLE
     if strategy is QueueingStrategy.QUEUE_AFTER_BACKOFF and is_pod_backing_off(queue, pinfo):
         queue = _move_to_backoff_q(queue, pinfo)
@@ -243,7 +266,8 @@ def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEve
 
 
 def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """A new unscheduled pod: a fresh pod info stamped now, into activeQ (replacing any entry of the UID).
+    """A new unscheduled pod: a fresh pod info stamped now, into activeQ, replacing any entry of its namespace/name
+    (of whichever UID) in activeQ, backoffQ or unschedulablePods.
 
     Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -336,17 +360,18 @@ def add_unschedulable_if_not_present(
     the last move request came at or after ``pod_scheduling_cycle`` or the pod has no rejector
     plugin, else unschedulablePods. ``Done`` is called in every case, last.
 
-    Fails with :class:`QueueError` (its ``queue_after`` is ``Done``'s result) if the pod is already
-    in unschedulablePods, activeQ or backoffQ, checked in that order.
+    Fails with :class:`QueueError` (its ``queue_after`` is ``Done``'s result) if the pod's namespace/name is
+    already in unschedulablePods, activeQ or backoffQ (under any UID), checked in that order.
 
     Kubernetes: `PriorityQueue.AddUnschedulableIfNotPresent` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `PriorityQueue.addUnschedulableWithoutQueueingHint` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    uid, obj = pinfo.uid, klog_kobj(pinfo.pod)
-    backing_off = uid in queue.backoff_q or uid in queue.error_backoff_q
+    uid, pod, obj = pinfo.uid, pinfo.pod, klog_kobj(pinfo.pod)
+    backing_off = holder(queue.backoff_q, pod) is not None or holder(queue.error_backoff_q, pod) is not None
     for present, kind, text in (
-        (uid in queue.unschedulable_pods, QueueErrorKind.ALREADY_UNSCHEDULABLE, "in unschedulable queue"),
-        (uid in queue.active_q, QueueErrorKind.ALREADY_ACTIVE, "in the active queue"),
+        (holder(queue.unschedulable_pods, pod) is not None, QueueErrorKind.ALREADY_UNSCHEDULABLE,
+         "in unschedulable queue"),
+        (holder(queue.active_q, pod) is not None, QueueErrorKind.ALREADY_ACTIVE, "in the active queue"),
         (backing_off, QueueErrorKind.ALREADY_BACKING_OFF, "in the backoff queue"),
     ):
         if present:
@@ -407,7 +432,8 @@ def move_all_to_active_or_backoff_queue(
 
 
 def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Move ``pod`` from unschedulablePods or backoffQ to activeQ (from backoffQ without the PreEnqueue plugins
+    """Move the entry of ``pod``'s namespace/name from unschedulablePods or backoffQ to activeQ (from backoffQ
+    without the PreEnqueue plugins
     where the release passes ``movesFromBackoffQ``: :attr:`QueueConfig.activate_moves_from_backoff_q`, v1.35 on).
     A pod that does not reach activeQ
     (in neither, or kept in unschedulablePods by a PreEnqueue plugin) gets ``ForceActivate`` recorded
@@ -419,18 +445,18 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     refused ``moveToActiveQ`` included (found by the Go adapter on v1.34.12, v1.35.8 and v1.36.5)
     """
     uid = pod.uid
-    pinfo = queue.unschedulable_pods.get(uid)
+    pinfo = _entry(queue.unschedulable_pods, pod)
     if pinfo is not None:
         queue = _move_to_active_q(queue, pinfo)
-        if uid in queue.active_q:
+        if pinfo.uid in queue.active_q:
             return queue
     else:
-        pinfo = queue.backoff_q.get(uid) or queue.error_backoff_q.get(uid)
+        pinfo = _entry(queue.backoff_q, pod) or _entry(queue.error_backoff_q, pod)
         if pinfo is not None:  # deleted from backoffQ first, as Kubernetes does
-            backoff, errors = queue.backoff_q.remove(uid), queue.error_backoff_q.remove(uid)
+            backoff, errors = _remove_key(queue.backoff_q, pod), _remove_key(queue.error_backoff_q, pod)
             queue = replace(queue, backoff_q=backoff, error_backoff_q=errors)
             queue = _move_to_active_q(queue, pinfo, from_backoff=queue.config.activate_moves_from_backoff_q)
-            if uid in queue.active_q:
+            if pinfo.uid in queue.active_q:
                 return queue
     if uid in queue.in_flight_pods:
         queue = replace(queue, in_flight_events=(*queue.in_flight_events, RecordedEvent(EVENT_FORCE_ACTIVATE, uid)))
@@ -444,30 +470,41 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     are recorded, nothing else. In activeQ or backoffQ: updated in place. In unschedulablePods:
     updated, then with QueueingHints on requeued per update event by the hints until it reaches
     activeQ (or backoffQ, with PopFromBackoffQ); with them off moved to backoffQ (backing off) or
-    activeQ if it changed at all. In no sub-queue: added to activeQ as a new pod.
+    activeQ if it changed at all. In no sub-queue: added to activeQ as a new pod. In flight goes by ``new``'s UID;
+    activeQ and backoffQ are searched for ``old``'s namespace/name, unschedulablePods for ``new``'s (the API server
+    renames no pod, so they are the same): an entry of another UID found there takes ``new`` as its pod, or, where
+    the release's ``PodInfo.Update`` refuses another UID (:attr:`spec.versions.VersionProfile.update_requires_same_uid`,
+    v1.37), is left as it is and ``new`` is added as a new pod (which replaces the entry by key).
 
     Kubernetes: `PriorityQueue.Update` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PodInfo.Update` (pkg/scheduler/framework/types.go)
     """
     c, uid = queue.config, new.uid
     events = pod_scheduling_properties_change(new, old, c.target_pod_update_events) if c.queueing_hints else ()
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
-    key = old.uid
     renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new))
-    if key in queue.active_q:
-        return replace(renominated, active_q=queue.active_q.set(key, replace(queue.active_q[key], pod=new)))
-    if key in queue.backoff_q:
-        return replace(renominated, backoff_q=queue.backoff_q.set(key, replace(queue.backoff_q[key], pod=new)))
-    if key in queue.error_backoff_q:
-        errors = queue.error_backoff_q
-        return replace(renominated, error_backoff_q=errors.set(key, replace(errors[key], pod=new)))
-    if uid not in queue.unschedulable_pods:
+
+    def refused(entry: QueuedPod) -> bool:  # PodInfo.Update: v1.37's refuses an object of another UID
+        return c.update_requires_same_uid and entry.uid != uid
+
+    entry = _entry(queue.active_q, old)
+    if entry is not None and not refused(entry):
+        return replace(renominated, active_q=_put(queue.active_q, replace(entry, pod=new)))
+    entry = _entry(queue.backoff_q, old)
+    if entry is not None and not refused(entry):
+        return replace(renominated, backoff_q=_put(queue.backoff_q, replace(entry, pod=new)))
+    entry = _entry(queue.error_backoff_q, old)
+    if entry is not None and not refused(entry):
+        return replace(renominated, error_backoff_q=_put(queue.error_backoff_q, replace(entry, pod=new)))
+    entry = _entry(queue.unschedulable_pods, new)
+    if entry is None or refused(entry):
         return _move_to_active_q(queue, QueuedPod(new, queue.now), fresh=True, nominate=True)
     queue = renominated
-    pinfo = replace(queue.unschedulable_pods[uid], pod=new)
+    pinfo = replace(entry, pod=new)
     if c.queueing_hints:
-        queue = replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+        queue = replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, pinfo))
         for event in events:
             strategy = is_pod_worth_requeuing(c, pinfo, RecordedEvent(event, uid))
             queue, went = _requeue(queue, pinfo, strategy, nominate=event.action_type == ActionType.UPDATE)
@@ -478,7 +515,7 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
         if is_pod_backing_off(queue, pinfo):
             return _move_to_backoff_q(queue, pinfo)
         return _move_to_active_q(queue, pinfo, nominate=True)
-    return replace(queue, unschedulable_pods=queue.unschedulable_pods.set(uid, pinfo))
+    return replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, pinfo))
 
 
 # ============================================================================================
@@ -506,7 +543,9 @@ def delete_nominated(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
 def nominated_pods(queue: SchedulingQueue, node: str) -> tuple[Pod, ...]:
     """``NominatedPodsForNode``: the pods nominated to ``node``, as the queue holds them (activeQ, then
     unschedulablePods, then backoffQ); a pod in none of them (in flight) is only its UID, name and namespace,
-    so Filter counts it with priority 0 and no requests.
+    so Filter counts it with priority 0 and no requests. Kubernetes looks a nominated pod up in the sub-queues by its
+    namespace/name (``nominatedPodToInfo``), the spec by UID (its nominator keeps UIDs only): they differ only for a
+    pod whose namespace/name another UID has taken in a sub-queue since the nomination, which no vector observes.
 
     Kubernetes: `PriorityQueue.NominatedPodsForNode` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `PriorityQueue.nominatedPodToInfo` (pkg/scheduler/backend/queue/scheduling_queue.go)
@@ -535,18 +574,19 @@ def is_pod_updated(old: Pod, new: Pod) -> bool:
 
 
 def delete(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """Remove ``pod``'s nomination, and the pod from the first of activeQ, backoffQ and unschedulablePods that holds
-    it (Kubernetes assumes only one does); an in-flight pod stays in flight until ``Done``.
+    """Remove ``pod``'s nomination (by UID), and the entry of its namespace/name (of whichever UID) from the first of
+    activeQ, backoffQ and unschedulablePods that holds one (Kubernetes assumes only one does); an in-flight pod stays
+    in flight until ``Done``.
 
     Kubernetes: `PriorityQueue.Delete` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    uid = pod.uid
-    queue = replace(queue, nominator=delete_nominated_pod_if_exists(queue.nominator, uid))
-    if uid in queue.active_q:
-        return replace(queue, active_q=queue.active_q.remove(uid))
-    if uid in queue.backoff_q or uid in queue.error_backoff_q:
-        return replace(queue, backoff_q=queue.backoff_q.remove(uid), error_backoff_q=queue.error_backoff_q.remove(uid))
-    return replace(queue, unschedulable_pods=queue.unschedulable_pods.remove(uid))
+    queue = replace(queue, nominator=delete_nominated_pod_if_exists(queue.nominator, pod.uid))
+    if holder(queue.active_q, pod) is not None:
+        return replace(queue, active_q=_remove_key(queue.active_q, pod))
+    if holder(queue.backoff_q, pod) is not None or holder(queue.error_backoff_q, pod) is not None:
+        return replace(queue, backoff_q=_remove_key(queue.backoff_q, pod),
+                       error_backoff_q=_remove_key(queue.error_backoff_q, pod))
+    return replace(queue, unschedulable_pods=_remove_key(queue.unschedulable_pods, pod))
 
 
 # ============================================================================================

@@ -130,6 +130,9 @@ class QueueConfig:
     target_pod_update_events: bool = False
     """``Update`` derives ``TargetPod`` events (v1.37): the release's
     :attr:`spec.versions.VersionProfile.target_pod_update_events`."""
+    update_requires_same_uid: bool = False
+    """``Update`` to an object of another UID adds it as a new pod instead of updating the entry (v1.37): the
+    release's :attr:`spec.versions.VersionProfile.update_requires_same_uid`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -179,7 +182,11 @@ InFlightEntry = PodPopped | RecordedEvent
 
 @dataclass(frozen=True)
 class SchedulingQueue:
-    """``PriorityQueue``. A UID is in at most one of the four maps (:mod:`spec.queue.invariants`)."""
+    """``PriorityQueue``. The four sub-queue maps are keyed by the UID of the pod each entry holds, but hold a pod
+    by its :func:`pod_key` (namespace/name), as Kubernetes' heaps and unschedulablePods do: every transition finds an
+    entry with :func:`holder`, so a pod object of another UID with the same namespace and name finds, replaces or
+    removes the entry. A key is in at most one entry of the four maps (:mod:`spec.queue.invariants`). The in-flight
+    pods and the nominator are keyed by UID, as Kubernetes' are (``inFlightPods``, ``nominatedPodToNode``)."""
 
     config: QueueConfig
     now: Timestamp = 0
@@ -203,6 +210,25 @@ class SchedulingQueue:
     """The pods nominated to nodes (:mod:`spec.queue.nominator`), which the queue owns."""
 
 
+def pod_key(pod: Pod) -> str:
+    """The key a sub-queue holds ``pod`` under: ``namespace/name``. A pod with an empty name (the API server admits
+    none; the spec's own tests make them) is keyed as if its UID were its name.
+
+    Kubernetes: `podInfoKeyFunc` (pkg/scheduler/backend/queue/scheduling_queue.go): activeQ's and backoffQ's key
+    Kubernetes: `GetPodFullName` (pkg/scheduler/util/utils.go): unschedulablePods' key, ``name_namespace``
+    """
+    return f"{pod.namespace}/{pod.name or pod.uid}"
+
+
+def holder(pods: FrozenMap[str, QueuedPod], pod: Pod) -> str | None:
+    """The UID of the entry of ``pods`` (a sub-queue map) that holds ``pod``'s :func:`pod_key`, or None: the pod
+    Kubernetes' ``Get``, ``Has``, ``Delete`` and ``AddOrUpdate`` find for ``pod``, whatever its UID."""
+    if pod.uid in pods and pod_key(pods[pod.uid].pod) == pod_key(pod):
+        return pod.uid
+    key = pod_key(pod)
+    return next((uid for uid, entry in pods.items() if pod_key(entry.pod) == key), None)
+
+
 def new_scheduling_queue(
     profile: VersionProfile = DEFAULT_PROFILE,
     *,
@@ -219,9 +245,11 @@ def new_scheduling_queue(
     activate_moves_from_backoff_q: bool | None = None,
     keeps_move_request_cycle: bool | None = None,
     target_pod_update_events: bool | None = None,
+    update_requires_same_uid: bool | None = None,
 ) -> SchedulingQueue:
     """An empty queue. The gates (and the release's behaviours ``activate_moves_from_backoff_q``,
-    ``keeps_move_request_cycle`` and ``target_pod_update_events``) default to ``profile``'s; ``hints`` to the
+    ``keeps_move_request_cycle``, ``target_pod_update_events`` and ``update_requires_same_uid``) default to
+    ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
     PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' hint joins the default map). Fails with
@@ -263,6 +291,8 @@ def new_scheduling_queue(
         keeps_move_request_cycle=keeps_cycle,
         target_pod_update_events=(profile.target_pod_update_events if target_pod_update_events is None
                                   else target_pod_update_events),
+        update_requires_same_uid=(profile.update_requires_same_uid if update_requires_same_uid is None
+                                  else update_requires_same_uid),
     )
     return SchedulingQueue(config, now=now)
 

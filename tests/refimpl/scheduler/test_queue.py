@@ -551,3 +551,56 @@ def test_close_dones_in_flight_pods_and_still_hands_out_what_it_holds() -> None:
     q.close()
     assert q.in_flight_entries() == [] and q.in_flight_pods() == [] and q.in_flight_event_count() == 0
     assert pop(q).uid == "p3" and q.pop() is None and q.closed
+
+
+# ============================================================================================
+# Keyed by namespace/name (podInfoKeyFunc); in flight by UID
+# ============================================================================================
+
+
+def recreated(uid: str, name: str) -> Pod:
+    """The pod ``name`` re-created under another UID (same namespace and name)."""
+    return Pod(uid=uid, name=name, priority=0, containers=(Container("c", resource_list(cpu=100)),))
+
+
+def test_add_of_another_uid_replaces_the_entry_and_delete_by_it_removes_it() -> None:
+    _clock, q = new_queue()
+    q.add(pod("a"))
+    q.add(recreated("a2", "a"))
+    assert [p.uid for p in q.pods_in_active_q()] == ["a2"]
+    q.delete(pod("a"))
+    assert len(q) == 0
+
+
+def test_hand_back_refused_while_another_uid_holds_the_key() -> None:
+    _clock, q = new_queue()
+    q.add(pod("a"))
+    popped = pop(q)
+    q.add(recreated("a2", "a"))
+    assert q.where("a") is QueueName.IN_FLIGHT and q.where("a2") is QueueName.ACTIVE
+    with pytest.raises(QueueError, match="already present in the active queue"):
+        fail(q, popped, FIT)
+    assert q.in_flight_pods() == [] and pop(q).uid == "a2"
+
+
+def test_activate_by_another_uid_moves_the_entry() -> None:
+    _clock, q = new_queue()
+    q.add(pod("a"))
+    assert fail(q, pop(q), FIT) is QueueName.UNSCHEDULABLE
+    assert q.activate([recreated("a2", "a")]) == ["a2"]
+    assert q.where("a") is QueueName.ACTIVE
+
+
+@pytest.mark.parametrize("same_uid_only", [False, True])
+def test_update_across_uids(same_uid_only: bool) -> None:
+    """Through v1.36 the unschedulable entry takes the new object; v1.37's ``PodInfo.Update`` refuses another UID,
+    so the new object is added as a new pod (``addPod``), replacing the entry by key."""
+    _clock, q = new_queue(update_requires_same_uid=same_uid_only)
+    q.add(pod("a"))
+    assert fail(q, pop(q), TAINT) is QueueName.UNSCHEDULABLE
+    q.update(pod("a"), recreated("a2", "a"))
+    entry = q.get("a2")
+    assert entry is not None and q.get("a") is None
+    assert entry.attempts == (0 if same_uid_only else 1)
+    # The objects differ only in UID: no update event, so the entry that took it stays unschedulable.
+    assert q.where("a2") is (QueueName.ACTIVE if same_uid_only else QueueName.UNSCHEDULABLE)
