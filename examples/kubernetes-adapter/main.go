@@ -83,10 +83,10 @@ func (s *server) handle(r request) response {
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))
 		}
-		if r.Preemption {
-			// The cycle area does not call RunPostFilterPlugins yet (cycle_schedule.go): refuse rather than run the
-			// vector as if DefaultPreemption were disabled.
-			return failure(id, "this adapter does not run PostFilter (DefaultPreemption) in the cycle area yet")
+		if r.Preemption && (!preemptionSupported || r.Area != "cycle") {
+			// This release's build does not call RunPostFilterPlugins (cycle_preemption_*.go): refuse rather than
+			// run the vector as if DefaultPreemption were disabled.
+			return failure(id, "this build does not run PostFilter (DefaultPreemption) in the cycle area")
 		}
 		if s.queue != nil {
 			s.queue.shutdown()
@@ -107,7 +107,7 @@ func (s *server) handle(r request) response {
 			}
 			s.queue = queue
 		case "cycle":
-			cycle, err := newCycleArea(s.logger, time.Duration(r.TTLNs))
+			cycle, err := newCycleArea(s.logger, time.Duration(r.TTLNs), r.Preemption)
 			if err != nil {
 				return failure(id, fmt.Sprintf("scheduler.New: %v", err))
 			}

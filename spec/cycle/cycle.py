@@ -456,17 +456,24 @@ def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str |
 
 def post_filter_message(cluster: Cluster, uid: str, result: PreemptionResult) -> str:
     """``Diagnosis.PostFilterMsg`` of ``result`` for pending pod ``uid`` in ``cluster`` (before the result was
-    applied): :func:`spec.cycle.preemption.preemption_message`, the reasons read as Filter's messages read them.
+    applied): "" when preemption succeeded; else the reasons of the default profile's PostFilter plugins joined with
+    ", ": DynamicResources' (:attr:`spec.versions.VersionProfile.dynamic_resources_post_filter_reason`), then
+    :func:`spec.cycle.preemption.preemption_message`'s, whose reasons are read as Filter's messages read them.
 
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `frameworkImpl.RunPostFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
+    Kubernetes: `DynamicResources.PostFilter` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
     """
     pod = cluster.pending[uid]
     profile, namespaces = cluster.cache.profile, cluster.namespaces
 
     def reasons(plugin: str, rejection: Rejection, info: NodeInfo, snapshot: Snapshot) -> tuple[str, ...]:
         return filter_reasons(plugin, pod, info, snapshot, profile, namespaces)
-    return preemption_message(pod, cluster.snapshot, result, nominated_pods(cluster) or _no_nominated, reasons,
-                              namespaces)
+    message = preemption_message(pod, cluster.snapshot, result, nominated_pods(cluster) or _no_nominated, reasons,
+                                 namespaces)
+    if result.outcome is Outcome.SUCCESS:
+        return message
+    return ", ".join(m for m in (profile.dynamic_resources_post_filter_reason, message) if m)
 
 
 def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> Cluster:

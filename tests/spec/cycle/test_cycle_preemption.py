@@ -30,6 +30,7 @@ from spec.queue.nominator import EMPTY_NOMINATOR, add_nominated_pod
 from spec.valuetypes import replace
 from spec.verify.checker import explore
 from spec.verify.cycle.system import FAILED_KEEPS_CACHE, PREEMPTS_LOWER, CycleSystem, CycleUniverse
+from spec.versions import V1_35, V1_37
 
 
 def _pod(uid: str, cpu: int, priority: int) -> Pod:
@@ -165,3 +166,19 @@ def test_an_assume_that_keeps_the_nomination_is_caught(monkeypatch: pytest.Monke
                         lambda cluster, uid: cluster.nominator if uid in cluster.pending else original(cluster, uid))
     report = explore(CycleSystem(PREEMPTION_UNIVERSE), name="cycle", stop_at_first=False)
     assert inv_nominations_in_the_queue.__name__ in {v.property for v in report.violations}
+
+
+def test_the_post_filter_message_joins_dynamic_resources_reason_up_to_v1_36() -> None:
+    """RunPostFilterPlugins joins the reasons of DynamicResources (first) and DefaultPreemption when preemption does
+    not succeed: v1.35.8 says "no new claims to deallocate, preemption: ..."; v1.37.2's DynamicResources gives none;
+    a successful preemption's message is empty."""
+    for profile, prefix in ((V1_35, "no new claims to deallocate, "), (V1_37, "")):
+        cluster = cycle.add_node(new_cluster(profile, preemption=True), node("n1"))
+        cluster = cycle.create_pod(placed(cluster, _pod("low", 600, 1), "n1"), _pod("p", 600, 1))
+        cluster = replace(cluster, snapshot=cycle.refreshed_snapshot(cluster))
+        (result,) = cycle.post_filter(cluster, "p")
+        assert cycle.post_filter_message(cluster, "p", result) == (
+            prefix + "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+        higher = cycle.create_pod(cluster, _pod("h", 600, 10))
+        (success,) = cycle.post_filter(higher, "h")
+        assert cycle.post_filter_message(higher, "h", success) == ""
