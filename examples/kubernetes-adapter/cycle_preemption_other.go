@@ -1,4 +1,4 @@
-//go:build k8s_v1_34 || k8s_v1_36 || k8s_v1_37
+//go:build k8s_v1_34 || k8s_v1_37
 
 package main
 

@@ -1,4 +1,4 @@
-//go:build !k8s_v1_34 && !k8s_v1_36 && !k8s_v1_37
+//go:build !k8s_v1_34 && !k8s_v1_37
 
 package main
 
@@ -6,7 +6,7 @@ package main
 // does after a FitError (pkg/scheduler/schedule_one.go) and handleSchedulingFailure's AddNominatedPod. Kubernetes
 // decides everything here: RunPostFilterPlugins runs the profile's DefaultPreemption (its PodNominator is the
 // scheduler's own queue, which scheduler.New sets with SetPodNominator), the harness waits for the async preemption's
-// goroutine (Evaluator.IsPodRunningPreemption) and reads the victims from the deletions the fake clientset received;
+// goroutine (DefaultPreemption.PreEnqueue refuses the pod until it ends) and reads the victims from the deletions the fake clientset received;
 // it then plays the informer's delete events. The API server's pods are mirrored into the fake clientset's tracker and
 // the pod informer's indexer (syncAPIServer), which the Evaluator's and the nominator's pod listers read.
 
@@ -74,7 +74,7 @@ func (a *cycleArea) nominateOnAdd(pod *v1.Pod) {
 		return
 	}
 	a.syncAPIServer()
-	a.sched.SchedulingQueue.Add(a.logger, pod)
+	schedQueueAdd(a.sched, a.logger, pod)
 }
 
 // forgetNomination: the pod leaves the queue and its nomination (the queue's Delete: DeleteNominatedPodIfExists), as
@@ -92,7 +92,7 @@ func (a *cycleArea) clearNomination(uid string) {
 	}
 	if listed := a.apiPods[uid]; listed != nil && listed.Spec.NodeName == "" {
 		a.syncAPIServer()
-		a.sched.SchedulingQueue.Add(a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
+		schedQueueAdd(a.sched, a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
 		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed),
 			&fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""})
 	}
@@ -140,7 +140,7 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	for _, plugin := range schedFramework.PreEnqueuePlugins() {
 		if dp, ok := plugin.(*defaultpreemption.DefaultPreemption); ok {
 			deadline := time.Now().Add(10 * time.Second)
-			for dp.Evaluator.IsPodRunningPreemption(pod.UID) {
+			for dp.PreEnqueue(ctx, pod) != nil { // waiting for the preemption of this pod to be finished
 				if time.Now().After(deadline) {
 					return fmt.Errorf("the async preemption of pod %s did not finish in 10 s", pod.UID)
 				}
