@@ -81,7 +81,7 @@ func (a *cycleArea) nominateOnAdd(pod *v1.Pod) {
 // when it is assumed, deleted or found bound.
 func (a *cycleArea) forgetNomination(pod *v1.Pod) {
 	if a.preemption && a.running && pod != nil {
-		a.sched.SchedulingQueue.Delete(pod)
+		schedQueueDelete(a.sched, a.logger, pod)
 	}
 }
 

@@ -88,3 +88,8 @@ func kubeletNodeGetter(node *v1.Node) func(context.Context, bool) (*v1.Node, err
 func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
 	sched.SchedulingQueue.Add(klog.NewContext(context.Background(), logger), pod)
 }
+
+// schedQueueDelete is the scheduler's PriorityQueue.Delete (the pod only, to v1.36).
+func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Delete(pod)
+}
