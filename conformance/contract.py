@@ -302,9 +302,21 @@ CYCLE_OBSERVATION: Final = Record(fields=(
         Field("message", String(), "`FitError.Error()` (or `ErrNoNodesAvailable`), the text of the pod's "
                                    "`PodScheduled` condition; `\"\"` if a node was chosen"),
         Field("chosen", NODE_NAME, "implementations only: the node their own selection returned (`\"\"` if none), "
-                                   "which the runner accepts if it is one of `allowed`", optional=True))),
+                                   "which the runner accepts if it is one of `allowed`", optional=True),
+        Field("preemption", Record(fields=(
+            Field("outcome", String(enum=("Success", "Unschedulable")), "the code of PostFilter's status"),
+            Field("node", String(note="a node's name, or \"\""),
+                  "the node the pod is nominated to (`\"\"`: none was chosen, or the result left the nomination "
+                  "as it was)"),
+            Field("victims", _uids("sorted"), "the pods preemption deleted at the API server"))),
+              "vectors with `preemption` only: what DefaultPreemption's PostFilter did in a cycle that found no "
+              "feasible node (its message is in `message`)", optional=True))),
         "only after a step that ran a scheduling cycle (`schedule_pod`, `fail_scheduling`): what it decided",
         optional=True),
+    Field("nominated", MapOf(key="a node's name (`\"\"` after a failure that cleared the nomination)",
+                             value=_uids("in the order nominated")),
+          "vectors with `preemption` only: the scheduling queue's nominator, the pods nominated to each node; present "
+          "only while some pod is nominated", optional=True),
 ))
 
 DISPATCHER_OBSERVATION: Final = Record(fields=(

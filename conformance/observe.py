@@ -48,8 +48,13 @@ Cycle area (:mod:`conformance.operations`), after every step::
                                           #   Score plugin PreScore did not skip, times its weight, and the sum
        "allowed": [name, ...],            #   sorted: the nodes selectHost may return (the highest total)
        "message": text,                   #   FitError.Error() / ErrNoNodesAvailable; "" if a node was chosen
-       "chosen": name or ""}}             #   implementations only: the node their selection returned, judged
+       "chosen": name or "",              #   implementations only: the node their selection returned, judged
                                           #   by the runner as one of "allowed" (the spec states the set)
+       "preemption": {"outcome": code,    #   vectors with "preemption" only, after a cycle that found no feasible
+         "node": name or "",              #   node: PostFilter's status code, the node the pod is nominated to,
+         "victims": [uid, ...]}},         #   and the pods deleted at the API server (sorted)
+     "nominated": {node: [uid, ...]}}     # vectors with "preemption" only: the nominator, node -> pods in the order
+                                          # nominated; only while some pod is nominated
 
 Dispatcher area, after every step::
 
@@ -101,6 +106,7 @@ from spec.cache.operations import World
 from spec.cache.snapshot import Snapshot
 from spec.cycle.cycle import Cluster
 from spec.cycle.filters import Rejection
+from spec.cycle.preemption import PreemptionResult
 from spec.cycle.select import Decision
 from spec.dispatcher.api_calls import (
     POD_BINDING,
@@ -231,16 +237,19 @@ def cluster_json(
     cache: JSON, metrics: JSON, pending: Iterable[str], binding: Mapping[str, Any], api_pods: Mapping[str, Any],
     unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, tuple[str, str]]], *, running: bool = True,
     orphaned: Mapping[str, Any] | None = None, admitted: Iterable[str] = (), failed: Mapping[str, str] | None = None,
-    decision: JSON | None = None,
+    decision: JSON | None = None, nominated: Mapping[str, Iterable[str]] | None = None,
 ) -> JSON:
     """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
     cluster (``binding``, ``api_pods`` and ``orphaned`` map UIDs to pod objects with a ``node_name``). ``scheduler``
     and ``kubelet`` appear only once they differ from a running scheduler with no orphaned request and kubelets
     that handled nothing, so traces without crashes and kubelets observe what they always did. ``decision``
-    (:func:`decision_json`) is present only for a step that ran a scheduling cycle."""
+    (:func:`decision_json`) is present only for a step that ran a scheduling cycle; ``nominated`` (the nominator:
+    node -> UIDs in the order nominated) only while some pod is nominated."""
     extra: dict[str, JSON] = {}
     if decision is not None:
         extra["decision"] = decision
+    if nominated:
+        extra["nominated"] = {node: list(uids) for node, uids in sorted(nominated.items())}
     if not running or orphaned:
         extra["scheduler"] = {"running": running,
                               "orphaned": {uid: pod.node_name for uid, pod in sorted((orphaned or {}).items())}}
@@ -277,23 +286,35 @@ def decision_json(feasible: Iterable[str], scores: Iterable[tuple[str, Iterable[
     return out
 
 
-def spec_decision_json(decision: Decision) -> JSON:
+def preemption_json(outcome: str, node: str, victims: Iterable[str]) -> JSON:
+    """A decision's ``preemption``: PostFilter's status code, the node the pod is nominated to ("" if none), and the
+    UIDs of the pods it deleted (sorted)."""
+    return {"outcome": outcome, "node": node, "victims": sorted(victims)}
+
+
+def spec_decision_json(decision: Decision, preemption: PreemptionResult | None = None) -> JSON:
     """:func:`decision_json` of the spec's :class:`spec.cycle.select.Decision` (without ``chosen``: the spec states
-    the set)."""
-    return decision_json(decision.feasible, ((s.node, s.plugins, s.total) for s in decision.scores),
-                         decision.allowed, decision.message)
+    the set), with PostFilter's ``preemption`` result if it ran."""
+    out = decision_json(decision.feasible, ((s.node, s.plugins, s.total) for s in decision.scores),
+                        decision.allowed, decision.message)
+    if preemption is not None:
+        out["preemption"] = preemption_json(str(preemption.outcome), preemption.nominated_node or "",
+                                            (p.uid for p in preemption.deleted))
+    return out
 
 
 def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, Rejection]] = (),
-                    decision: Decision | None = None) -> JSON:
+                    decision: Decision | None = None, preemption: PreemptionResult | None = None) -> JSON:
     """The full observation of a cycle-area step; ``filters`` are the step's rejections (node, first filter and
-    its code), ``decision`` what its scheduling cycle decided, if it ran one."""
+    its code), ``decision`` what its scheduling cycle decided, if it ran one, ``preemption`` what its PostFilter
+    did, if it ran."""
     statuses = ((node, (rejection.plugin, str(rejection.code))) for node, rejection in filters)
     return cluster_json(cache_json(cluster.cache), metrics_json(cluster.cache.metrics), cluster.pending,
                         cluster.binding, cluster.api_pods, cluster.unconfirmed, cluster.now, statuses,
                         running=cluster.running, orphaned=cluster.orphaned, admitted=cluster.admitted,
                         failed=cluster.failed,
-                        decision=None if decision is None else spec_decision_json(decision))
+                        decision=None if decision is None else spec_decision_json(decision, preemption),
+                        nominated=dict(cluster.nominator.nominated_pods.items()))
 
 
 def status_json(status: PodStatus) -> JSON:

@@ -37,7 +37,7 @@ Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from spec.cache.cache import CacheState, update_metrics
@@ -47,6 +47,8 @@ from spec.cycle import cycle
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint
 from spec.cycle.filters import Rejection, first_rejection
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
+from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
+from spec.cycle.preemption import PreemptionResult
 from spec.cycle.select import Decision, schedule_decision
 from spec.objects import Namespace, Node, Pod
 from spec.quantities import Duration
@@ -226,6 +228,9 @@ class CycleOutcome:
     message: str = ""
     filters: tuple[tuple[str, Rejection], ...] = ()
     decision: Decision | None = None
+    preemption: PreemptionResult | None = None
+    """What PostFilter (DefaultPreemption) decided, for a failed cycle of a cluster with preemption; its message is
+    already in the decision's."""
 
 
 def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
@@ -234,7 +239,8 @@ def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
     after ``numFeasibleNodesToFind`` feasible nodes; :attr:`Decision.next_start` is where the next one starts).
     InterPodAffinity reads the cluster's namespaces."""
     start = cycle.search_start(cluster, len(snapshot.node_info_list))
-    return schedule_decision(snapshot, pod, cluster.cache.profile, start=start, namespaces=cluster.namespaces)
+    return schedule_decision(snapshot, pod, cluster.cache.profile, start=start, namespaces=cluster.namespaces,
+                             nominated=cycle.nominated_pods(cluster))
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
@@ -246,15 +252,21 @@ def refreshed_snapshot(cluster: Cluster) -> Snapshot:
 
 
 def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str,
-                         namespaces: Namespaces = NO_NAMESPACES) -> Rejection | None:
-    """The first filter rejecting ``pod`` on ``node`` in ``snapshot`` (with the cluster's ``namespaces``), with its
-    status code (None if all pass); ``node`` must be in the snapshot's list."""
-    return first_rejection(pod, snapshot.node_info_map[node], snapshot, namespaces)
+                         namespaces: Namespaces = NO_NAMESPACES,
+                         nominated: NominatedPods | None = None) -> Rejection | None:
+    """The first filter rejecting ``pod`` on ``node`` in ``snapshot`` (with the cluster's ``namespaces`` and, if
+    given, the pods ``nominated`` to the node), with its status code (None if all pass); ``node`` must be in the
+    snapshot's list."""
+    if nominated is None:
+        return first_rejection(pod, snapshot.node_info_map[node], snapshot, namespaces)
+    return filter_with_nominated_pods(pod, snapshot.node_info_map[node], nominated(node), snapshot, namespaces)
 
 
-def _rejections(snapshot: Snapshot, pod: Pod, namespaces: Namespaces) -> tuple[tuple[str, Rejection], ...]:
+def _rejections(snapshot: Snapshot, pod: Pod, namespaces: Namespaces,
+                nominated: NominatedPods | None = None) -> tuple[tuple[str, Rejection], ...]:
     """Every node of the snapshot's list a filter rejects, with the first filter that does, sorted by node."""
-    found = {name: first_failing_filter(snapshot, pod, name, namespaces) for name in snapshot.node_info_list}
+    found = {name: first_failing_filter(snapshot, pod, name, namespaces, nominated)
+             for name in snapshot.node_info_list}
     return tuple(sorted((name, r) for name, r in found.items() if r is not None))
 
 
@@ -275,7 +287,7 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             if node not in snapshot.node_info_list:
                 return searched, CycleOutcome(NODE_NOT_IN_SNAPSHOT, f"node {node} is not in the snapshot",
                                               decision=decision)
-            failing = first_failing_filter(snapshot, pod, node, cluster.namespaces)
+            failing = first_failing_filter(snapshot, pod, node, cluster.namespaces, cycle.nominated_pods(cluster))
             if failing is not None:
                 _require_examined(decision, node)
                 return searched, CycleOutcome(UNSCHEDULABLE, f"node {node}: {failing.plugin} rejects pod {uid}",
@@ -287,10 +299,19 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             decision = cycle_decision(cluster, after.snapshot, cluster.pending[uid])
             if node is not None:
                 _require_examined(decision, node)
-            after = cycle.record_search(after, decision.next_start)
             if node is None:
-                rejections = _rejections(after.snapshot, cluster.pending[uid], cluster.namespaces)
-                return after, CycleOutcome(None, decision.message, rejections, decision)
+                rejections = _rejections(after.snapshot, cluster.pending[uid], cluster.namespaces,
+                                         cycle.nominated_pods(cluster))
+                result = None
+                if cluster.preemption and after.snapshot.node_info_list:
+                    refreshed = replace(cluster, snapshot=after.snapshot)
+                    result = cycle.choose_post_filter_result(cycle.post_filter(refreshed, uid), None)
+                    message = cycle.post_filter_message(refreshed, uid, result)
+                    if message:
+                        decision = replace(decision, message=f"{decision.message} {message}")
+                after = cycle.record_search(after, decision.next_start)
+                return after, CycleOutcome(None, decision.message, rejections, decision, result)
+            after = cycle.record_search(after, decision.next_start)
             return after, CycleOutcome(decision=decision)
         case CreatePod(pod):
             return cycle.create_pod(cluster, pod), CycleOutcome()

@@ -7,6 +7,7 @@ Runner to adapter::
 
     {"type": "hello", "id": 1, "protocol_version": "1", "format_version": "1.0.0"}
     {"type": "reset", "id": 2, "vector": "cache.forget.twice.v1_35", "area": "cache", "profile": "v1.35", "ttl_ns": 0}
+    {"type": "reset", ..., "area": "cycle", ..., "preemption": true}   # only for a vector with preemption
     {"type": "step", "id": 3, "index": 0, "op": "assume_pod", "args": {"pod": {...}}}
     {"type": "bye", "id": 9}
 
@@ -48,8 +49,9 @@ class Adapter(Protocol):
         """``{"implementation": name, "capabilities": {"areas": [...], "profiles": [...]}}``."""
         ...
 
-    def reset(self, area: str, profile: str, ttl_ns: int) -> None:
-        """Start a fresh instance; fails with ``ValueError`` for an area or profile it does not support."""
+    def reset(self, area: str, profile: str, ttl_ns: int, preemption: bool = False) -> None:
+        """Start a fresh instance (with DefaultPreemption as PostFilter if ``preemption``, cycle area); fails with
+        ``ValueError`` for an area or profile it does not support."""
         ...
 
     def step(self, op: str, args: JSON) -> JSON:
@@ -87,7 +89,7 @@ def handle(adapter: Adapter, request: JSON) -> JSON:
         return {"type": "hello", "id": rid, "protocol_version": PROTOCOL_VERSION, **adapter.hello()}
     if kind == "reset":
         try:
-            adapter.reset(request["area"], request["profile"], request["ttl_ns"])
+            adapter.reset(request["area"], request["profile"], request["ttl_ns"], bool(request.get("preemption")))
         except ValueError as error:
             return {"type": "failure", "id": rid, "message": str(error)}
         return {"type": "ready", "id": rid}

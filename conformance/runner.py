@@ -333,7 +333,8 @@ class Worker:
         area = vector.tags.area
         index, op = None, None
         try:
-            reset = {"type": "reset", "vector": vector.id, "area": area, "profile": profile, "ttl_ns": vector.ttl_ns}
+            reset = {"type": "reset", "vector": vector.id, "area": area, "profile": profile, "ttl_ns": vector.ttl_ns,
+                     **({"preemption": True} if vector.preemption else {})}
             if self._request(reset).get("type") != "ready":
                 raise AdapterFailure("expected a ready response to reset")
             expected = vector.initial_observation

@@ -291,6 +291,9 @@ def vector_schema() -> JSON:
             },
             "profile": {"enum": list(PROFILES)},
             "ttl_ns": {"type": "integer", "minimum": 0},
+            "preemption": {"type": "boolean",
+                           "description": "cycle area: the profile runs DefaultPreemption as its PostFilter; absent: "
+                                          "false, a profile with DefaultPreemption disabled (format 4.4.0)"},
             "initial_observation": {"type": "object"},
             "steps": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/step"}},
         },
@@ -379,7 +382,9 @@ def protocol_schema() -> JSON:
                                            "format_version": {"type": "string"}},
                                  ["protocol_version", "format_version"]),
         "reset": message("reset", {"vector": {"type": "string"}, "area": {"enum": list(AREAS)},
-                                   "profile": {"enum": list(PROFILES)}, "ttl_ns": {"type": "integer", "minimum": 0}},
+                                   "profile": {"enum": list(PROFILES)}, "ttl_ns": {"type": "integer", "minimum": 0},
+                                   "preemption": {"type": "boolean", "description": "the vector's `preemption`; sent "
+                                                  "only when true"}},
                          ["vector", "area", "profile", "ttl_ns"]),
         "step": step,
         "bye": message("bye", {}, []),

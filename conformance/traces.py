@@ -59,6 +59,9 @@ class Scenario:
     origin: str = "curated"
     ttl: int = 0
     profiles: tuple[str, ...] = ALL_PROFILES
+    preemption: bool = False
+    """Cycle area: the scheduler runs DefaultPreemption as its PostFilter
+    (:attr:`spec.cycle.cycle.Cluster.preemption`)."""
 
 
 def observe_dispatcher(queue: Any, sends_before: int) -> Any:
@@ -134,10 +137,11 @@ def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation])
     return steps, checked(seen)
 
 
-def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]) -> Trace:
-    """Apply ``ops`` from an empty cluster. Fails with ``ValueError`` naming the first step whose guard is false:
-    a scenario must contain only steps that can happen (a rejected ``schedule_pod`` can)."""
-    cluster = new_cluster(profile, ttl)
+def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation], preemption: bool = False) -> Trace:
+    """Apply ``ops`` from an empty cluster (with DefaultPreemption if ``preemption``). Fails with ``ValueError``
+    naming the first step whose guard is false: a scenario must contain only steps that can happen (a rejected
+    ``schedule_pod`` can)."""
+    cluster = new_cluster(profile, ttl, preemption)
     previous = INITIAL_CYCLE_OBSERVATION
     steps: list[Step] = []
     seen: set[str] = set()
@@ -148,7 +152,7 @@ def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]
         except CycleNotEnabled as error:
             raise ValueError(f"step {index} ({op!r}) cannot happen under {profile.name}: {error}") from None
         seen |= cycle_step_behaviours(before, op, cluster, outcome)
-        current = observe_cluster(cluster, outcome.filters, outcome.decision)
+        current = observe_cluster(cluster, outcome.filters, outcome.decision, outcome.preemption)
         name, args = encode_operation(op)
         status = "ok" if outcome.kind is None else "error"
         steps.append(Step(name, args, Expect(status, outcome.kind, outcome.message, diff(previous, current))))
@@ -220,7 +224,7 @@ def expand(scenario: Scenario) -> list[Vector]:
             steps, seen = dispatcher_steps(profile, scenario.ops)
         elif scenario.area == "cycle":
             try:
-                steps, seen = cycle_steps(profile, scenario.ttl, scenario.ops)
+                steps, seen = cycle_steps(profile, scenario.ttl, scenario.ops, scenario.preemption)
             except ValueError:
                 if scenario.origin == "curated":
                     raise
@@ -245,5 +249,6 @@ def expand(scenario: Scenario) -> list[Vector]:
             description=scenario.description + (f" (profiles {', '.join(names)})" if split else ""),
             tags=Tags(scenario.area, scenario.origin, behaviours, tuple(names)),
             profile=names[0], ttl_ns=scenario.ttl, initial_observation=initial, steps=tuple(steps),
+            preemption=scenario.preemption,
         ))
     return vectors

@@ -122,6 +122,12 @@ class VersionProfile:
     ``DynamicResources: 0``, the totals unchanged. v1.34's DynamicResources has no Score (it is in the profile
     without a weight). Read in v1.34.12 and v1.35.8; found by running the cycle vectors on Kubernetes' own scheduler
     (examples/kubernetes-adapter, v1.35.8)."""
+    dynamic_resources_post_filter_reason: str = "no new claims to deallocate"
+    """The reason DynamicResources' PostFilter gives for a pod without resource claims (``state.claims.empty()``):
+    it runs before DefaultPreemption in the default profile's PostFilter, so when preemption does not succeed
+    ``RunPostFilterPlugins`` joins the two messages (", ") and ``Diagnosis.PostFilterMsg`` starts with this one
+    (plugins/dynamicresources/dynamicresources.go, v1.34.12 to v1.36.5); v1.37.2's returns Unschedulable without a
+    reason (""). Found by running the preemption vectors on v1.35.8's scheduler (examples/kubernetes-adapter)."""
     activate_moves_from_backoff_q: bool = True
     """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
     when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
@@ -212,6 +218,7 @@ V1_37: Final = VersionProfile(
     queueing_hints_gate=False,
     target_pod_update_events=True,
     update_requires_same_uid=True,
+    dynamic_resources_post_filter_reason="",
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -233,6 +240,7 @@ PR_141745: Final = VersionProfile(
     queueing_hints_gate=False,
     target_pod_update_events=True,
     update_requires_same_uid=True,
+    dynamic_resources_post_filter_reason="",
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -170,7 +170,7 @@ class RefimplAdapter:
 
         return RefimplQueue(profile)
 
-    def reset(self, area: str, profile: str, ttl_ns: int) -> None:
+    def reset(self, area: str, profile: str, ttl_ns: int, preemption: bool = False) -> None:
         if area not in AREAS:
             raise ValueError(f"area {area!r} is not supported; supported: {', '.join(AREAS)}")
         if profile not in PROFILES:
@@ -184,6 +184,8 @@ class RefimplAdapter:
             self.queue, self.cache = self.new_queue(self.profile), None
         elif area == "cycle":
             self.cycle, self.cache, self.queue = self.new_cycle(self.profile, ttl_ns), None, None
+            if preemption:
+                self.cycle.enable_preemption()
         else:
             self.cache, self.snapshot, self.queue = self.new_cache(self.profile, ttl_ns), Snapshot(), None
 

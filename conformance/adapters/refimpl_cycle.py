@@ -8,6 +8,14 @@ search over the nodes with its fast paths, :func:`refimpl.scheduler.schedule_one
 PreBind and Bind failures are the step's own: the harness applies what ``schedulingCycle`` and
 ``handleBindingCycleError`` do after them.
 
+With preemption (a vector's ``preemption``, :meth:`RefimplCycle.enable_preemption`) the framework has DefaultPreemption
+(:class:`refimpl.scheduler.plugins.default_preemption.DefaultPreemption`) as its PostFilter and the queue's nominator
+(:class:`refimpl.scheduler.nominator.Nominator`): the search runs ``RunFilterPluginsWithNominatedPods`` on every node
+(:func:`refimpl.scheduler.schedule_one.pass_filters_with_nominated_pods`), a cycle that finds no node runs
+``RunPostFilterPlugins``, and the harness applies what the plugin asked for: the failure handler's ``AddNominatedPod``,
+each victim deleted at the API server (then handled as the informer's delete), the lower-priority pods' nominations
+cleared; assuming or deleting a pod removes its nomination.
+
 Subclasses override one method each to introduce a bug (``tests/conformance/gallery``).
 """
 
@@ -20,7 +28,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from conformance.adapters.refimpl_observe import cache_json
-from conformance.observe import cluster_json, decision_json, metrics_json
+from conformance.observe import cluster_json, decision_json, metrics_json, preemption_json
 from conformance.operations import (
     NODE_NOT_IN_SNAPSHOT,
     NOT_ENABLED,
@@ -44,13 +52,21 @@ from conformance.operations import (
     Tick,
 )
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
+from refimpl.dispatcher import NominatingInfo, NominatingMode
 from refimpl.kubelet.admission import can_admit_pod
 from refimpl.kubelet.preemption import PREEMPTING
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status
 from refimpl.scheduler.framework.node_slice import NodeColumns
 from refimpl.scheduler.framework.status import CODE_NAMES, Code, is_success
+from refimpl.scheduler.nominator import Nominator
 from refimpl.scheduler.plugins import new_default_framework
-from refimpl.scheduler.schedule_one import ERR_NO_NODES_AVAILABLE, pass_filters, snapshot_columns
+from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
+from refimpl.scheduler.schedule_one import (
+    ERR_NO_NODES_AVAILABLE,
+    pass_filters,
+    pass_filters_with_nominated_pods,
+    snapshot_columns,
+)
 from refimpl.scheduler.select_host import num_feasible_nodes_to_find, select_host
 from spec.cycle.cycle import FailurePoint
 from spec.errors import CacheError
@@ -96,6 +112,14 @@ class RefimplCycle:
         self.snapshot = Snapshot()
         self.columns: NodeColumns | None = None
         """The rows of the snapshot's node list, as the scheduler keeps them (``Scheduler._columns``)."""
+        self.preemption = False
+        """The profile has DefaultPreemption as its PostFilter (:meth:`enable_preemption`)."""
+        self.nominator = Nominator(self.list_pod)
+        """The scheduling queue's nominator (its pod lister: the API server's pods)."""
+        self.preemption_result: JSON | None = None
+        """This step's PostFilter outcome, as observed (:func:`conformance.observe.preemption_json`)."""
+        self.fit_error: tuple[CycleState, Pod, Diagnosis, int] | None = None
+        """The last cycle's ``FitError`` parts (state, pod, diagnosis, node count), for PostFilter."""
         self.framework: Framework = self.new_framework(profile)
         self.pending: dict[str, Pod] = {}
         self.binding: dict[str, Pod] = {}
@@ -123,7 +147,27 @@ class RefimplCycle:
         """The API server's namespaces: each one's labels, by name (the namespace informer's lister reads them)."""
 
     def new_framework(self, profile: VersionProfile) -> Framework:
-        return new_default_framework(profile=profile, clock=FakeClock(0))
+        framework = new_default_framework(profile=profile, clock=FakeClock(0), preemption=self.preemption)
+        framework.handle.nominated_pods_for_node = self.nominated_pods_for_node
+        framework.handle.clear_nominated_node_name = self.nominator.delete_nominated_pod_if_exists
+        for plugin in framework.plugins:
+            if isinstance(plugin, DefaultPreemption):
+                plugin.pod_lister = self.list_pod
+        return framework
+
+    def enable_preemption(self) -> None:
+        """Run DefaultPreemption as PostFilter from now on (a vector's ``preemption``: before its first step)."""
+        self.preemption = True
+        self.framework = self.new_framework(self.profile)
+
+    def list_pod(self, namespace: str, name: str) -> Pod | None:
+        """The informer's pod lister: the API server's pod ``namespace/name``, or None."""
+        return next((p for p in self.api_pods.values() if p.namespace == namespace and p.name == name), None)
+
+    def nominated_pods_for_node(self, node: str) -> list[Pod]:
+        """``NominatedPodsForNode``: the pods nominated to ``node``, in the order nominated."""
+        return [self.api_pods[ref.uid] for ref in self.nominator.nominated_pods_for_node(node)
+                if ref.uid in self.api_pods]
 
     # -- the step loop ---------------------------------------------------------------------------
 
@@ -131,6 +175,8 @@ class RefimplCycle:
         """Apply a decoded cycle-area operation: ``{"status", "kind"?, "message"?, "observation"}``."""
         self.filters = {}
         self.decision = None
+        self.preemption_result = None
+        self.fit_error = None
         try:
             self.apply(op)
         except NotEnabled as error:
@@ -203,6 +249,8 @@ class RefimplCycle:
         self.api_pods[pod.uid] = pod
         if self.running and pod.scheduler_name == self.scheduler_name:
             self.pending[pod.uid] = pod
+            if self.preemption:  # PriorityQueue.Add: AddNominatedPod(pod, nil)
+                self.nominator.add_nominated_pod(pod, None)
 
     def delete_pod(self, uid: str) -> None:
         _require(uid in self.api_pods and uid not in self.unconfirmed, f"pod {uid} cannot be deleted now")
@@ -213,7 +261,10 @@ class RefimplCycle:
         """The API server no longer lists the pod (deleted or Failed): ``deletePodFromCache`` for a bound pod,
         ``handleAssumedPodDeletion`` for an assumed one (v1.35+), out of the queue; a crashed scheduler sees
         nothing."""
-        pod = self.api_pods.pop(uid)
+        pod = self.api_pods[uid]
+        if self.running:
+            self.nominator.delete_nominated_pod_if_exists(pod)
+        del self.api_pods[uid]
         if self.running and pod.node_name and not self.cache.is_assumed_pod(pod):
             self.cache.remove_pod(pod)
         elif self.running and self.cache.is_assumed_pod(pod) and self.profile.forget_assumed_pod_on_delete:
@@ -249,10 +300,17 @@ class RefimplCycle:
         if status is not None and not status.is_success():
             diagnosis.node_to_status.absent_nodes_status = status
             diagnosis.pre_filter_msg = status.message()
+            self.fit_error = (state, pod, diagnosis, len(nodes))
             self.decision = decision_json((), (), (), str(FitError(pod.uid, len(nodes), diagnosis)), "")
             return {info.name: status for info in nodes}
         columns: NodeColumns | None = None
         searched = nodes
+        if self.preemption:  # RunFilterPluginsWithNominatedPods on every node, in order (fewer than 100 nodes)
+            feasible_infos, error = pass_filters_with_nominated_pods(self.framework, state, pod, diagnosis,
+                                                                     list(nodes), len(nodes))
+            assert error is None, error
+            self.decision = self.choose(state, pod, feasible_infos, diagnosis, len(nodes))
+            return dict(diagnosis.node_to_status.node_to_status)
         if restriction is not None and restriction.node_names is not None:  # as _find_nodes_that_fit_pod narrows
             absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, plugin="PreFilter")
             for info in nodes:
@@ -279,6 +337,7 @@ class RefimplCycle:
         totals by the scheduler's fast path) and ``selectHost`` over the totals. The decision as observed."""
         names = [info.name for info in feasible]
         if not feasible:
+            self.fit_error = (state, pod, diagnosis, num_all_nodes)
             return decision_json((), (), (), str(FitError(pod.uid, num_all_nodes, diagnosis)), "")
         if len(feasible) == 1:
             return decision_json(names, (), names, "", names[0])
@@ -296,6 +355,25 @@ class RefimplCycle:
         detail = ((s.name, ((p.name, p.score) for p in s.scores), total)
                   for s, total in zip(scores, totals, strict=True))
         return decision_json(names, detail, allowed, "", chosen)
+
+    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> None:
+        """``RunPostFilterPlugins`` as ``schedulingCycle`` runs it after a ``FitError``: its message becomes
+        ``Diagnosis.PostFilterMsg``; the failure handler then records the nomination (``AddNominatedPod``) and the
+        harness deletes the victims DefaultPreemption asked for (the goroutine's API calls, waited for)."""
+        plugin = next(p for p in self.framework.plugins if isinstance(p, DefaultPreemption))
+        plugin.preempted.clear()
+        node, status = self.framework.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
+        diagnosis.post_filter_msg = status.message()
+        victims = [p.victim.uid for p in plugin.preempted]
+        _require(not any(v in self.unconfirmed for v in victims),
+                 "a victim's binding has not reached the scheduler's informer yet")
+        nominating = NominatingInfo(NominatingMode.OVERRIDE, node) if node is not None else None
+        listed = self.api_pods.get(pod.uid)
+        if listed is not None and not listed.node_name:
+            self.nominator.add_nominated_pod(listed, nominating)
+        for victim in victims:
+            self.delete_pod(victim)
+        self.preemption_result = preemption_json(CODE_NAMES[status.code], node or "", victims)
 
     def feasible(self, uid: str, node: str) -> Pod:
         """The pending pod, if the cycle's search found ``node`` feasible in the refreshed snapshot; else
@@ -316,6 +394,7 @@ class RefimplCycle:
         pod = self.feasible(uid, node)
         assumed = replace(pod, node_name=node)
         self.cache.assume_pod(assumed)
+        self.nominator.delete_nominated_pod_if_exists(assumed)
         del self.pending[uid]
         self.binding[uid] = assumed
 
@@ -328,6 +407,12 @@ class RefimplCycle:
             fitting = self.decision["feasible"]
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
             self.filters = {name: _verdict(status) for name, status in rejected.items()}
+            if self.preemption and self.fit_error is None:  # ErrNoNodesAvailable: clearNominatedNode
+                self.nominator.add_nominated_pod(self.api_pods[uid], NominatingInfo(NominatingMode.OVERRIDE, ""))
+            elif self.fit_error is not None and self.preemption:
+                state, pod, diagnosis, count = self.fit_error
+                self.post_filter(state, pod, diagnosis)
+                self.decision = {**self.decision, "message": str(FitError(pod.uid, count, diagnosis))}
             return
         _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
         try:
@@ -337,9 +422,13 @@ class RefimplCycle:
         self.reject_after_assume(replace(pod, node_name=node))
 
     def reject_after_assume(self, assumed: Pod) -> None:
-        """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``; the pod stays pending."""
+        """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``; the pod stays pending (with
+        preemption, the failure handler nominates it to no node: ``clearNominatedNode``)."""
         self.cache.assume_pod(assumed)
         self.cache.forget_pod(assumed)
+        if self.preemption:
+            self.nominator.delete_nominated_pod_if_exists(assumed)
+            self.nominator.add_nominated_pod(self.api_pods[assumed.uid], NominatingInfo(NominatingMode.OVERRIDE, ""))
 
     # -- binding cycle --------------------------------------------------------------------------------
 
@@ -366,6 +455,8 @@ class RefimplCycle:
         self.columns = None
         self.next_start_node_index = 0
         self.framework = self.new_framework(self.profile)
+        self.nominator = Nominator(self.list_pod)
+        self.framework.handle.clear_nominated_node_name = self.nominator.delete_nominated_pod_if_exists
         self.pending, self.binding, self.unconfirmed = {}, {}, set()
         self.running = False
 
@@ -443,6 +534,7 @@ class RefimplCycle:
         self.cache.add_pod(self.api_pods[uid])
         self.unconfirmed.discard(uid)
         self.pending.pop(uid, None)  # updatePod: a pod someone else bound leaves the queue
+        self.nominator.delete_nominated_pod_if_exists(self.api_pods[uid])
 
     def tick(self, elapsed: int) -> None:
         _require(elapsed >= 0, "time does not go back")
@@ -455,4 +547,12 @@ class RefimplCycle:
     def observe(self) -> JSON:
         return cluster_json(cache_json(self.cache), metrics_json(self.cache.cache_size), self.pending, self.binding,
                             self.api_pods, self.unconfirmed, self.now, self.filters.items(), running=self.running,
-                            orphaned=self.orphaned, admitted=self.admitted, failed=self.failed, decision=self.decision)
+                            orphaned=self.orphaned, admitted=self.admitted, failed=self.failed,
+                            decision=self._decision_observed(),
+                            nominated={node: [ref.uid for ref in refs]
+                                       for node, refs in self.nominator.nominated_pods.items() if refs})
+
+    def _decision_observed(self) -> JSON | None:
+        if self.decision is None or self.preemption_result is None:
+            return self.decision
+        return {**self.decision, "preemption": self.preemption_result}

@@ -98,11 +98,20 @@ type cycleArea struct {
 
 	filters  map[string]verdict
 	decision map[string]any
+
+	// preemption: the vector's "preemption" (cycle_preemption_*.go): PostFilter runs after a FitError.
+	preemption bool
+	// client is the running process's fake clientset; fit and state are the last cycle's FitError (nil if none)
+	// and CycleState, which PostFilter reads.
+	client    *fake.Clientset
+	fit       *framework.FitError
+	state     fwk.CycleState
+	nodesEver map[string]bool
 }
 
-func newCycleArea(logger klog.Logger, ttl time.Duration) (*cycleArea, error) {
+func newCycleArea(logger klog.Logger, ttl time.Duration, preemption bool) (*cycleArea, error) {
 	a := &cycleArea{
-		logger: logger, ttl: ttl, cache: newCacheArea(logger, ttl),
+		logger: logger, ttl: ttl, cache: newCacheArea(logger, ttl), preemption: preemption, nodesEver: map[string]bool{},
 		pending: map[string]*v1.Pod{}, binding: map[string]*v1.Pod{}, apiPods: map[string]*v1.Pod{},
 		unconfirmed: map[string]bool{}, deleted: map[string]bool{}, liveNodes: map[string]*v1.Node{},
 		namespaces: map[string]*v1.Namespace{}, orphaned: map[string]*v1.Pod{}, admitted: map[string]bool{},
@@ -127,6 +136,7 @@ func (a *cycleArea) startScheduler() error {
 		return err
 	}
 	sched.Cache = a.cache.cache
+	a.client = client
 	indexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
 	for _, ns := range a.namespaces {
 		if err := indexer.Add(ns); err != nil {
@@ -195,7 +205,10 @@ const (
 )
 
 func (a *cycleArea) apply(op string, raw json.RawMessage) error {
-	a.filters, a.decision = map[string]verdict{}, nil
+	a.filters, a.decision, a.fit = map[string]verdict{}, nil, nil
+	if a.preemption && a.running {
+		defer a.syncAPIServer()
+	}
 	switch op {
 	case "create_pod":
 		var args podArgs
@@ -244,6 +257,7 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 		if err := a.sched.Cache.AssumePod(a.logger, assumed); err != nil {
 			return err
 		}
+		a.forgetNomination(assumed) // assume: DeleteNominatedPodIfExists
 		delete(a.pending, args.UID)
 		a.binding[args.UID] = assumed
 		return nil
@@ -282,6 +296,7 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 			}
 		}
 		a.liveNodes[node.Name] = node
+		a.nodesEver[node.Name] = true
 		return nil
 	case "cluster_remove_node":
 		var args nodeNameArgs
@@ -359,6 +374,7 @@ func (a *cycleArea) createPod(pod *v1.Pod) error {
 	a.apiPods[uid] = pod
 	if a.running && pod.Spec.SchedulerName == v1.DefaultSchedulerName {
 		a.pending[uid] = pod
+		a.nominateOnAdd(pod) // PriorityQueue.Add: AddNominatedPod(pod, nil)
 	}
 	return nil
 }
@@ -370,6 +386,7 @@ func (a *cycleArea) forgetGonePod(uid string) {
 	pod := a.apiPods[uid]
 	delete(a.apiPods, uid)
 	if a.running {
+		a.forgetNomination(pod) // PriorityQueue.Delete
 		assumed, _ := a.sched.Cache.IsAssumedPod(pod)
 		switch {
 		case pod.Spec.NodeName != "" && !assumed:
@@ -419,6 +436,9 @@ func (a *cycleArea) observe() map[string]any {
 	}
 	if a.decision != nil {
 		out["decision"] = a.decision
+	}
+	if nominated := a.nominated(); len(nominated) > 0 {
+		out["nominated"] = nominated
 	}
 	if !a.running || len(a.orphaned) > 0 {
 		out["scheduler"] = map[string]any{"running": a.running, "orphaned": nodeNames(a.orphaned)}

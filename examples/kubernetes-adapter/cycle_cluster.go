@@ -56,6 +56,7 @@ func (a *cycleArea) failBinding(uid, point string) error {
 	_ = a.sched.Cache.ForgetPod(a.logger, assumed)
 	if current := a.apiPods[uid]; current != nil && current.Spec.NodeName == "" {
 		a.pending[uid] = current
+		a.nominateOnAdd(current)
 	}
 	return nil
 }
@@ -69,6 +70,7 @@ func (a *cycleArea) confirmBinding(uid string) error {
 	}
 	delete(a.unconfirmed, uid)
 	delete(a.pending, uid) // updatePod: a pod someone else bound leaves the queue
+	a.forgetNomination(a.apiPods[uid])
 	return nil
 }
 
@@ -126,6 +128,7 @@ func (a *cycleArea) restart() error {
 			}
 		} else if pod.Spec.SchedulerName == v1.DefaultSchedulerName {
 			a.pending[string(pod.UID)] = pod
+			a.nominateOnAdd(pod)
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+
+	"k8s.io/klog/v2"
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
@@ -77,4 +79,14 @@ func admit(handler lifecycle.PodAdmitHandler, attrs *lifecycle.PodAdmitAttribute
 // kubeletNodeGetter is the kubelet's getNodeAnyWay for the predicate admit handler, answering node.
 func kubeletNodeGetter(node *v1.Node) func(context.Context, bool) (*v1.Node, error) {
 	return func(context.Context, bool) (*v1.Node, error) { return node, nil }
+}
+
+// schedQueueAdd is the scheduler's PriorityQueue.Add (v1.35: with the logger).
+func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Add(logger, pod)
+}
+
+// schedQueueDelete is the scheduler's PriorityQueue.Delete (the pod only, to v1.36).
+func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Delete(pod)
 }

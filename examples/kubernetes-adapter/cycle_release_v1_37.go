@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+
+	"k8s.io/klog/v2"
 	_ "unsafe" // for //go:linkname
 
 	v1 "k8s.io/api/core/v1"
@@ -75,4 +77,14 @@ func admit(handler lifecycle.PodAdmitHandler, attrs *lifecycle.PodAdmitAttribute
 // kubeletNodeGetter is the kubelet's getNodeAnyWay for the predicate admit handler, answering node.
 func kubeletNodeGetter(node *v1.Node) func(context.Context, bool) (*v1.Node, error) {
 	return func(context.Context, bool) (*v1.Node, error) { return node, nil }
+}
+
+// schedQueueAdd is the scheduler's PriorityQueue.Add (v1.37: with a context).
+func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Add(klog.NewContext(context.Background(), logger), pod)
+}
+
+// schedQueueDelete is the scheduler's PriorityQueue.Delete (v1.37: with the logger).
+func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Delete(logger, pod)
 }

@@ -33,6 +33,7 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 	}
 	schedFramework := a.framework()
 	state := framework.NewCycleState()
+	a.state = state
 	feasible, diagnosis, err := findNodesThatFitPod(a.sched, ctx, schedFramework, state, pod)
 	if err != nil {
 		return nil, fmt.Errorf("findNodesThatFitPod: %w", err)
@@ -61,6 +62,7 @@ func (a *cycleArea) cycle(pod *v1.Pod) (map[string]*fwk.Status, error) {
 	case 0:
 		fitError := &framework.FitError{Pod: pod, NumAllNodes: numNodes(snapshot), Diagnosis: diagnosis}
 		a.decision = decisionJSON(nil, nil, nil, fitError.Error(), "")
+		a.fit = fitError
 	case 1:
 		a.decision = decisionJSON(names, nil, names, "", names[0])
 	default:
@@ -145,6 +147,9 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 		for name, status := range rejectedNodes {
 			a.filters[name] = verdictOf(status)
 		}
+		if a.preemption {
+			return a.postFilter(pod)
+		}
 		return nil
 	}
 	if err := require(args.Point != nil && (*args.Point == pointReserve || *args.Point == pointPermit),
@@ -163,5 +168,10 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 	if err := a.sched.Cache.AssumePod(a.logger, assumed); err != nil {
 		return err
 	}
-	return a.sched.Cache.ForgetPod(a.logger, assumed)
+	a.forgetNomination(assumed) // assume: DeleteNominatedPodIfExists
+	if err := a.sched.Cache.ForgetPod(a.logger, assumed); err != nil {
+		return err
+	}
+	a.clearNomination(args.UID) // handleSchedulingFailure with clearNominatedNode
+	return nil
 }

@@ -38,17 +38,19 @@ const protocolVersion = "1"
 var areas = append(append([]string{"cache", "snapshot", "node_tree", "dispatcher"}, queueAreas...), cycleAreas...)
 
 type request struct {
-	Type            string          `json:"type"`
-	ID              json.Number     `json:"id"`
-	ProtocolVersion string          `json:"protocol_version"`
-	FormatVersion   string          `json:"format_version"`
-	Vector          string          `json:"vector"`
-	Area            string          `json:"area"`
-	Profile         string          `json:"profile"`
-	TTLNs           int64           `json:"ttl_ns"`
-	Index           int             `json:"index"`
-	Op              string          `json:"op"`
-	Args            json.RawMessage `json:"args"`
+	Type            string      `json:"type"`
+	ID              json.Number `json:"id"`
+	ProtocolVersion string      `json:"protocol_version"`
+	FormatVersion   string      `json:"format_version"`
+	Vector          string      `json:"vector"`
+	Area            string      `json:"area"`
+	Profile         string      `json:"profile"`
+	TTLNs           int64       `json:"ttl_ns"`
+	// Preemption is a vector's "preemption" (format 4.4.0): the profile runs DefaultPreemption as PostFilter.
+	Preemption bool            `json:"preemption"`
+	Index      int             `json:"index"`
+	Op         string          `json:"op"`
+	Args       json.RawMessage `json:"args"`
 }
 
 type response map[string]any
@@ -81,6 +83,11 @@ func (s *server) handle(r request) response {
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))
 		}
+		if r.Preemption && (!preemptionSupported || r.Area != "cycle") {
+			// This release's build does not call RunPostFilterPlugins (cycle_preemption_*.go): refuse rather than
+			// run the vector as if DefaultPreemption were disabled.
+			return failure(id, "this build does not run PostFilter (DefaultPreemption) in the cycle area")
+		}
 		if s.queue != nil {
 			s.queue.shutdown()
 		}
@@ -100,7 +107,7 @@ func (s *server) handle(r request) response {
 			}
 			s.queue = queue
 		case "cycle":
-			cycle, err := newCycleArea(s.logger, time.Duration(r.TTLNs))
+			cycle, err := newCycleArea(s.logger, time.Duration(r.TTLNs), r.Preemption)
 			if err != nil {
 				return failure(id, fmt.Sprintf("scheduler.New: %v", err))
 			}

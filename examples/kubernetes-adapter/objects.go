@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -224,6 +225,8 @@ type podJSON struct {
 	// The cycle area's pods also carry these.
 	TopologySpreadConstraints []topologySpreadConstraintJSON `json:"topology_spread_constraints"`
 	PreemptionPolicy          *string                        `json:"preemption_policy"`
+	// StartTime is Status.StartTime in ns after the adapter's epoch (preemption's pickOneNodeForPreemption reads it).
+	StartTime *int64 `json:"start_time"`
 }
 
 // preferredSchedulingTermJSON is spec.objects.PreferredSchedulingTerm: a weight and a node selector term.
@@ -381,6 +384,9 @@ func (p podJSON) toPod() *v1.Pod {
 	if p.PreemptionPolicy != nil {
 		policy := v1.PreemptionPolicy(*p.PreemptionPolicy)
 		pod.Spec.PreemptionPolicy = &policy
+	}
+	if p.StartTime != nil {
+		pod.Status.StartTime = &metav1.Time{Time: epoch.Add(time.Duration(*p.StartTime))}
 	}
 	for i, claim := range p.PVCClaims {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{

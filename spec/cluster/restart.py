@@ -41,6 +41,7 @@ from spec.cache.cache import new_cache
 from spec.cache.snapshot import EMPTY_SNAPSHOT
 from spec.cycle.cycle import Cluster, CycleNotEnabled, api_bind, responsible_for_pod, watches_pod
 from spec.frozenmap import FrozenMap
+from spec.queue.nominator import EMPTY_NOMINATOR
 
 
 def _require(condition: bool, why: str) -> None:
@@ -69,6 +70,7 @@ def crash_scheduler(cluster: Cluster) -> Cluster:
         orphaned=FrozenMap({**dict(cluster.orphaned.items()), **dict(cluster.binding.items())}),
         crashed_in_flight=cluster.crashed_in_flight | frozenset(cluster.binding),
         next_start_node_index=0,
+        nominator=EMPTY_NOMINATOR,
     )
 
 

@@ -43,13 +43,26 @@ from enum import StrEnum
 
 from spec.cache import cache as cache_ops
 from spec.cache.cache import CacheState, new_cache
+from spec.cache.nodeinfo import NodeInfo
 from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
-from spec.cycle.filters import is_feasible
+from spec.cycle.failure import handle_scheduling_failure
+from spec.cycle.filters import Rejection, is_feasible
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
+from spec.cycle.messages import filter_reasons
+from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
+from spec.cycle.preemption import Outcome, PreemptionResult, preemption_message, preemption_outcomes
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, with_node_name
 from spec.quantities import Duration, Timestamp
+from spec.queue.nominator import (
+    CLEAR_NOMINATED_NODE,
+    EMPTY_NOMINATOR,
+    Nominator,
+    add_nominated_pod,
+    delete_nominated_pod_if_exists,
+    nominated_pods_for_node,
+)
 from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
@@ -114,24 +127,60 @@ class Cluster:
     namespaces: Namespaces = field(default_factory=FrozenMap)
     """The API server's namespaces: each one's labels, by name. InterPodAffinity reads them through its namespace
     lister (``GetNamespaceLabelsSnapshot``, ``mergeAffinityTermNamespacesIfNotEmpty``) in every scheduling cycle."""
+    preemption: bool = False
+    """The profile's PostFilter runs DefaultPreemption (:func:`fail_scheduling`). False is a profile with
+    DefaultPreemption disabled, which ``KubeSchedulerConfiguration`` allows: no PostFilter plugin, so no pod is ever
+    nominated (``HasPostFilterPlugins`` is false and the failure clears a nomination no one made)."""
+    nominator: Nominator = EMPTY_NOMINATOR
+    """The scheduling queue's nominator (:mod:`spec.queue.nominator`): which pending pods are nominated to which node.
+    Kept only with :attr:`preemption`; lost in a crash, like every in-memory structure."""
 
 
-def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0) -> Cluster:
-    """An empty cluster whose scheduler runs ``profile`` with the assumed-pod ``ttl``.
+def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0, preemption: bool = False) -> Cluster:
+    """An empty cluster whose scheduler runs ``profile`` with the assumed-pod ``ttl``, with DefaultPreemption as its
+    PostFilter if ``preemption`` (the default profile has it; False disables it).
 
     Kubernetes: `New` (pkg/scheduler/scheduler.go)
     """
-    return Cluster(cache=new_cache(profile, ttl))
+    return Cluster(cache=new_cache(profile, ttl), preemption=preemption)
 
 
-def feasible_nodes(snapshot: Snapshot, pod: Pod, namespaces: Namespaces = NO_NAMESPACES) -> tuple[str, ...]:
+def nominated_pods(cluster: Cluster) -> NominatedPods | None:
+    """The queue's nominated pods of a node (``NominatedPodsForNode``: the pod objects, in the order nominated), or
+    None without preemption (no pod is then ever nominated).
+
+    Kubernetes: `nominator.NominatedPodsForNode` (pkg/scheduler/backend/queue/nominator.go)
+    """
+    if not cluster.preemption:
+        return None
+    nominator, pods = cluster.nominator, cluster.api_pods
+
+    def for_node(node: str) -> tuple[Pod, ...]:
+        return tuple(pods[uid] for uid in nominated_pods_for_node(nominator, node) if uid in pods)
+    return for_node
+
+
+def feasible_nodes(snapshot: Snapshot, pod: Pod, namespaces: Namespaces = NO_NAMESPACES,
+                   nominated: NominatedPods | None = None) -> tuple[str, ...]:
     """The nodes of the snapshot, in list order, on which every filter passes for ``pod`` when ``namespaces`` are
-    the namespaces that exist (the cluster's: :attr:`Cluster.namespaces`).
+    the namespaces that exist (the cluster's: :attr:`Cluster.namespaces`) and ``nominated`` gives the pods
+    nominated to a node (:func:`nominated_pods`; None: none is), which Filter counts when their priority is at
+    least the pod's (:func:`spec.cycle.nominated.filter_with_nominated_pods`).
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `frameworkImpl.RunFilterPluginsWithNominatedPods` (pkg/scheduler/framework/runtime/framework.go)
     """
+    if nominated is None:
+        return tuple(name for name in snapshot.node_info_list
+                     if is_feasible(pod, snapshot.node_info_map[name], snapshot, namespaces))
     return tuple(name for name in snapshot.node_info_list
-                 if is_feasible(pod, snapshot.node_info_map[name], snapshot, namespaces))
+                 if filter_with_nominated_pods(pod, snapshot.node_info_map[name], nominated(name), snapshot,
+                                               namespaces) is None)
+
+
+def _forget_nomination(cluster: Cluster, uid: str) -> Nominator:
+    """The nominator without ``uid`` (``DeleteNominatedPodIfExists``)."""
+    return delete_nominated_pod_if_exists(cluster.nominator, uid)
 
 
 def search_start(cluster: Cluster, num_nodes: int) -> int:
@@ -224,15 +273,20 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     a pod for another scheduler, or created while this one is down, exists at the API server only.
     Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node.
 
+    With preemption, a pod whose ``NominatedNodeName`` is set is nominated there.
+
     Kubernetes: `Scheduler.addPod` (pkg/scheduler/eventhandlers.go)
     Kubernetes: `Scheduler.addPodToSchedulingQueue` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     _require(pod.uid != "" and not uid_in_use(cluster, pod.uid), f"pod {pod.uid!r} has no UID or one already used")
     _require(pod.node_name == "", "a created pod must be unscheduled")
-    pending = cluster.pending
+    pending, nominator = cluster.pending, cluster.nominator
     if cluster.running and responsible_for_pod(cluster, pod):
         pending = pending.set(pod.uid, pod)
-    return replace(cluster, api_pods=cluster.api_pods.set(pod.uid, pod), pending=pending)
+        if cluster.preemption:  # PriorityQueue.Add: AddNominatedPod with no info (the pod's NominatedNodeName)
+            nominator = add_nominated_pod(nominator, pod, None, pod)
+    return replace(cluster, api_pods=cluster.api_pods.set(pod.uid, pod), pending=pending, nominator=nominator)
 
 
 def delete_pod(cluster: Cluster, uid: str) -> Cluster:
@@ -254,10 +308,11 @@ def delete_pod(cluster: Cluster, uid: str) -> Cluster:
 
 def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
     """The API server no longer lists pod ``uid`` (deleted, or terminal), and the scheduler's handlers react:
-    a bound pod leaves the cache, an assumed one is forgotten (v1.35+), a pending one leaves the queue. The
-    pod's UID is not recorded anywhere; the caller does that.
+    a bound pod leaves the cache, an assumed one is forgotten (v1.35+), a pending one leaves the queue and loses its
+    nomination. The pod's UID is not recorded anywhere; the caller does that.
 
     Kubernetes: `Scheduler.deletePod` (pkg/scheduler/eventhandlers.go)
+    Kubernetes: `PriorityQueue.Delete` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
     pod = cluster.api_pods[uid]
     state = cluster.cache
@@ -273,6 +328,7 @@ def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
         pending=cluster.pending.remove(uid),
         unlisted_pods=tuple(u for u in cluster.unlisted_pods if u != uid),
         admitted=cluster.admitted - {uid},
+        nominator=_forget_nomination(cluster, uid) if watches_pod(cluster, uid) else cluster.nominator,
     )
 
 
@@ -284,15 +340,18 @@ def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
 def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
     """A scheduling cycle that places pending pod ``uid`` on ``node`` and starts its binding cycle.
 
-    Enabled when ``node`` is feasible for the pod in the refreshed snapshot. The pod is assumed
-    on ``node`` (``AssumePod``), Reserve and Permit pass, and the binding cycle begins.
+    Enabled when ``node`` is feasible for the pod in the refreshed snapshot (Filter counting the nominated pods of
+    equal or higher priority). The pod is assumed on ``node`` (``AssumePod``), which removes its nomination
+    (``DeleteNominatedPodIfExists``), Reserve and Permit pass, and the binding cycle begins.
 
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `Scheduler.assume` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
-    _require(node in feasible_nodes(snapshot, pod, cluster.namespaces), f"node {node} is not feasible for pod {uid}")
+    _require(node in feasible_nodes(snapshot, pod, cluster.namespaces, nominated_pods(cluster)),
+             f"node {node} is not feasible for pod {uid}")
     assumed = with_node_name(pod, node)
     return replace(
         cluster,
@@ -300,15 +359,22 @@ def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
         snapshot=snapshot,
         pending=cluster.pending.remove(uid),
         binding=cluster.binding.set(uid, assumed),
+        nominator=_forget_nomination(cluster, uid),
     )
 
 
-def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> Cluster:
+def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: FailurePoint | None,
+                    preempt_on: str | None = None) -> Cluster:
     """A scheduling cycle for pending pod ``uid`` that fails; the pod is requeued.
 
-    With ``node`` None, no node is feasible (enabled only then): the cache is not touched. With a
-    feasible ``node`` and ``point`` Reserve or Permit, the pod is assumed, rejected there, and
-    forgotten (``Unreserve``, ``ForgetPod``), which restores the cache's contents.
+    With ``node`` None, no node is feasible (enabled only then). Without preemption the cache is not touched. With
+    it and no node at all (``ErrNoNodesAvailable``) the pod's nomination is cleared; with nodes, PostFilter runs
+    DefaultPreemption (:func:`post_filter`) and the failure handler records its outcome
+    (:func:`apply_post_filter`): the pod nominated to the node chosen, the victims deleted at the API server. Where
+    Kubernetes' choice among equally good nodes is left open (Go's map order), ``preempt_on`` names the node
+    (enabled only for one of them); with a single best node it may be omitted. With a feasible ``node`` and
+    ``point`` Reserve or Permit, the pod is assumed, rejected there, and forgotten (``Unreserve``, ``ForgetPod``),
+    which restores the cache's contents.
 
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
@@ -316,14 +382,129 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
-    feasible = feasible_nodes(snapshot, pod, cluster.namespaces)
+    feasible = feasible_nodes(snapshot, pod, cluster.namespaces, nominated_pods(cluster))
     if node is None:
         _require(not feasible, f"pod {uid} fits somewhere")
-        return replace(cluster, snapshot=snapshot)
+        after = replace(cluster, snapshot=snapshot)
+        if not cluster.preemption:
+            return after
+        if not snapshot.node_info_list:  # ErrNoNodesAvailable: no PostFilter, the nomination is cleared
+            return replace(after, nominator=handle_scheduling_failure(
+                pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid), cluster.nominator).nominator)
+        return apply_post_filter(after, uid, choose_post_filter_result(post_filter(after, uid), preempt_on))
     _require(node in feasible and point in (FailurePoint.RESERVE, FailurePoint.PERMIT), "not a scheduling failure")
     assumed = with_node_name(pod, node)
     state = cache_ops.forget_pod(cache_ops.assume_pod(cluster.cache, assumed), assumed)
-    return replace(cluster, cache=state, snapshot=snapshot)
+    nominator = cluster.nominator
+    if cluster.preemption:  # assume removed the nomination; the failure re-adds it cleared (clearNominatedNode)
+        nominator = handle_scheduling_failure(pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid),
+                                              _forget_nomination(cluster, uid)).nominator
+    return replace(cluster, cache=state, snapshot=snapshot, nominator=nominator)
+
+
+# ============================================================================================
+# PostFilter: DefaultPreemption (spec/cycle/preemption.py) in the cycle
+# ============================================================================================
+
+
+def filter_statuses(cluster: Cluster, pod: Pod) -> dict[str, Rejection]:
+    """Filter's status of ``pod`` on every node of the cluster's snapshot that rejects it, with the nominated pods
+    (``Diagnosis.NodeToStatus``: the statuses PostFilter reads).
+
+    Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
+    """
+    snapshot, nominated = cluster.snapshot, nominated_pods(cluster) or _no_nominated
+    statuses = {}
+    for name in snapshot.node_info_list:
+        rejection = filter_with_nominated_pods(pod, snapshot.node_info_map[name], nominated(name), snapshot,
+                                               cluster.namespaces)
+        if rejection is not None:
+            statuses[name] = rejection
+    return statuses
+
+
+def _no_nominated(node: str) -> tuple[Pod, ...]:
+    return ()
+
+
+def post_filter(cluster: Cluster, uid: str) -> tuple[PreemptionResult, ...]:
+    """Every result DefaultPreemption's PostFilter may give pending pod ``uid`` when Filter rejected every node of
+    the cluster's (refreshed) snapshot: :func:`spec.cycle.preemption.preemption_outcomes` with the pod as the
+    informer has it, the statuses of :func:`filter_statuses`, the queue's nominated pods and the cluster's clock.
+    No PodDisruptionBudget exists in the cycle area. The dry run starts at offset 0 (its random offset matters
+    only with more than 100 candidate nodes).
+
+    Kubernetes: `DefaultPreemption.PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
+    """
+    pod = cluster.api_pods.get(uid)
+    statuses = filter_statuses(cluster, cluster.pending[uid]) if pod is not None else {}
+    return preemption_outcomes(pod, cluster.snapshot, statuses, (), nominated_pods(cluster) or _no_nominated,
+                               cluster.now, namespaces=cluster.namespaces)
+
+
+def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str | None) -> PreemptionResult:
+    """The result the step takes: the one nominating ``node``, or the only one when ``node`` is None. Fails with
+    :class:`CycleNotEnabled` when ``node`` is not a best node, or is None while Kubernetes' choice is open."""
+    if node is None:
+        _require(len(results) == 1, f"preemption may choose any of {[r.nominated_node for r in results]}")
+        return results[0]
+    chosen = [r for r in results if r.nominated_node == node and r.outcome is Outcome.SUCCESS]
+    _require(bool(chosen), f"preemption does not choose node {node}")
+    return chosen[0]
+
+
+def post_filter_message(cluster: Cluster, uid: str, result: PreemptionResult) -> str:
+    """``Diagnosis.PostFilterMsg`` of ``result`` for pending pod ``uid`` in ``cluster`` (before the result was
+    applied): "" when preemption succeeded; else the reasons of the default profile's PostFilter plugins joined with
+    ", ": DynamicResources' (:attr:`spec.versions.VersionProfile.dynamic_resources_post_filter_reason`), then
+    :func:`spec.cycle.preemption.preemption_message`'s, whose reasons are read as Filter's messages read them.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `frameworkImpl.RunPostFilterPlugins` (pkg/scheduler/framework/runtime/framework.go)
+    Kubernetes: `DynamicResources.PostFilter` (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)
+    """
+    pod = cluster.pending[uid]
+    profile, namespaces = cluster.cache.profile, cluster.namespaces
+
+    def reasons(plugin: str, rejection: Rejection, info: NodeInfo, snapshot: Snapshot) -> tuple[str, ...]:
+        return filter_reasons(plugin, pod, info, snapshot, profile, namespaces)
+    message = preemption_message(pod, cluster.snapshot, result, nominated_pods(cluster) or _no_nominated, reasons,
+                                 namespaces)
+    if result.outcome is Outcome.SUCCESS:
+        return message
+    return ", ".join(m for m in (profile.dynamic_resources_post_filter_reason, message) if m)
+
+
+def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> Cluster:
+    """What PostFilter's ``result`` leaves for pending pod ``uid``: the failure handler records the nomination in the
+    queue's nominator (``AddNominatedPod``: the chosen node, "" after a preemption that found no candidate, the
+    pod's own ``NominatedNodeName`` when the result is nil); each victim not already terminating is deleted at the
+    API server and its informer's delete event handled (:func:`delete_pod`); the pods of lower priority nominated
+    to the chosen node lose their nomination.
+
+    This is one atomic step. In Kubernetes the victims' API calls and the clearing of the lower-priority pods'
+    ``NominatedNodeName`` run in a goroutine (``prepareCandidateAsync``, SchedulerAsyncPreemption, on in every
+    modelled profile), and the clearing reaches the nominator through the API server and the informer's update
+    (``UpdateNominatedPod``); the preemptor's own PreEnqueue keeps it out of activeQ until the goroutine ends, so no
+    cycle of it sees the state in between. The status patch of the preemptor's ``NominatedNodeName`` is not
+    modelled (the pod objects keep the value they were created with). Fails with :class:`CycleNotEnabled` when a
+    victim's binding has not reached the informer yet (the delete event cannot come before the add).
+
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go)
+    """
+    pod = cluster.pending[uid]
+    _require(not any(v.uid in cluster.unconfirmed for v in result.deleted),
+             "a victim's binding has not reached the scheduler's informer yet")
+    nominator = cluster.nominator
+    for cleared in result.cleared:
+        nominator = delete_nominated_pod_if_exists(nominator, cleared.uid)
+    handled = handle_scheduling_failure(pod, True, "", result.nominating, cluster.api_pods.get(uid), nominator)
+    after = replace(cluster, nominator=handled.nominator)
+    for victim in result.deleted:
+        after = delete_pod(after, victim.uid)
+    return after
 
 
 # ============================================================================================
@@ -409,6 +590,7 @@ def confirm_binding(cluster: Cluster, uid: str) -> Cluster:
         cache=cache_ops.add_pod(cluster.cache, pod),
         unconfirmed=cluster.unconfirmed - {uid},
         pending=cluster.pending.remove(uid),
+        nominator=_forget_nomination(cluster, uid),
     )
 
 

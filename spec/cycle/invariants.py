@@ -121,14 +121,52 @@ def cache_contents(state: CacheState) -> tuple[FrozenMap[str, object], frozenset
 
 
 def trans_failed_scheduling_keeps_the_cache(before: Cluster, after: Cluster) -> bool:
-    """A scheduling cycle that fails leaves the cache holding exactly what it held (generations may move)."""
-    return cache_contents(before.cache) == cache_contents(after.cache)
+    """A scheduling cycle that fails leaves the cache holding exactly what it held (generations may move), but for
+    the victims its preemption deleted: those leave it, and nothing else changes in it."""
+    victims = preempted_pods(before, after)
+    if not victims:
+        return cache_contents(before.cache) == cache_contents(after.cache)
+    kept = set(before.cache.pod_states) - victims
+    return set(after.cache.pod_states) == kept and all(
+        after.cache.pod_states[uid].pod == before.cache.pod_states[uid].pod for uid in kept)
+
+
+def preempted_pods(before: Cluster, after: Cluster) -> set[str]:
+    """The pods a step deleted at the API server (for a failed scheduling cycle: its preemption's victims)."""
+    return set(after.deleted) - set(before.deleted)
+
+
+def trans_preemption_evicts_only_lower_priority(before: Cluster, after: Cluster, uid: str) -> bool:
+    """A failed scheduling cycle of pod ``uid`` deletes only pods of lower priority than it, only if its preemption
+    policy allows it (:func:`inv_no_pod_preempted_by_lower_or_equal` over the step's preemptions), and only with
+    preemption on; and the pods whose nomination it removed, other than ``uid``, have lower priority too
+    (:func:`inv_preemption_victims_have_lower_priority`'s ``cleared``)."""
+    preemptor = before.pending[uid]
+    victims = [before.api_pods[v] for v in preempted_pods(before, after)]
+    if victims and not before.preemption:
+        return False
+    lost = {u for u in before.nominator.pod_to_node if u not in after.nominator.pod_to_node and u != uid}
+    cleared = [before.api_pods[u] for u in lost if u in after.api_pods]
+    return (inv_no_pod_preempted_by_lower_or_equal([(preemptor, v) for v in victims])
+            and all(p.priority < preemptor.priority for p in cleared))
+
+
+def inv_nominations_in_the_queue(cluster: Cluster) -> bool:
+    """The nominator holds each pod once, only pending pods (a pod leaves it when assumed, deleted or found bound,
+    ``DeleteNominatedPodIfExists``), none also in the cache
+    (:func:`inv_nominated_resources_not_double_counted`), and nothing without preemption (no PostFilter nominates)."""
+    nominated = set(cluster.nominator.pod_to_node)
+    if not cluster.preemption:
+        return not nominated
+    return nominated <= set(cluster.pending) and inv_nominated_resources_not_double_counted(cluster.nominator,
+                                                                                            cluster.cache)
 
 
 CYCLE_INVARIANTS: Final[tuple[Callable[[Cluster], bool], ...]] = (
     inv_every_pod_has_one_place,
     inv_assumed_pods_have_a_binding,
     inv_bound_pods_are_cached_where_bound,
+    inv_nominations_in_the_queue,
 )
 """Pipeline invariants that hold in every reachable state, with any TTL and any profile."""
 

@@ -16,14 +16,18 @@ this node's NodeInfo replaced by the changed one (:func:`snapshot_with`): what K
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from spec.cache.nodeinfo import NodeInfo, add_pod
 from spec.cache.snapshot import Snapshot
 from spec.cycle.filters import Rejection, first_rejection
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.frozenmap import FrozenMap
 from spec.objects import Pod
+
+NominatedPods = Callable[[str], Sequence[Pod]]
+"""The pods nominated to a node, by its name, as the queue gives them (``PodNominator.NominatedPodsForNode``)."""
 
 
 def snapshot_with(snapshot: Snapshot | None, info: NodeInfo) -> Snapshot:
@@ -60,21 +64,40 @@ def with_nominated_pods(info: NodeInfo, pods: Sequence[Pod]) -> NodeInfo:
     return info
 
 
-def filter_with_nominated_pods(
-    pod: Pod, info: NodeInfo, nominated: Sequence[Pod], snapshot: Snapshot | None = None
-) -> Rejection | None:
-    """The status of Filter for ``pod`` on the node of ``info`` when ``nominated`` are the pods nominated there (as
-    the queue gives them: :func:`spec.queue.nominator.nominated_pods_for_node`): None if the pod passes.
-
-    Pass 1 runs the filters with the nominated pods of higher or equal priority added; pass 2, only if pass 1
-    passed and added a pod, runs them on ``info`` itself. The first rejection is the result.
+def nominated_rejection(
+    pod: Pod, info: NodeInfo, nominated: Sequence[Pod], snapshot: Snapshot | None = None,
+    namespaces: Namespaces = NO_NAMESPACES,
+) -> tuple[Rejection, NodeInfo, Snapshot] | None:
+    """:func:`filter_with_nominated_pods` with what the rejecting pass saw: the rejection, and the NodeInfo and
+    snapshot its filters ran on (with the nominated pods added in pass 1, as it is in pass 2), so that a caller can
+    read the rejecting filter's reasons there (:func:`spec.cycle.messages.filter_reasons`). None if the pod passes.
 
     Kubernetes: `frameworkImpl.RunFilterPluginsWithNominatedPods` (pkg/scheduler/framework/runtime/framework.go)
     """
     added = higher_or_equal_nominated(pod, nominated)
     if added:
         with_added = with_nominated_pods(info, added)
-        rejection = first_rejection(pod, with_added, snapshot_with(snapshot, with_added))
+        seen = snapshot_with(snapshot, with_added)
+        rejection = first_rejection(pod, with_added, seen, namespaces)
         if rejection is not None:
-            return rejection
-    return first_rejection(pod, info, snapshot_with(snapshot, info))
+            return rejection, with_added, seen
+    seen = snapshot_with(snapshot, info)
+    rejection = first_rejection(pod, info, seen, namespaces)
+    return None if rejection is None else (rejection, info, seen)
+
+
+def filter_with_nominated_pods(
+    pod: Pod, info: NodeInfo, nominated: Sequence[Pod], snapshot: Snapshot | None = None,
+    namespaces: Namespaces = NO_NAMESPACES,
+) -> Rejection | None:
+    """The status of Filter for ``pod`` on the node of ``info`` when ``nominated`` are the pods nominated there (as
+    the queue gives them: :func:`spec.queue.nominator.nominated_pods_for_node`), with the cluster's ``namespaces``:
+    None if the pod passes.
+
+    Pass 1 runs the filters with the nominated pods of higher or equal priority added; pass 2, only if pass 1
+    passed and added a pod, runs them on ``info`` itself. The first rejection is the result.
+
+    Kubernetes: `frameworkImpl.RunFilterPluginsWithNominatedPods` (pkg/scheduler/framework/runtime/framework.go)
+    """
+    found = nominated_rejection(pod, info, nominated, snapshot, namespaces)
+    return None if found is None else found[0]

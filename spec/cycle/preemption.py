@@ -40,7 +40,9 @@ from typing import Final
 from spec.cache.nodeinfo import NodeInfo, add_pod, remove_pod
 from spec.cache.snapshot import Snapshot
 from spec.cycle.filters import Code, Rejection
-from spec.cycle.nominated import filter_with_nominated_pods
+from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
+from spec.cycle.messages import fit_error_message
+from spec.cycle.nominated import filter_with_nominated_pods, nominated_rejection
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode
 from spec.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 
@@ -213,7 +215,7 @@ class Candidate:
 
 def select_victims_on_node(
     pod: Pod, info: NodeInfo, pdbs: Sequence[PodDisruptionBudget], nominated: Sequence[Pod], now: int,
-    snapshot: Snapshot | None = None,
+    snapshot: Snapshot | None = None, namespaces: Namespaces = NO_NAMESPACES,
 ) -> Victims | Rejection:
     """The fewest pods of lower priority to evict from ``info``'s node so that ``pod`` fits, or why none will do.
 
@@ -229,7 +231,7 @@ def select_victims_on_node(
         return NO_VICTIMS
     for victim in potential:
         info = remove_pod(info, victim, info.generation)
-    rejection = filter_with_nominated_pods(pod, info, nominated, snapshot)
+    rejection = filter_with_nominated_pods(pod, info, nominated, snapshot, namespaces)
     if rejection is not None:
         return rejection
     violating, non_violating = filter_pods_with_pdb_violation(by_importance(potential, now), pdbs)
@@ -238,7 +240,7 @@ def select_victims_on_node(
     for group, counts in ((violating, True), (non_violating, False)):
         for candidate in group:
             trial = add_pod(info, candidate, info.generation)
-            if filter_with_nominated_pods(pod, trial, nominated, snapshot) is None:
+            if filter_with_nominated_pods(pod, trial, nominated, snapshot, namespaces) is None:
                 info = trial
             else:
                 victims.append(candidate)
@@ -271,7 +273,7 @@ NominatedPods = Callable[[str], Sequence[Pod]]
 
 def dry_run_preemption(
     pod: Pod, potential: Sequence[NodeInfo], pdbs: Sequence[PodDisruptionBudget], nominated: NominatedPods,
-    offset: int, wanted: int, now: int, snapshot: Snapshot | None = None,
+    offset: int, wanted: int, now: int, snapshot: Snapshot | None = None, namespaces: Namespaces = NO_NAMESPACES,
 ) -> tuple[tuple[Candidate, ...], dict[str, Rejection]]:
     """Select victims on the ``potential`` nodes, from ``offset`` round robin, until at least one candidate without
     violations was found and ``wanted`` in all: the candidates (those without violations first, each group in the
@@ -290,7 +292,7 @@ def dry_run_preemption(
         info = potential[(offset + i) % count]
         assert info.node is not None, "the snapshot's list has only nodes with a Node object"
         name = info.node.name
-        found = select_victims_on_node(pod, info, pdbs, nominated(name), now, snapshot)
+        found = select_victims_on_node(pod, info, pdbs, nominated(name), now, snapshot, namespaces)
         if isinstance(found, Rejection):
             statuses[name] = found
             continue
@@ -378,12 +380,13 @@ class PreemptionResult:
 
 def preemption_outcomes(
     pod: Pod | None, snapshot: Snapshot, statuses: Mapping[str, Rejection], pdbs: Sequence[PodDisruptionBudget],
-    nominated: NominatedPods, now: int, offset: int = 0,
+    nominated: NominatedPods, now: int, offset: int = 0, namespaces: Namespaces = NO_NAMESPACES,
 ) -> tuple[PreemptionResult, ...]:
     """Every result DefaultPreemption's PostFilter may return for the pod the informer has now (``pod``; None if it
     is gone), after Filter rejected the snapshot's nodes with ``statuses``: one per node
     :func:`best_preemption_nodes` allows, or the single failure. ``nominated`` gives the pods nominated to a node;
-    ``offset`` is the dry run's random start (it matters only with more than 100 potential nodes).
+    ``offset`` is the dry run's random start (it matters only with more than 100 potential nodes); ``namespaces`` are
+    the cluster's (InterPodAffinity's namespace lister).
 
     Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
     Kubernetes: `PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
@@ -402,7 +405,7 @@ def preemption_outcomes(
     if potential:
         wanted = num_candidates(len(potential))
         candidates, failed = dry_run_preemption(pod, potential, pdbs, nominated, offset % len(potential), wanted, now,
-                                               snapshot)
+                                               snapshot, namespaces)
     if not candidates:
         clear = NominatingInfo(NominatingMode.OVERRIDE, "")
         return (PreemptionResult(Outcome.UNSCHEDULABLE, "", clear, statuses=tuple(sorted(failed.items()))),)
@@ -415,3 +418,36 @@ def preemption_outcomes(
             tuple(v for v in victims if not v.terminating), lower_priority_nominated_pods(pod, nominated(node)),
         ))
     return tuple(results)
+
+
+def preemption_message(
+    pod: Pod, snapshot: Snapshot, result: PreemptionResult, nominated: NominatedPods,
+    reasons: Callable[[str, Rejection, NodeInfo, Snapshot], tuple[str, ...]],
+    namespaces: Namespaces = NO_NAMESPACES,
+) -> str:
+    """PostFilter's status message for ``result`` (``Diagnosis.PostFilterMsg``, which ``FitError.Error()`` appends):
+    "" on success; the eligibility message; or, with no candidate, ``"preemption: "`` and the ``FitError`` of the dry
+    run over the snapshot's nodes: each node the dry run rejected with its status's reasons (:data:`NO_VICTIMS_FOUND`,
+    or the reasons of the filter that still rejects ``pod`` once the pods of lower priority are gone, read by
+    ``reasons(plugin, rejection, info, snapshot)`` on the NodeInfo and snapshot that filter saw), every other node
+    :data:`NOT_HELPFUL` (the absent nodes' status).
+
+    Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
+    Kubernetes: `FitError.Error` (pkg/scheduler/framework/types.go)
+    """
+    if result.outcome is not Outcome.UNSCHEDULABLE or result.message:
+        return result.message
+    node_reasons: list[tuple[str, ...]] = []
+    for name, rejection in result.statuses:
+        if rejection == NO_VICTIMS:
+            node_reasons.append((NO_VICTIMS_FOUND,))
+            continue
+        info = snapshot.node_info_map[name]
+        for victim in [p for p in info.pods if is_preemption_allowed(p, pod)]:
+            info = remove_pod(info, victim, info.generation)
+        found = nominated_rejection(pod, info, nominated(name), snapshot, namespaces)
+        assert found is not None, "the dry run found this node rejected"
+        node_reasons.append(reasons(found[0].plugin, found[0], found[1], found[2]))
+    count = len(snapshot.node_info_list)
+    node_reasons.extend((NOT_HELPFUL,) for _ in range(count - len(result.statuses)))
+    return MESSAGE_PREFIX + fit_error_message(count, node_reasons)

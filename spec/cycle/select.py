@@ -37,6 +37,7 @@ from spec.cache.snapshot import Snapshot
 from spec.cycle.filters import Rejection, first_rejection
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.messages import ERR_NO_NODES_AVAILABLE, filter_reasons, fit_error_message
+from spec.cycle.nominated import NominatedPods, nominated_rejection
 from spec.cycle.scores import (
     DEFAULT_SCORE_PLUGINS,
     MAX_NODE_SCORE,
@@ -98,11 +99,13 @@ class Search:
 
 
 def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, to_find: int | None = None,
-                                 namespaces: Namespaces = NO_NAMESPACES) -> Search:
+                                 namespaces: Namespaces = NO_NAMESPACES,
+                                 nominated: NominatedPods | None = None) -> Search:
     """Run the filters on the snapshot's nodes in round-robin order from ``start`` (``nodes[(start + i) % n]``) until
     ``to_find`` nodes passed (default :func:`num_feasible_nodes_to_find` of the node count); the search as one
-    goroutine would run it, with the cluster's ``namespaces``. Fails with ``ValueError`` on a start outside the node
-    list.
+    goroutine would run it, with the cluster's ``namespaces``. With ``nominated`` (the queue's nominated pods of a
+    node), each node's Filter counts them (:func:`spec.cycle.nominated.filter_with_nominated_pods`); without, no pod
+    is nominated. Fails with ``ValueError`` on a start outside the node list.
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     """
@@ -117,13 +120,40 @@ def find_nodes_that_pass_filters(snapshot: Snapshot, pod: Pod, start: int = 0, t
         if len(feasible) >= wanted:
             break
         name = names[(start + i) % count]
-        rejection = first_rejection(pod, snapshot.node_info_map[name], snapshot, namespaces)
+        rejection = _node_rejection(snapshot, pod, name, namespaces, nominated)
         if rejection is None:
             feasible.append(name)
         else:
             rejected.append((name, rejection))
     processed = len(feasible) + len(rejected)
     return Search(tuple(feasible), tuple(rejected), next_start_node_index(start, processed, count) if count else 0)
+
+
+def _node_rejection(snapshot: Snapshot, pod: Pod, name: str, namespaces: Namespaces,
+                    nominated: NominatedPods | None) -> Rejection | None:
+    """Filter's status of ``pod`` on node ``name``, with the nominated pods if there is a nominator."""
+    info = snapshot.node_info_map[name]
+    if nominated is None:
+        return first_rejection(pod, info, snapshot, namespaces)
+    found = nominated_rejection(pod, info, nominated(name), snapshot, namespaces)
+    return None if found is None else found[0]
+
+
+def rejection_reasons(snapshot: Snapshot, pod: Pod, name: str, plugin: str, profile: VersionProfile,
+                      namespaces: Namespaces = NO_NAMESPACES,
+                      nominated: NominatedPods | None = None) -> tuple[str, ...]:
+    """The reasons of the status filter ``plugin`` rejected ``pod`` with on node ``name``: read on the NodeInfo the
+    rejecting pass of ``RunFilterPluginsWithNominatedPods`` saw (with the nominated pods, if ``nominated`` is given
+    and they made the difference).
+
+    Kubernetes: `frameworkImpl.RunFilterPluginsWithNominatedPods` (pkg/scheduler/framework/runtime/framework.go)
+    """
+    info, seen = snapshot.node_info_map[name], snapshot
+    if nominated is not None:
+        found = nominated_rejection(pod, info, nominated(name), snapshot, namespaces)
+        if found is not None:
+            _, info, seen = found
+    return filter_reasons(plugin, pod, info, seen, profile, namespaces)
 
 
 # ============================================================================================
@@ -214,11 +244,12 @@ class Decision:
 def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DEFAULT_PROFILE, *, start: int = 0,
                       to_find: int | None = None,
                       plugins: tuple[ScorePlugin, ...] | None = None,
-                      namespaces: Namespaces = NO_NAMESPACES) -> Decision:
+                      namespaces: Namespaces = NO_NAMESPACES, nominated: NominatedPods | None = None) -> Decision:
     """``schedulePod`` on a refreshed ``snapshot``: the search from ``start`` (stopping after ``to_find`` feasible
     nodes, default :func:`num_feasible_nodes_to_find`), then the failure, the single node, or the scores and the
     nodes with the highest total, scored by ``plugins`` (default: the release's, :func:`score_plugins`).
-    InterPodAffinity's namespace lister lists ``namespaces`` (the cluster's). Fails
+    InterPodAffinity's namespace lister lists ``namespaces`` (the cluster's); ``nominated`` gives the queue's
+    nominated pods of a node, which Filter counts (None: no pod is nominated). Fails
     with ``ValueError`` on a start outside the node list.
 
     Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
@@ -226,10 +257,10 @@ def schedule_decision(snapshot: Snapshot, pod: Pod, profile: VersionProfile = DE
     count = len(snapshot.node_info_list)
     if count == 0:
         return Decision((), (), (), ERR_NO_NODES_AVAILABLE)
-    search = find_nodes_that_pass_filters(snapshot, pod, start, to_find, namespaces)
+    search = find_nodes_that_pass_filters(snapshot, pod, start, to_find, namespaces, nominated)
     feasible = search.feasible
     if not feasible:
-        reasons = (filter_reasons(r.plugin, pod, snapshot.node_info_map[name], snapshot, profile, namespaces)
+        reasons = (rejection_reasons(snapshot, pod, name, r.plugin, profile, namespaces, nominated)
                    for name, r in search.rejected)
         message = fit_error_message(count, reasons)
         return Decision((), (), (), message, search.rejected, search.next_start)

@@ -21,7 +21,11 @@ from refimpl.cache.clock import Clock
 from refimpl.scheduler.framework import CycleState, FilterPlugin, Framework, Handle, Plugin
 from refimpl.scheduler.plugins.default_binder import DefaultBinder
 from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
-from refimpl.scheduler.plugins.dynamic_resources import DynamicResources
+from refimpl.scheduler.plugins.dynamic_resources import (
+    DynamicResources,
+    DynamicResourcesPostFilter,
+    ScoringDynamicResourcesPostFilter,
+)
 from refimpl.scheduler.plugins.fault_injection import FaultInjector, FaultPoint
 from refimpl.scheduler.plugins.image_locality import ImageLocality
 from refimpl.scheduler.plugins.inter_pod_affinity import InterPodAffinity
@@ -118,7 +122,11 @@ def new_default_framework(
                                                 balanced_allocation_scores_change=(
                                                     profile.balanced_allocation_scores_change),
                                                 volume_binding=profile.volume_binding_scores)]
-    if preemption:
+    if preemption:  # the default profile's PostFilter plugins, in order: DynamicResources, DefaultPreemption
+        reason = profile.dynamic_resources_post_filter_reason
+        plugins = [ScoringDynamicResourcesPostFilter(reason) if isinstance(p, DynamicResources) else p for p in plugins]
+        if not any(isinstance(p, DynamicResourcesPostFilter) for p in plugins):
+            plugins.append(DynamicResourcesPostFilter(reason))
         plugins.append(DefaultPreemption(handle))
     return Framework(
         plugins,

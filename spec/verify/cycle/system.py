@@ -10,7 +10,9 @@ passing in steps of ``tick`` up to ``horizon`` (the cache's cleanup runs at each
 never reused, so runs are finite. With ``crashes`` the scheduler may also crash and restart
 (:mod:`spec.cluster.restart`: the informers' lists delivered one object at a time, the crashed process's
 bind requests answered or lost), and with ``kubelet`` the nodes' kubelets admit or reject bound
-pods (:mod:`spec.cluster.kubelet`). A restart waits until every orphaned bind request was answered, the
+pods (:mod:`spec.cluster.kubelet`). With ``preemption`` the profile runs DefaultPreemption as PostFilter: each pod
+variant is created at priority 0 or 1, and a failed cycle with no feasible node preempts, one transition per best
+node (``fail_scheduling``'s ``preempt_on``). A restart waits until every orphaned bind request was answered, the
 environment assumption of :func:`~spec.cluster.invariants.inv_bindings_fit_nodes`, unless
 ``late_binds``.
 
@@ -22,7 +24,8 @@ Properties checked:
   contract-following input) and the over-commit invariants
   (:data:`spec.cluster.invariants.OVERCOMMIT_INVARIANTS`: in the cache and at the API server) unless
   ``late_binds``; with a non-zero TTL, the cache invariants that hold ALWAYS;
-- every failed scheduling cycle: :func:`~spec.cycle.invariants.trans_failed_scheduling_keeps_the_cache`;
+- every failed scheduling cycle: :func:`~spec.cycle.invariants.trans_failed_scheduling_keeps_the_cache` (but for
+  the victims of its preemption) and :func:`~spec.cycle.invariants.trans_preemption_evicts_only_lower_priority`;
   every step but a crash (a new process's cache starts afresh):
   :func:`~spec.cache.invariants.trans_generations_only_grow`;
 - with ``known_violations``: everything above with a non-zero TTL and with ``late_binds`` too (a
@@ -51,10 +54,16 @@ from spec.cluster import kubelet, restart
 from spec.cluster.invariants import CLUSTER_INVARIANTS, OVERCOMMIT_INVARIANTS
 from spec.cycle import cycle
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint, new_cluster
-from spec.cycle.invariants import CYCLE_INVARIANTS, inv_no_node_overcommitted, trans_failed_scheduling_keeps_the_cache
+from spec.cycle.invariants import (
+    CYCLE_INVARIANTS,
+    inv_no_node_overcommitted,
+    trans_failed_scheduling_keeps_the_cache,
+    trans_preemption_evicts_only_lower_priority,
+)
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, ContainerPort, Node, Pod, Taint, Toleration
 from spec.quantities import SECOND, Duration, resource_list
+from spec.queue.nominator import Nominator
 from spec.valuetypes import replace
 from spec.verify.cache.symmetry import IDENTITY, MEMO_LIMIT, Renaming, Representatives, rename_node, rename_pod
 from spec.verify.fingerprint import fingerprint
@@ -65,6 +74,9 @@ MAX_POD_VARIANTS: Final = 3
 MAX_NODE_VARIANTS: Final = 3
 OVERCOMMIT: Final = inv_no_node_overcommitted.__name__
 FAILED_KEEPS_CACHE: Final = trans_failed_scheduling_keeps_the_cache.__name__
+PREEMPTS_LOWER: Final = trans_preemption_evicts_only_lower_priority.__name__
+PRIORITIES: Final = (0, 1)
+"""The priorities a pod variant is created at when the universe has preemption."""
 GENERATIONS: Final = trans_generations_only_grow.__name__
 TAINT: Final = Taint("dedicated", "x")
 
@@ -135,6 +147,8 @@ class CycleUniverse:
     """The nodes' kubelets admit or reject bound pods."""
     late_binds: bool = False
     """A crashed scheduler's bind request may be answered after its successor listed the pods."""
+    preemption: bool = False
+    """The profile runs DefaultPreemption as PostFilter, and pods come at the priorities of :data:`PRIORITIES`."""
 
     def __post_init__(self) -> None:
         if self.nodes < 1 or self.pods < 1:
@@ -162,19 +176,29 @@ class CycleUniverse:
             f"profile {self.profile.name}"
             + (", crashes and restarts" + (" (late binds)" if self.late_binds else "") if self.crashes else "")
             + (", kubelet admission" if self.kubelet else "")
+            + (", preemption (priorities 0 and 1)" if self.preemption else "")
         )
 
     def initial_states(self) -> list[Cluster]:
-        return [new_cluster(self.profile, ttl) for ttl in self.ttls]
+        return [new_cluster(self.profile, ttl, self.preemption) for ttl in self.ttls]
+
+    def created_pods(self, uid: str) -> list[Pod]:
+        """The pods ``create_pod`` may create as ``uid``: each variant, at each priority with preemption."""
+        variants = [cycle_pod(uid, v) for v in range(self.pod_variants)]
+        if not self.preemption:
+            return variants
+        return [replace(p, priority=priority) for p in variants for priority in PRIORITIES]
 
     def steps(self, cluster: Cluster) -> list[CycleStep]:
         """Candidate transitions in ``cluster`` (some may not be enabled), in a fixed order."""
         steps: list[CycleStep] = []
         for uid in self.pod_uids:
             if uid not in cluster.api_pods and uid not in cluster.deleted:
-                steps.extend(CycleStep("create_pod", (cycle_pod(uid, v),)) for v in range(self.pod_variants))
+                steps.extend(CycleStep("create_pod", (p,)) for p in self.created_pods(uid))
             if uid in cluster.pending:
                 steps.append(CycleStep("fail_scheduling", (uid, None, None)))
+                if self.preemption:  # a preemption's tie among best nodes: one transition per node
+                    steps.extend(CycleStep("fail_scheduling", (uid, None, None, name)) for name in self.node_names)
                 for name in self.node_names:
                     steps.append(CycleStep("schedule_pod", (uid, name)))
                     steps.extend(CycleStep("fail_scheduling", (uid, name, p)) for p in SCHEDULING_FAILURES)
@@ -271,6 +295,9 @@ def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluste
         crashed_in_flight=uids(cluster.crashed_in_flight),
         admitted=uids(cluster.admitted),
         failed=FrozenMap({uid(k): r for k, r in cluster.failed.items()}),
+        nominator=Nominator(
+            FrozenMap({node(n): tuple(uid(u) for u in us) for n, us in cluster.nominator.nominated_pods.items()}),
+            FrozenMap({uid(u): node(n) for u, n in cluster.nominator.pod_to_node.items()})),
     )
 
 
@@ -337,7 +364,10 @@ class CycleSystem:
                 after = self.step(state, step)
             except CycleNotEnabled:
                 continue
-            yield Edge(step, coverage(step), after, tuple(self.step_violations(state, step, after)))
+            label = coverage(step)
+            if step.name == "fail_scheduling" and after.deleted != state.deleted:
+                label = "fail_scheduling: preempted"
+            yield Edge(step, label, after, tuple(self.step_violations(state, step, after)))
 
     def step_violations(self, before: Cluster, step: CycleStep, after: Cluster) -> list[str]:
         found = []
@@ -345,6 +375,9 @@ class CycleSystem:
             found.append(GENERATIONS)
         if step.name == "fail_scheduling" and not trans_failed_scheduling_keeps_the_cache(before, after):
             found.append(FAILED_KEEPS_CACHE)
+        if step.name == "fail_scheduling" and not trans_preemption_evicts_only_lower_priority(before, after,
+                                                                                             step.args[0]):
+            found.append(PREEMPTS_LOWER)
         return found
 
     def concretize(self, initial: Cluster, path: list[tuple[object, object]], prop: str) -> Violation:

@@ -1,0 +1,178 @@
+"""Cycle-area scenarios with DefaultPreemption as the profile's PostFilter (a vector's ``preemption``).
+
+A cycle that finds no feasible node runs PostFilter (:func:`spec.cycle.cycle.fail_scheduling`): the pod is nominated
+to the node chosen, the victims are deleted at the API server, the pods of lower priority nominated there lose their
+nomination, and from then on every Filter of a pod of lower or equal priority counts the nominated pod on its node
+(:mod:`spec.cycle.nominated`). Each scenario that ports a case of Kubernetes' own tests names it (v1.35
+pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go); there the Filter statuses are given,
+here they come from the default filters, so the clusters are built to give those statuses. No scenario leaves
+Kubernetes' choice open: every preemption has one best node (``pickOneNodeForPreemption`` breaks a tie left after
+its five criteria by Go's map order), and the victims' priorities or start times decide every order that matters.
+Expected outcomes come from the spec (:func:`conformance.traces.expand`), never from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final
+
+from conformance.operations import (
+    ClusterAddNode,
+    ClusterUpdateNode,
+    CreatePod,
+    CycleOperation,
+    DeletePod,
+    FailScheduling,
+    SchedulePod,
+)
+from conformance.scenarios.cycle import node, placed, pod
+from conformance.traces import ALL_PROFILES, Scenario
+from spec.cycle.cycle import FailurePoint
+from spec.objects import PREEMPT_NEVER, Pod
+
+LOW, MID, HIGH, VERY_HIGH = 1, 5, 10, 100
+"""Priorities, as default_preemption_test.go's lowPriority, midPriority, highPriority, veryHighPriority order them."""
+TEST_FILE: Final = "default_preemption_test.go"
+
+
+def _pod(uid: str, cpu: int, priority: int, **fields: object) -> Pod:
+    """A pending pod of :func:`conformance.scenarios.cycle.pod` with ``priority`` and any other pod ``fields``."""
+    return replace(pod(uid, cpu), priority=priority, **fields)  # type: ignore[arg-type]
+
+
+def _bound(*pods: tuple[Pod, str]) -> list[CycleOperation]:
+    """Create each pod and place it (schedule, bind, confirm) on its node, in order."""
+    ops: list[CycleOperation] = []
+    for p, name in pods:
+        ops += [CreatePod(p), *placed(p.uid, name)]
+    return ops
+
+
+def _pre(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str) -> Scenario:
+    return Scenario(f"cycle.preemption.{sid}", description, ops, area="cycle", behaviours=("preemption", *behaviours),
+                    profiles=ALL_PROFILES, preemption=True)
+
+
+def preemption_scenarios() -> list[Scenario]:
+    """The curated preemption scenarios: TestPostFilter, TestDryRunPreemption and TestSelectBestCandidate cases that
+    fit the cycle area, and the nominator's effects in later cycles."""
+    n1, n2 = node("n1"), node("n2")
+    return [
+        # -- TestPostFilter (default_preemption_test.go) -------------------------------------------------------------
+        _pre("post_filter.higher_priority_made_schedulable",
+             f"TestPostFilter ({TEST_FILE}) 'pod with higher priority can be made schedulable': the lower-priority "
+             "pod is deleted, the pod nominated to its node; the next cycle places it there and it binds",
+             [ClusterAddNode(n1), *_bound((_pod("p1", 600, 0), "n1")), CreatePod(_pod("p", 600, HIGH)),
+              FailScheduling("p"), *placed("p", "n1")], "preemption.success", "preemption.bind_after"),
+        _pre("post_filter.tied_priority_unschedulable",
+             f"TestPostFilter ({TEST_FILE}) 'pod with tied priority is still unschedulable': no pod of lower "
+             "priority, so no victims; the pod is nominated to no node (\"\") and the message says why",
+             [ClusterAddNode(n1), *_bound((_pod("p1", 600, 0), "n1")), CreatePod(_pod("p", 600, 0)),
+              FailScheduling("p")], "preemption.no_victims"),
+        _pre("post_filter.unresolvable_not_helpful",
+             f"TestPostFilter ({TEST_FILE}) 'preemption should respect filteredNodesStatuses': the only node's "
+             "rejection is UnschedulableAndUnresolvable (cordoned), so no node is a candidate: 'Preemption is not "
+             "helpful for scheduling'",
+             [ClusterAddNode(n1), *_bound((_pod("p1", 600, 0), "n1")),
+              *_cordon("n1"), CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.not_helpful"),
+        _pre("post_filter.one_node",
+             f"TestPostFilter ({TEST_FILE}) 'pod can be made schedulable on one node': node1's pod has a higher "
+             "priority than the preemptor, node2's a lower one: node2 is chosen",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("p1", 600, HIGH), "n1"), (_pod("p2", 600, LOW), "n2")),
+              CreatePod(_pod("p", 600, MID)), FailScheduling("p"), *placed("p", "n2")], "preemption.success"),
+        _pre("post_filter.min_highest_priority_node",
+             f"TestPostFilter ({TEST_FILE}) 'pod can be made schedulable on minHighestPriority node' (without its "
+             "PodDisruptionBudgets, which the cycle area has none of): node1's victim has a higher priority than "
+             "node2's, so node2 is chosen",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("p1", 600, HIGH), "n1"), (_pod("p3", 600, MID), "n2")),
+              CreatePod(_pod("p", 600, VERY_HIGH)), FailScheduling("p")], "preemption.success"),
+        _pre("post_filter.insufficient_after_removal",
+             f"TestPostFilter ({TEST_FILE}) 'no candidate nodes found, no enough resource after removing low "
+             "priority pods': without its pods of lower priority each node still lacks cpu (a pod of higher "
+             "priority stays): the dry run's reasons are the message",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("h1", 500, VERY_HIGH), "n1"), (_pod("l1", 400, 0), "n1"),
+                      (_pod("h2", 500, VERY_HIGH), "n2"), (_pod("l2", 400, 0), "n2")),
+              CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.insufficient"),
+        _pre("post_filter.mixed_reasons",
+             f"TestPostFilter ({TEST_FILE}) 'no candidate nodes found with mixed reasons, no lower priority pod and "
+             "no enough CPU resource': node1 has no pod of lower priority, node2 lacks cpu even without them",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("p1", 600, HIGH), "n1"), (_pod("h2", 500, VERY_HIGH), "n2"), (_pod("p2", 400, 0), "n2")),
+              CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.no_victims",
+             "preemption.insufficient"),
+        # -- TestDryRunPreemption / TestSelectBestCandidate ----------------------------------------------------------
+        _pre("dry_run.medium_preempted_small_low_stays",
+             f"TestDryRunPreemption ({TEST_FILE}) 'medium priority pod is preempted, but lower priority one stays "
+             "as it is small': every pod of lower priority is removed, then added back most important first while "
+             "the preemptor still fits: the medium one does not fit back, the small low one does",
+             [ClusterAddNode(n1), *_bound((_pod("mid", 700, MID), "n1"), (_pod("low", 100, LOW), "n1")),
+              CreatePod(_pod("p", 400, HIGH)), FailScheduling("p"), *placed("p", "n1")], "preemption.reprieve"),
+        _pre("select.min_highest_priority",
+             f"TestSelectBestCandidate ({TEST_FILE}) 'a pod that fits on a machine with no preemption' is not a "
+             "PostFilter case; this is its 'a pod that fits on both nodes when lower priority pods are preempted' "
+             "made one-sided: both nodes need one victim, the one of lower priority decides",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a", 700, MID), "n1"), (_pod("b", 700, LOW), "n2")),
+              CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("select.min_sum_priorities",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 3: the same highest victim priority on both nodes, "
+             "the smaller sum of victim priorities (node2: one victim, node1: two) wins",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a1", 400, LOW), "n1"), (_pod("a2", 400, LOW), "n1"), (_pod("b", 800, LOW), "n2")),
+              CreatePod(_pod("p", 900, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("select.latest_start_time",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 5: one victim of the same priority on each node; the "
+             "node whose victim started latest is chosen",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a", 800, LOW, start_time=100), "n1"), (_pod("b", 800, LOW, start_time=200), "n2")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        # -- eligibility --------------------------------------------------------------------------------------------
+        _pre("policy_never",
+             "PreemptionPolicy Never (PodEligibleToPreemptOthers): PostFilter does not preempt, the result is nil, "
+             "the pod is not nominated and its lower-priority neighbour stays",
+             [ClusterAddNode(n1), *_bound((_pod("low", 600, LOW), "n1")),
+              CreatePod(_pod("p", 600, HIGH, preemption_policy=PREEMPT_NEVER)), FailScheduling("p")],
+             "preemption.not_eligible"),
+        # -- the nominator in later cycles --------------------------------------------------------------------------
+        _pre("nominated.holds_against_lower_and_equal",
+             "After a preemption the nominated pod's resources are held on its node in every Filter of a pod of "
+             "lower or equal priority (RunFilterPluginsWithNominatedPods adds the nominated pods of equal or higher "
+             "priority): such pods are rejected there and find no victims; a pod of higher priority ignores the "
+             "nomination and is placed",
+             [ClusterAddNode(n1), *_bound((_pod("low", 600, LOW), "n1")), CreatePod(_pod("m", 600, MID)),
+              FailScheduling("m"), CreatePod(_pod("lower", 600, LOW + 1)), FailScheduling("lower"),
+              CreatePod(_pod("equal", 600, MID)), SchedulePod("equal", "n1"), FailScheduling("equal"),
+              CreatePod(_pod("higher", 600, HIGH)), *placed("higher", "n1")], "preemption.nominated_held"),
+        _pre("nominated.lower_loses_nomination",
+             "A pod of higher priority preempts on the node a lower-priority pod is nominated to: that pod loses its "
+             "nomination (getLowerPriorityNominatedPods, clearNominatedNodeName) and the preemptor is nominated",
+             [ClusterAddNode(n1), *_bound((_pod("l", 600, LOW), "n1"), (_pod("x", 400, MID - 2), "n1")),
+              CreatePod(_pod("m", 600, MID)), FailScheduling("m"), CreatePod(_pod("h", 1000, HIGH)),
+              FailScheduling("h"), *placed("h", "n1"), FailScheduling("m")], "preemption.nomination_cleared"),
+        _pre("nominated.deleted_frees_node",
+             "Deleting a nominated pod removes its nomination: a pod of lower priority then fits where the room "
+             "was held",
+             [ClusterAddNode(n1), *_bound((_pod("low", 600, LOW), "n1")), CreatePod(_pod("m", 600, MID)),
+              FailScheduling("m"), CreatePod(_pod("other", 600, LOW)), SchedulePod("other", "n1"), DeletePod("m"),
+              *placed("other", "n1")], "preemption.nominated_deleted"),
+        _pre("nominated.reserve_failure_clears",
+             "A nominated pod whose cycle fails at Reserve loses its nomination to the node: assume removed it and "
+             "the failure handler nominates the pod to no node (clearNominatedNode)",
+             [ClusterAddNode(n1), *_bound((_pod("low", 600, LOW), "n1")), CreatePod(_pod("m", 600, MID)),
+              FailScheduling("m"), FailScheduling("m", "n1", FailurePoint.RESERVE), *placed("m", "n1")],
+             "preemption.nominated_cleared_on_failure"),
+        _pre("no_nodes",
+             "With no node at all the cycle fails with ErrNoNodesAvailable: no PostFilter runs, and the pod is "
+             "nominated to no node (clearNominatedNode)",
+             [CreatePod(_pod("p", 100, HIGH)), FailScheduling("p"), ClusterAddNode(n1), *placed("p", "n1")],
+             "preemption.no_nodes"),
+    ]
+
+
+def _cordon(name: str) -> list[CycleOperation]:
+    """The node ``name`` cordoned (its Filter rejection, NodeUnschedulable, is UnschedulableAndUnresolvable)."""
+    return [ClusterUpdateNode(replace(node(name), unschedulable=True))]

@@ -1,0 +1,186 @@
+//go:build !k8s_v1_34 && !k8s_v1_37
+
+package main
+
+// The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.35: what schedulingCycle
+// does after a FitError (pkg/scheduler/schedule_one.go) and handleSchedulingFailure's AddNominatedPod. Kubernetes
+// decides everything here: RunPostFilterPlugins runs the profile's DefaultPreemption (its PodNominator is the
+// scheduler's own queue, which scheduler.New sets with SetPodNominator), the harness waits for the async preemption's
+// goroutine (DefaultPreemption.PreEnqueue refuses the pod until it ends) and reads the victims from the deletions the fake clientset received;
+// it then plays the informer's delete events. The API server's pods are mirrored into the fake clientset's tracker and
+// the pod informer's indexer (syncAPIServer), which the Evaluator's and the nominator's pod listers read.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+)
+
+// preemptionSupported: this build runs PostFilter for vectors with "preemption".
+const preemptionSupported = true
+
+var podsResource = v1.SchemeGroupVersion.WithResource("pods")
+
+// syncAPIServer makes the fake clientset's pods and the pod informer's indexer hold the API server's pods.
+func (a *cycleArea) syncAPIServer() {
+	if !a.running || a.sched == nil || a.client == nil {
+		return
+	}
+	tracker := a.client.Tracker()
+	objects := make([]any, 0, len(a.apiPods))
+	for _, pod := range a.apiPods {
+		objects = append(objects, pod)
+		current, err := tracker.Get(podsResource, pod.Namespace, pod.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			_ = tracker.Add(pod.DeepCopy())
+		case err == nil && current.(*v1.Pod).UID == pod.UID:
+			_ = tracker.Update(podsResource, pod.DeepCopy(), pod.Namespace)
+		}
+	}
+	if listed, err := tracker.List(podsResource, v1.SchemeGroupVersion.WithKind("Pod"), ""); err == nil {
+		if list, ok := listed.(*v1.PodList); ok {
+			for _, pod := range list.Items {
+				if kept := a.apiPods[string(pod.UID)]; kept == nil {
+					_ = tracker.Delete(podsResource, pod.Namespace, pod.Name)
+				}
+			}
+		}
+	}
+	indexer := a.framework().SharedInformerFactory().Core().V1().Pods().Informer().GetIndexer()
+	_ = indexer.Replace(objects, "")
+}
+
+func podInfo(pod *v1.Pod) fwk.PodInfo {
+	info, _ := framework.NewPodInfo(pod)
+	return info
+}
+
+// nominateOnAdd: a pending pod enters the scheduler's own queue (PriorityQueue.Add, which also calls
+// AddNominatedPod(pod, nil) for the pod's own NominatedNodeName). With preemption the pending pods are kept in the
+// queue, as a running scheduler keeps them between cycles: NominatedPodsForNode resolves a nominated pod to the pod
+// the queue holds (nominatedPodToInfo), and to a bare name, UID and priority 0 for a pod it does not hold.
+func (a *cycleArea) nominateOnAdd(pod *v1.Pod) {
+	if !a.preemption || !a.running {
+		return
+	}
+	a.syncAPIServer()
+	schedQueueAdd(a.sched, a.logger, pod)
+}
+
+// forgetNomination: the pod leaves the queue and its nomination (the queue's Delete: DeleteNominatedPodIfExists), as
+// when it is assumed, deleted or found bound.
+func (a *cycleArea) forgetNomination(pod *v1.Pod) {
+	if a.preemption && a.running && pod != nil {
+		schedQueueDelete(a.sched, a.logger, pod)
+	}
+}
+
+// clearNomination: handleSchedulingFailure with clearNominatedNode for the pod as the informer has it now.
+func (a *cycleArea) clearNomination(uid string) {
+	if !a.preemption {
+		return
+	}
+	if listed := a.apiPods[uid]; listed != nil && listed.Spec.NodeName == "" {
+		a.syncAPIServer()
+		schedQueueAdd(a.sched, a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
+		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed),
+			&fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""})
+	}
+}
+
+// nominated is the observation's "nominated": each node's nominated pods in the order nominated, read from the
+// queue (NominatedPodsForNode) for every node name ever added and "".
+func (a *cycleArea) nominated() map[string]any {
+	out := map[string]any{}
+	if !a.preemption || !a.running || a.sched == nil {
+		return out
+	}
+	names := []string{""}
+	for name := range a.nodesEver {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		infos := a.sched.SchedulingQueue.NominatedPodsForNode(name)
+		if len(infos) == 0 {
+			continue
+		}
+		uids := []string{}
+		for _, info := range infos {
+			uids = append(uids, string(info.GetPod().UID))
+		}
+		out[name] = uids
+	}
+	return out
+}
+
+// postFilter is schedulingCycle after a FitError: RunPostFilterPlugins, PostFilterMsg, then the failure handler's
+// AddNominatedPod; the async preemption's API calls are waited for and the victims' deletions applied.
+func (a *cycleArea) postFilter(pod *v1.Pod) error {
+	if a.fit == nil { // ErrNoNodesAvailable: no PostFilter, clearNominatedNode
+		a.clearNomination(string(pod.UID))
+		return nil
+	}
+	a.syncAPIServer()
+	ctx := klog.NewContext(context.Background(), a.logger)
+	before := len(a.client.Actions())
+	schedFramework := a.framework()
+	result, status := schedFramework.RunPostFilterPlugins(ctx, a.state, pod, a.fit.Diagnosis.NodeToStatus)
+	a.fit.Diagnosis.PostFilterMsg = status.Message()
+	a.decision["message"] = a.fit.Error()
+	for _, plugin := range schedFramework.PreEnqueuePlugins() {
+		if dp, ok := plugin.(*defaultpreemption.DefaultPreemption); ok {
+			deadline := time.Now().Add(10 * time.Second)
+			for dp.PreEnqueue(ctx, pod) != nil { // waiting for the preemption of this pod to be finished
+				if time.Now().After(deadline) {
+					return fmt.Errorf("the async preemption of pod %s did not finish in 10 s", pod.UID)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	victims := []string{}
+	for _, action := range a.client.Actions()[before:] {
+		deletion, ok := action.(clienttesting.DeleteAction)
+		if !ok || deletion.GetResource().Resource != "pods" {
+			continue
+		}
+		for uid, p := range a.apiPods {
+			if p.Namespace == deletion.GetNamespace() && p.Name == deletion.GetName() {
+				victims = append(victims, uid)
+			}
+		}
+	}
+	sort.Strings(victims)
+	for _, uid := range victims {
+		if err := require(!a.unconfirmed[uid], "a victim's binding has not reached the scheduler's informer yet"); err != nil {
+			return err
+		}
+	}
+	var nominating *fwk.NominatingInfo
+	if result != nil {
+		nominating = result.NominatingInfo
+	}
+	if listed := a.apiPods[string(pod.UID)]; listed != nil && listed.Spec.NodeName == "" {
+		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed), nominating)
+	}
+	for _, uid := range victims {
+		a.forgetGonePod(uid)
+		a.deleted[uid] = true
+	}
+	node := ""
+	if nominating != nil {
+		node = nominating.NominatedNodeName
+	}
+	a.decision["preemption"] = map[string]any{"outcome": status.Code().String(), "node": node, "victims": victims}
+	return nil
+}
