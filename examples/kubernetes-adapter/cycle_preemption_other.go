@@ -1,9 +1,9 @@
-//go:build k8s_v1_34 || k8s_v1_37
+//go:build k8s_v1_37
 
 package main
 
-// The cycle area's PostFilter is wired for v1.35 only (cycle_preemption_v1_35.go); these releases' builds refuse a
-// reset with "preemption" (main.go) and never nominate.
+// The cycle area's PostFilter is wired for v1.34 to v1.36 (cycle_preemption_v1_35.go); v1.37's build refuses a
+// reset with "preemption" (main.go) and never nominates.
 
 import v1 "k8s.io/api/core/v1"
 

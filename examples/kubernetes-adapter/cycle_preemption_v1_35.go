@@ -1,8 +1,8 @@
-//go:build !k8s_v1_34 && !k8s_v1_37
+//go:build !k8s_v1_37
 
 package main
 
-// The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.35: what schedulingCycle
+// The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.34 to v1.36: what schedulingCycle
 // does after a FitError (pkg/scheduler/schedule_one.go) and handleSchedulingFailure's AddNominatedPod. Kubernetes
 // decides everything here: RunPostFilterPlugins runs the profile's DefaultPreemption (its PodNominator is the
 // scheduler's own queue, which scheduler.New sets with SetPodNominator), the harness waits for the async preemption's
@@ -16,6 +16,7 @@ import (
 	"sort"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clienttesting "k8s.io/client-go/testing"
@@ -23,6 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 // preemptionSupported: this build runs PostFilter for vectors with "preemption".
@@ -94,7 +96,7 @@ func (a *cycleArea) clearNomination(uid string) {
 		a.syncAPIServer()
 		schedQueueAdd(a.sched, a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
 		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed),
-			&fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""})
+			&nominatingInfo{NominatingMode: modeOverride, NominatedNodeName: ""})
 	}
 }
 
@@ -123,6 +125,26 @@ func (a *cycleArea) nominated() map[string]any {
 	return out
 }
 
+// preemptionGoroutinesFinished is scheduler_preemption_goroutines_execution_total over both results: the async
+// preemption goroutines that have ended (the counter is incremented by the goroutine's last deferred call).
+func preemptionGoroutinesFinished() float64 {
+	total := 0.0
+	for _, result := range []string{metrics.GoroutineResultSuccess, metrics.GoroutineResultError} {
+		var m dto.Metric
+		counter, ok := metrics.PreemptionGoroutinesExecutionTotal.WithLabelValues(result).(interface {
+			Write(*dto.Metric) error
+		})
+		if !ok {
+			panic("preemption_goroutines_execution_total is not a Prometheus counter")
+		}
+		if err := counter.Write(&m); err != nil {
+			panic(fmt.Sprintf("reading preemption_goroutines_execution_total{result=%q}: %v", result, err))
+		}
+		total += m.GetCounter().GetValue()
+	}
+	return total
+}
+
 // postFilter is schedulingCycle after a FitError: RunPostFilterPlugins, PostFilterMsg, then the failure handler's
 // AddNominatedPod; the async preemption's API calls are waited for and the victims' deletions applied.
 func (a *cycleArea) postFilter(pod *v1.Pod) error {
@@ -134,6 +156,7 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	ctx := klog.NewContext(context.Background(), a.logger)
 	before := len(a.client.Actions())
 	schedFramework := a.framework()
+	finished := preemptionGoroutinesFinished()
 	result, status := schedFramework.RunPostFilterPlugins(ctx, a.state, pod, a.fit.Diagnosis.NodeToStatus)
 	a.fit.Diagnosis.PostFilterMsg = status.Message()
 	a.decision["message"] = a.fit.Error()
@@ -146,6 +169,17 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 				}
 				time.Sleep(time.Millisecond)
 			}
+		}
+	}
+	if result != nil && result.NominatingInfo != nil && result.NominatingInfo.NominatedNodeName != "" {
+		// A candidate was chosen, so prepareCandidateAsync started its goroutine: wait for its end as well (v1.34
+		// lets the pod leave the preempting set, which PreEnqueue reads, before it deletes the last victim).
+		deadline := time.Now().Add(10 * time.Second)
+		for preemptionGoroutinesFinished() == finished {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the async preemption goroutine of pod %s did not end in 10 s", pod.UID)
+			}
+			time.Sleep(time.Millisecond)
 		}
 	}
 	victims := []string{}
@@ -166,7 +200,7 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 			return err
 		}
 	}
-	var nominating *fwk.NominatingInfo
+	var nominating *nominatingInfo
 	if result != nil {
 		nominating = result.NominatingInfo
 	}

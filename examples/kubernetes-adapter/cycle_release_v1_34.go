@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -74,4 +75,14 @@ func admit(handler lifecycle.PodAdmitHandler, attrs *lifecycle.PodAdmitAttribute
 // kubeletNodeGetter is the kubelet's getNodeAnyWay for the predicate admit handler, answering node.
 func kubeletNodeGetter(node *v1.Node) func() (*v1.Node, error) {
 	return func() (*v1.Node, error) { return node, nil }
+}
+
+// schedQueueAdd is the scheduler's PriorityQueue.Add (with the logger, as in v1.35).
+func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Add(logger, pod)
+}
+
+// schedQueueDelete is the scheduler's PriorityQueue.Delete (the pod only).
+func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
+	sched.SchedulingQueue.Delete(pod)
 }
