@@ -37,21 +37,23 @@ JSON = Any
 FORMAT_VERSION: Final = "4.4.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
 
-4.4.0 (from 4.3.0) is a minor bump in two ways. First, a vector gains the optional input ``preemption`` (cycle
-area; absent means false, sent in ``reset`` only when true): the scheduler's profile runs DefaultPreemption as its PostFilter. Without it the
-profile has DefaultPreemption disabled (``KubeSchedulerConfiguration`` allows it), which is what every earlier cycle
-vector meant, so every earlier vector is unchanged but for its ``format_version``. With it, a cycle that finds no
-feasible node runs PostFilter (:func:`spec.cycle.cycle.fail_scheduling`): the decision gains ``preemption``
-(PostFilter's status code, the node the pod is nominated to, the victims deleted at the API server) and its ``message``
-the PostFilter message (``FitError.Error()`` with ``Diagnosis.PostFilterMsg``); the observation gains ``nominated`` (the
-queue's nominator, present only while some pod is nominated); every Filter counts the nominated pods of equal or higher
-priority. New vectors use it: ``cycle.preemption.*`` (TestPostFilter, TestDryRunPreemption and TestSelectBestCandidate
-cases, and the nominator's effects). An adapter that ignores ``preemption`` fails those only.
-Second, the scheduling queue's sub-queues hold a pod by namespace/name, as Kubernetes' do (``podInfoKeyFunc``; the pods in flight and the nominator still go by UID), and new curated queue vectors
-(``queue.keyed.*``) add, delete, update, activate and hand back pod objects of another UID with a queued pod's
-namespace and name (``queue.keyed.update_across_uids`` splits by profile: v1.37's ``PodInfo.Update`` refuses an
-object of another UID, :attr:`spec.versions.VersionProfile.update_requires_same_uid`). No field changes; every
-earlier vector is unchanged but for its ``format_version``.
+4.4.0 (from 4.3.0) is a minor bump in two ways. First, a vector gains the optional input ``preemption`` (cycle area;
+absent means false, sent in ``reset`` only when true): the scheduler's profile runs DefaultPreemption as its
+PostFilter. Without it the profile has DefaultPreemption disabled (``KubeSchedulerConfiguration`` allows it), which
+is what every earlier cycle vector meant, so every earlier vector is unchanged but for its ``format_version``. With
+it, a cycle that finds no feasible node runs PostFilter (:func:`spec.cycle.cycle.fail_scheduling`): the decision
+gains ``preemption`` (PostFilter's status code, the node the pod is nominated to, the victims deleted at the API
+server) and its ``message`` the PostFilter message (``FitError.Error()`` with ``Diagnosis.PostFilterMsg``); the
+observation gains ``nominated`` (the queue's nominator, present only while some pod is nominated); every Filter
+counts the nominated pods of equal or higher priority. New vectors use it: ``cycle.preemption.*`` (TestPostFilter,
+TestDryRunPreemption and TestSelectBestCandidate cases, and the nominator's effects). An adapter that ignores
+``preemption`` fails those only.
+Second, the scheduling queue's sub-queues hold a pod by namespace/name, as Kubernetes' do (``podInfoKeyFunc``;
+the pods in flight and the nominator still go by UID), and new curated queue vectors (``queue.keyed.*``) add,
+delete, update, activate and hand back pod objects of another UID with a queued pod's namespace and name
+(``queue.keyed.update_across_uids`` splits by profile: v1.37's ``PodInfo.Update`` refuses an object of another UID,
+:attr:`spec.versions.VersionProfile.update_requires_same_uid`). No field changes; every earlier vector is unchanged
+but for its ``format_version``.
 
 4.3.0 (from 4.2.0) is a minor bump for the v1.37 profile's scheduling queue, as Kubernetes v1.37.2's queue showed it
 (examples/kubernetes-adapter): an event resource gains the value ``TargetPod`` (the resource of a queued pod's own
