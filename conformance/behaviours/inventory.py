@@ -517,6 +517,34 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cycle.kubelet.critical_evicts", "a critical pod lacking only resources makes the kubelet evict lower-priority "
      "pods (Failed, reason Preempting) and is admitted",
      "CriticalPodAdmissionHandler.HandleAdmissionFailure (pkg/kubelet/preemption/preemption.go)"),
+    # -- PostFilter: DefaultPreemption and the nominator (a vector with "preemption") ---------------------------
+    ("preemption.success", "no node fits; evicting pods of lower priority makes one fit: they are deleted and the "
+     "pod is nominated there", "Evaluator.Preempt (pkg/scheduler/framework/preemption)"),
+    ("preemption.bind_after", "a nominated pod is placed on its node in a later cycle and binds; its nomination "
+     "goes", "PriorityQueue.Delete, DeleteNominatedPodIfExists (pkg/scheduler/backend/queue/scheduling_queue.go)"),
+    ("preemption.no_victims", "no candidate node has pods of lower priority: no victims, the pod is nominated "
+     "to no node", "Evaluator.findCandidates, DryRunPreemption (pkg/scheduler/framework/preemption)"),
+    ("preemption.not_helpful", "every rejection is UnschedulableAndUnresolvable: no node is a candidate, "
+     "'Preemption is not helpful for scheduling'",
+     "Evaluator.findCandidates: NodesForStatusCode(Unschedulable) (pkg/scheduler/framework/preemption)"),
+    ("preemption.insufficient", "even without its pods of lower priority no node fits: the dry run's reasons are "
+     "the message", "SelectVictimsOnNode (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.reprieve", "the removed pods are added back most important first while the pod still fits: "
+     "only the rest are victims", "SelectVictimsOnNode (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.select", "among candidate nodes pickOneNodeForPreemption's criteria in order decide the node",
+     "pickOneNodeForPreemption (pkg/scheduler/framework/preemption)"),
+    ("preemption.not_eligible", "PreemptionPolicy Never: PostFilter preempts nothing and nominates nowhere",
+     "DefaultPreemption.PodEligibleToPreemptOthers (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.nominated_held", "a nominated pod's resources are held on its node against pods of lower or "
+     "equal priority, not higher", "RunFilterPluginsWithNominatedPods (pkg/scheduler/framework/runtime)"),
+    ("preemption.nomination_cleared", "a preemption on a node clears the nominations of pods of lower priority "
+     "there", "getLowerPriorityNominatedPods, clearNominatedNodeName (pkg/scheduler/framework/preemption)"),
+    ("preemption.nominated_deleted", "deleting a nominated pod removes its nomination and frees the room it held",
+     "PriorityQueue.Delete, DeleteNominatedPodIfExists (pkg/scheduler/backend/queue/scheduling_queue.go)"),
+    ("preemption.nominated_cleared_on_failure", "a nominated pod rejected at Reserve loses its assumption; the "
+     "failure handler keeps or clears the nomination as Go's does", f"handleSchedulingFailure ({_CYCLE})"),
+    ("preemption.no_nodes", "with no node at all PostFilter does not run and the nomination is cleared",
+     f"schedulingCycle, handleSchedulingFailure ({_CYCLE})"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"
@@ -696,6 +724,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("scheduling-gates", "PreEnqueue and SchedulingGates: gated pods wait in unschedulablePods",
      ("queue.pre_enqueue.",)),
     ("critical-pod", "the kubelet's critical-pod preemption", ("cycle.kubelet.critical_evicts",)),
+    ("preemption", "PostFilter (DefaultPreemption) and the nominator, in a vector with \"preemption\"",
+     ("preemption.",)),
 )
 
 LABELS: Final[dict[str, Label]] = {name: Label(name, text, prefixes) for name, text, prefixes in _LABEL_ROWS}

@@ -445,7 +445,10 @@ def post_filter(cluster: Cluster, uid: str) -> tuple[PreemptionResult, ...]:
 
 def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str | None) -> PreemptionResult:
     """The result the step takes: the one nominating ``node``, or the only one when ``node`` is None. Fails with
-    :class:`CycleNotEnabled` when ``node`` is not a best node, or is None while Kubernetes' choice is open."""
+    :class:`CycleNotEnabled` when ``node`` is not a best node, or is None while Kubernetes' choice is open.
+
+    Kubernetes: `pickOneNodeForPreemption` (pkg/scheduler/framework/preemption/preemption.go)
+    """
     if node is None:
         _require(len(results) == 1, f"preemption may choose any of {[r.nominated_node for r in results]}")
         return results[0]
