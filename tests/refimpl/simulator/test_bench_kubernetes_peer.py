@@ -48,6 +48,24 @@ def test_without_go_the_kubernetes_rows_say_so(monkeypatch: pytest.MonkeyPatch) 
     assert any(row["result"] == "270 pods/s" for row in rows)  # scheduler_perf's threshold, v1.35.0
 
 
+def test_the_snapshot_profile_counts_the_clones_updatesnapshot_makes() -> None:
+    """UpdateSnapshot clones every node into a new snapshot, only the changed one after one pod was added, and none
+    when nothing changed (Cache.UpdateSnapshot walks the list to the first generation already seen)."""
+    w = peer.workload("basic", 12, 5)
+
+    def clones(case: str) -> float:
+        profile = peer.snapshot_profile(w, case, rounds=20, top=1000)
+        return sum(f["calls_per_update"] for f in profile["functions"] if f["function"] == "node_info.snapshot")
+
+    assert clones("full_seconds") == 12
+    assert clones("one_changed_seconds") == 1
+    assert clones("unchanged_seconds") == 0
+    line = peer.snapshot_explanation(w, "unchanged_seconds")
+    assert "Python calls per update" in line and "the lock's with" in line
+    with pytest.raises(ValueError, match="case must be one of"):
+        peer.snapshot_profile(w, "half")
+
+
 @pytest.fixture(scope="module")
 def current_peer() -> None:
     """The Go peer rebuilt from the current source when it was built before (a warm build takes seconds; a stale
