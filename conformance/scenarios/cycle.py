@@ -47,6 +47,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import (
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
     LABEL_TOPOLOGY_ZONE,
+    PREEMPT_NEVER,
     Container,
     ContainerPort,
     LabelSelector,
@@ -390,6 +391,9 @@ EXPLORATION_BUDGET: Final = 800
 """At most this many states are expanded per exploration (breadth-first, so traces are shortest)."""
 RANDOM_SEEDS: Final = (1, 2, 3, 4)
 RANDOM_LENGTH: Final = 30
+PREEMPTION_SEEDS: Final = tuple(range(1, 9))
+"""The random preemption traces' seeds: seeds 3, 4 and 7 preempt (the others' PostFilter finds no victims, no
+helpful node, or a pod that may not preempt)."""
 NO_METRICS: Final = CacheSizeMetrics()
 
 
@@ -492,13 +496,62 @@ def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, 
     return found
 
 
-def random_cycle_trace(seed: int, ttl: int) -> list[CycleOperation]:
+PRIORITY_PODS: Final = (
+    replace(pod("a", 600), priority=0),
+    replace(pod("b", 500, tolerations=(TOLERATES_DEDICATED,)), priority=5),
+    replace(pod("e", 700), priority=10),
+    replace(pod("f", 400), priority=10, preemption_policy=PREEMPT_NEVER),
+    replace(pod("g", 900, tolerations=(TOLERATES_DEDICATED,)), priority=100),
+)
+"""Random preemption traces: pods of four priorities (0, 5, 10 and 100, as default_preemption_test.go's
+lowPriority to veryHighPriority order them), one of them with PreemptionPolicy Never, sized so that most pairs do
+not share a node."""
+
+
+PRIORITY_STEP_WEIGHTS: Final = {"CreatePod": 3, "SchedulePod": 3, "BindPod": 3, "ConfirmBinding": 3,
+                                 "FailScheduling": 3, "DeletePod": 1, "FailBinding": 0.5, "ClusterAddNode": 1,
+                                 "ClusterRemoveNode": 0.2, "ClusterUpdateNode": 0.3}
+"""How often the random preemption traces draw each kind of step, among the kinds that can happen: pods are
+created, placed and bound before a pod of higher priority fails its cycle, and nodes churn less than pods."""
+
+
+def priority_operations() -> tuple[CycleOperation, ...]:
+    """The cycle operations of the random preemption traces: the two :data:`NODES` (one tainted), the
+    :data:`PRIORITY_PODS`, no expiry (a failed cycle runs PostFilter; ``FailScheduling`` of a pod that fits nowhere
+    is enabled only when preemption has one best node)."""
+    nodes = NODES
+    ops: list[CycleOperation] = [op for n in nodes for op in (ClusterAddNode(n), ClusterRemoveNode(n.name))]
+    ops += [ClusterUpdateNode(CORDONED), ClusterUpdateNode(NODES[0])]
+    for p in PRIORITY_PODS:
+        ops += [CreatePod(p), DeletePod(p.uid), FailScheduling(p.uid), BindPod(p.uid), ConfirmBinding(p.uid)]
+        ops += [SchedulePod(p.uid, n.name) for n in nodes]
+        ops += [FailBinding(p.uid, point) for point in (PRE_BIND, BIND)]
+    return tuple(ops)
+
+
+def random_cycle_trace(seed: int, ttl: int, preemption: bool = False) -> list[CycleOperation]:
     """:data:`RANDOM_LENGTH` steps chosen at random among those that can happen (there is always one: a node
-    can be added or removed)."""
+    can be added or removed); with ``preemption`` over :func:`priority_operations`, DefaultPreemption on, each step
+    of a kind drawn first among the kinds that can happen, by :data:`PRIORITY_STEP_WEIGHTS` (so a failed cycle,
+    and with it PostFilter, is drawn as often as a placement)."""
     rng = random.Random(seed)
-    ops = cycle_operations(with_expiry=ttl != 0, rich=True)
-    cluster = new_cluster(PROFILES["v1.35" if ttl else "v1.36"], ttl)
+    ops = priority_operations() if preemption else cycle_operations(with_expiry=ttl != 0, rich=True)
+    cluster = new_cluster(PROFILES["v1.35" if ttl else "v1.36"], ttl, preemption)
     trace: list[CycleOperation] = []
+    if preemption:  # both nodes first: a cluster without nodes has nothing to preempt
+        for n in NODES:
+            cluster, _ = apply_cycle(cluster, ClusterAddNode(n))
+            trace.append(ClusterAddNode(n))
+    while preemption and len(trace) < RANDOM_LENGTH:
+        by_kind: dict[str, list[CycleOperation]] = {}
+        for op in ops:
+            if is_enabled(cluster, op):
+                by_kind.setdefault(type(op).__name__, []).append(op)
+        kinds = sorted(by_kind)
+        kind = rng.choices(kinds, [PRIORITY_STEP_WEIGHTS[k] for k in kinds])[0]
+        op = rng.choice(by_kind[kind])
+        cluster, _ = apply_cycle(cluster, op)
+        trace.append(op)
     while len(trace) < RANDOM_LENGTH:
         op = rng.choice(ops)
         if not is_enabled(cluster, op):
@@ -510,7 +563,8 @@ def random_cycle_trace(seed: int, ttl: int) -> list[CycleOperation]:
 
 def generated_cycle() -> list[Scenario]:
     """Exploration (under v1.35 with a TTL and v1.36 without, over the small universe then the rich one, which
-    adds the classes the small one lacks) and random scenarios of the cycle area."""
+    adds the classes the small one lacks) and random scenarios of the cycle area, with DefaultPreemption in
+    :data:`PREEMPTION_SEEDS`' traces."""
     scenarios: list[Scenario] = []
     keys: set[str] = set()
     runs = (("v1.35", TTL, EXPIRY_PROFILES, False), ("v1.36", 0, ALL_PROFILES, False),
@@ -529,4 +583,9 @@ def generated_cycle() -> list[Scenario]:
                                       f"steps (seed {seed}, ttl {ttl} ns)", random_cycle_trace(seed, ttl),
                                       area="cycle", origin="random", ttl=ttl, profiles=profiles,
                                       behaviours=("pipeline-random",)))
+    for seed in PREEMPTION_SEEDS:
+        scenarios.append(Scenario(f"random.cycle.preemption.seed{seed}", f"Random trace of {RANDOM_LENGTH} cycle "
+                                  f"steps with DefaultPreemption, pods of four priorities (seed {seed})",
+                                  random_cycle_trace(seed, 0, preemption=True), area="cycle", origin="random",
+                                  profiles=ALL_PROFILES, preemption=True, behaviours=("pipeline-random",)))
     return scenarios
