@@ -128,6 +128,19 @@ class VersionProfile:
     ``RunPostFilterPlugins`` joins the two messages (", ") and ``Diagnosis.PostFilterMsg`` starts with this one
     (plugins/dynamicresources/dynamicresources.go, v1.34.12 to v1.36.5); v1.37.2's returns Unschedulable without a
     reason (""). Found by running the preemption vectors on v1.35.8's scheduler (examples/kubernetes-adapter)."""
+    preemption_reports_placement: bool = False
+    """A successful preemption's status has a message: "found a potential placement for pod on node N, preempting K
+    victims" (K counts the chosen candidate's victims), which ``DefaultPreemption.PostFilter`` prefixes with
+    "preemption: ", so ``Diagnosis.PostFilterMsg`` and the ``FitError`` message carry it (``Evaluator.Preempt``,
+    pkg/scheduler/framework/preemption/preemption.go, v1.37.2); through v1.36.5 it returned ``NewStatus(Success)``
+    without a message. Found by running the preemption vectors on v1.37.2's scheduler (examples/kubernetes-adapter)."""
+    empty_nomination_clears: bool = False
+    """Nominating a pod to ``""`` (``ModeOverride`` with an empty node: every PostFilter result that found no candidate,
+    ``clearNominatedNode``) only removes its nomination: v1.37.2's ``addNominatedPodUnlocked`` returns after the
+    delete ("Empty nodeName clears nomination; do not key nominatedPods by \"\""), where through v1.36.5 it stored
+    the pod under the node name ``""`` (no Filter reads it, but ``nominatedPods`` holds it). ``ModeNoop`` with an
+    empty ``NominatedNodeName`` stored nothing in either (pkg/scheduler/backend/queue/nominator.go, read in v1.36.5 and
+    v1.37.2). Found by running the preemption vectors on v1.37.2's scheduler (examples/kubernetes-adapter)."""
     activate_moves_from_backoff_q: bool = True
     """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
     when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
@@ -219,6 +232,8 @@ V1_37: Final = VersionProfile(
     target_pod_update_events=True,
     update_requires_same_uid=True,
     dynamic_resources_post_filter_reason="",
+    preemption_reports_placement=True,
+    empty_nomination_clears=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -241,6 +256,8 @@ PR_141745: Final = VersionProfile(
     target_pod_update_events=True,
     update_requires_same_uid=True,
     dynamic_resources_post_filter_reason="",
+    preemption_reports_placement=True,
+    empty_nomination_clears=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

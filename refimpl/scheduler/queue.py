@@ -121,6 +121,7 @@ class SchedulingQueue:
         keeps_move_request_cycle: bool = True,
         target_pod_update_events: bool = False,
         update_requires_same_uid: bool = False,
+        empty_nomination_clears: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -132,7 +133,8 @@ class SchedulingQueue:
         takes from backoffQ. ``keeps_move_request_cycle`` False is v1.37's queue, which has no ``moveRequestCycle``
         (nor the SchedulerQueueingHints gate: ``queueing_hints_enabled`` must be on); ``target_pod_update_events`` is
         v1.37's ``Update``, whose events have the ``TargetPod`` resource; ``update_requires_same_uid`` is v1.37's
-        ``PodInfo.Update``, which refuses an object of another UID (``Update`` then adds it as a new pod).
+        ``PodInfo.Update``, which refuses an object of another UID (``Update`` then adds it as a new pod);
+        ``empty_nomination_clears`` is v1.37's nominator, which drops a nomination to "" instead of storing it.
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
@@ -176,7 +178,7 @@ class SchedulingQueue:
         self._move_request_cycle = -1
         self._closed = False
         self._pre_enqueue = dict(pre_enqueue_plugins or {})
-        self.nominator = Nominator(pod_lister)
+        self.nominator = Nominator(pod_lister, empty_nomination_clears=empty_nomination_clears)
         """``nominator``: guarded by this queue's lock (use the queue's nominator methods)."""
 
     # ========================================================================================

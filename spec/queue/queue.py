@@ -201,7 +201,8 @@ def _move_to_active_q(
     queue = _without(queue, pinfo.pod)
     queue = replace(queue, active_q=_put(queue.active_q, pinfo))
     if nominate:
-        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod))
+        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod,
+                                                           queue.config.empty_nomination_clears))
     return queue
 
 
@@ -484,7 +485,8 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
-    renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new))
+    renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new,
+                                                                c.empty_nomination_clears))
 
     def refused(entry: QueuedPod) -> bool:  # PodInfo.Update: v1.37's refuses an object of another UID
         return c.update_requires_same_uid and entry.uid != uid
@@ -529,7 +531,8 @@ def add_nominated(queue: SchedulingQueue, pod: Pod, info: NominatingInfo | None,
 
     Kubernetes: `PriorityQueue.AddNominatedPod` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    return replace(queue, nominator=add_nominated_pod(queue.nominator, pod, info, listed))
+    return replace(queue, nominator=add_nominated_pod(queue.nominator, pod, info, listed,
+                                                      queue.config.empty_nomination_clears))
 
 
 def delete_nominated(queue: SchedulingQueue, uid: str) -> SchedulingQueue:
