@@ -171,6 +171,17 @@ class VersionProfile:
     pod info into activeQ, replacing the entry by key), where earlier releases give the entry the new object and
     keep its history (pkg/scheduler/framework/types.go ``PodInfo.Update``, backend/queue/scheduling_queue.go
     ``Update``, read in v1.36.5 and v1.37.2). Found by running queue.keyed.update_across_uids on v1.37.2's queue."""
+    add_leaves_backoff_entry: bool = False
+    """``Add`` of a pod whose namespace/name a backoff heap holds leaves that entry there: v1.37.2's
+    ``moveToActiveQ`` no longer takes the pod out of backoffQ (v1.36.5's called ``p.backoffQ.delete(pInfo)``), so
+    ``addPod``'s fresh pod info enters activeQ (or, gated, unschedulableEntities, which v1.37.2 also no longer skips
+    for a pod in activeQ or backoffQ) while the old one keeps backing off: the pod is in two sub-queues
+    (pkg/scheduler/backend/queue/scheduling_queue.go, ``moveToActiveQ`` and ``addPod``, read in v1.36.5 and v1.37.2).
+    ``Add`` is documented for new pods only ("there is no chance the pod is already in active/unschedulable/backoff
+    queues"). The spec's queue holds a pod in one place and an observation has one pod info per UID, so with this
+    setting such an ``Add`` is not a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``):
+    the spec leaves that state unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
+    queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -234,6 +245,7 @@ V1_37: Final = VersionProfile(
     dynamic_resources_post_filter_reason="",
     preemption_reports_placement=True,
     empty_nomination_clears=True,
+    add_leaves_backoff_entry=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -258,6 +270,7 @@ PR_141745: Final = VersionProfile(
     dynamic_resources_post_filter_reason="",
     preemption_reports_placement=True,
     empty_nomination_clears=True,
+    add_leaves_backoff_entry=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

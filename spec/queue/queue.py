@@ -268,10 +268,18 @@ def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEve
 
 def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     """A new unscheduled pod: a fresh pod info stamped now, into activeQ, replacing any entry of its namespace/name
-    (of whichever UID) in activeQ, backoffQ or unschedulablePods.
+    (of whichever UID) in activeQ, backoffQ or unschedulablePods. Fails with :class:`QueueNotEnabled` where the
+    release would leave the pod in two sub-queues (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`,
+    v1.37): a backoff heap holds its namespace/name, or a PreEnqueue plugin gates it while activeQ holds it.
 
-    Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PriorityQueue.Add`, `addPod`, `moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
+    if queue.config.add_leaves_backoff_entry:
+        gated = is_gated(run_pre_enqueue_plugins(queue.config, QueuedPod(pod, queue.now)))
+        for held in (queue.backoff_q, queue.error_backoff_q, *((queue.active_q,) if gated else ())):
+            if holder(held, pod) is not None:
+                raise QueueNotEnabled(f"Add of pod {pod.uid}, which a sub-queue holds: this release's moveToActiveQ "
+                                      "leaves it there too, a state the spec does not state")
     return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True, nominate=True)
 
 
