@@ -425,9 +425,10 @@ def preemption_outcomes(
 def placement_message(result: PreemptionResult) -> str:
     """The message of a successful ``result`` where the release gives one
     (:attr:`spec.versions.VersionProfile.preemption_reports_placement`): :data:`PLACEMENT_FOUND` with the chosen node
-    and the number of the candidate's victims (terminating ones included), after :data:`MESSAGE_PREFIX`.
+    and the number of the candidate's victims (terminating ones included), after :data:`MESSAGE_PREFIX` (read in
+    v1.37.2; v1.36.5's ``Preempt`` returns ``NewStatus(Success)`` without a message).
 
-    Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go, v1.37.2)
+    Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
     Kubernetes: `DefaultPreemption.PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     assert result.outcome is Outcome.SUCCESS and result.nominated_node, "only a preemption that chose a node"
