@@ -46,8 +46,10 @@ gains ``preemption`` (PostFilter's status code, the node the pod is nominated to
 server) and its ``message`` the PostFilter message (``FitError.Error()`` with ``Diagnosis.PostFilterMsg``); the
 observation gains ``nominated`` (the queue's nominator, present only while some pod is nominated); every Filter
 counts the nominated pods of equal or higher priority. New vectors use it: ``cycle.preemption.*`` (TestPostFilter,
-TestDryRunPreemption and TestSelectBestCandidate cases, and the nominator's effects). An adapter that ignores
-``preemption`` fails those only.
+TestDryRunPreemption and TestSelectBestCandidate cases, and the nominator's effects), each split by profile: v1.37
+gives a successful preemption a message (:attr:`spec.versions.VersionProfile.preemption_reports_placement`) and
+drops a nomination to ``""`` (:attr:`spec.versions.VersionProfile.empty_nomination_clears`), so each has a
+``.v1_37`` vector. An adapter that ignores ``preemption`` fails those only.
 Second, the scheduling queue's sub-queues hold a pod by namespace/name, as Kubernetes' do (``podInfoKeyFunc``;
 the pods in flight and the nominator still go by UID), and new curated queue vectors (``queue.keyed.*``) add,
 delete, update, activate and hand back pod objects of another UID with a queued pod's namespace and name

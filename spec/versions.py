@@ -128,6 +128,19 @@ class VersionProfile:
     ``RunPostFilterPlugins`` joins the two messages (", ") and ``Diagnosis.PostFilterMsg`` starts with this one
     (plugins/dynamicresources/dynamicresources.go, v1.34.12 to v1.36.5); v1.37.2's returns Unschedulable without a
     reason (""). Found by running the preemption vectors on v1.35.8's scheduler (examples/kubernetes-adapter)."""
+    preemption_reports_placement: bool = False
+    """A successful preemption's status has a message: "found a potential placement for pod on node N, preempting K
+    victims" (K counts the chosen candidate's victims), which ``DefaultPreemption.PostFilter`` prefixes with
+    "preemption: ", so ``Diagnosis.PostFilterMsg`` and the ``FitError`` message carry it (``Evaluator.Preempt``,
+    pkg/scheduler/framework/preemption/preemption.go, v1.37.2); through v1.36.5 it returned ``NewStatus(Success)``
+    without a message. Found by running the preemption vectors on v1.37.2's scheduler (examples/kubernetes-adapter)."""
+    empty_nomination_clears: bool = False
+    """Nominating a pod to ``""`` (``ModeOverride`` with an empty node: every PostFilter result that found no candidate,
+    ``clearNominatedNode``) only removes its nomination: v1.37.2's ``addNominatedPodUnlocked`` returns after the
+    delete ("Empty nodeName clears nomination; do not key nominatedPods by \"\""), where through v1.36.5 it stored
+    the pod under the node name ``""`` (no Filter reads it, but ``nominatedPods`` holds it). ``ModeNoop`` with an
+    empty ``NominatedNodeName`` stored nothing in either (pkg/scheduler/backend/queue/nominator.go, read in v1.36.5 and
+    v1.37.2). Found by running the preemption vectors on v1.37.2's scheduler (examples/kubernetes-adapter)."""
     activate_moves_from_backoff_q: bool = True
     """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
     when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
@@ -158,6 +171,17 @@ class VersionProfile:
     pod info into activeQ, replacing the entry by key), where earlier releases give the entry the new object and
     keep its history (pkg/scheduler/framework/types.go ``PodInfo.Update``, backend/queue/scheduling_queue.go
     ``Update``, read in v1.36.5 and v1.37.2). Found by running queue.keyed.update_across_uids on v1.37.2's queue."""
+    add_leaves_backoff_entry: bool = False
+    """``Add`` of a pod whose namespace/name a backoff heap holds leaves that entry there: v1.37.2's
+    ``moveToActiveQ`` no longer takes the pod out of backoffQ (v1.36.5's called ``p.backoffQ.delete(pInfo)``), so
+    ``addPod``'s fresh pod info enters activeQ (or, gated, unschedulableEntities, which v1.37.2 also no longer skips
+    for a pod in activeQ or backoffQ) while the old one keeps backing off: the pod is in two sub-queues
+    (pkg/scheduler/backend/queue/scheduling_queue.go, ``moveToActiveQ`` and ``addPod``, read in v1.36.5 and v1.37.2).
+    ``Add`` is documented for new pods only ("there is no chance the pod is already in active/unschedulable/backoff
+    queues"). The spec's queue holds a pod in one place and an observation has one pod info per UID, so with this
+    setting such an ``Add`` is not a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``):
+    the spec leaves that state unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
+    queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -219,6 +243,9 @@ V1_37: Final = VersionProfile(
     target_pod_update_events=True,
     update_requires_same_uid=True,
     dynamic_resources_post_filter_reason="",
+    preemption_reports_placement=True,
+    empty_nomination_clears=True,
+    add_leaves_backoff_entry=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -241,6 +268,9 @@ PR_141745: Final = VersionProfile(
     target_pod_update_events=True,
     update_requires_same_uid=True,
     dynamic_resources_post_filter_reason="",
+    preemption_reports_placement=True,
+    empty_nomination_clears=True,
+    add_leaves_backoff_entry=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -114,7 +114,7 @@ class RefimplCycle:
         """The rows of the snapshot's node list, as the scheduler keeps them (``Scheduler._columns``)."""
         self.preemption = False
         """The profile has DefaultPreemption as its PostFilter (:meth:`enable_preemption`)."""
-        self.nominator = Nominator(self.list_pod)
+        self.nominator = Nominator(self.list_pod, empty_nomination_clears=self.profile.empty_nomination_clears)
         """The scheduling queue's nominator (its pod lister: the API server's pods)."""
         self.preemption_result: JSON | None = None
         """This step's PostFilter outcome, as observed (:func:`conformance.observe.preemption_json`)."""
@@ -455,7 +455,7 @@ class RefimplCycle:
         self.columns = None
         self.next_start_node_index = 0
         self.framework = self.new_framework(self.profile)
-        self.nominator = Nominator(self.list_pod)
+        self.nominator = Nominator(self.list_pod, empty_nomination_clears=self.profile.empty_nomination_clears)
         self.framework.handle.clear_nominated_node_name = self.nominator.delete_nominated_pod_if_exists
         self.pending, self.binding, self.unconfirmed = {}, {}, set()
         self.running = False

@@ -84,6 +84,8 @@ class RefimplQueue:
             keeps_move_request_cycle=config.keeps_move_request_cycle,
             target_pod_update_events=config.target_pod_update_events,
             update_requires_same_uid=config.update_requires_same_uid,
+            empty_nomination_clears=config.empty_nomination_clears,
+            add_leaves_backoff_entry=config.add_leaves_backoff_entry,
             pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
@@ -169,6 +171,8 @@ class RefimplQueue:
             keeps_move_request_cycle=base.keeps_move_request_cycle,
             target_pod_update_events=base.target_pod_update_events,
             update_requires_same_uid=base.update_requires_same_uid,
+            empty_nomination_clears=base.empty_nomination_clears,
+            add_leaves_backoff_entry=base.add_leaves_backoff_entry,
         ).config
         self.queue, self.held = self.new_queue(self.config), {}
 

@@ -16,7 +16,7 @@ from typing import Final
 
 from conformance.codec import operation_name
 from conformance.ported.scheduling_queue import HALF_SECOND, NODE_TAINT, fail, go_cases, pod
-from conformance.traces import ALL_PROFILES, Scenario
+from conformance.traces import ALL_PROFILES, Scenario, queue_steps
 from spec.objects import Container, Pod, Toleration
 from spec.quantities import SECOND, resource_list
 from spec.queue.events import (
@@ -46,7 +46,7 @@ from spec.queue.operations import (
 )
 from spec.queue.state import QueueNotEnabled, where
 from spec.valuetypes import replace
-from spec.versions import DEFAULT_PROFILE
+from spec.versions import DEFAULT_PROFILE, PROFILES, VersionProfile
 
 # --------------------------------------------------------------------------------------------
 # Curated behaviours of the spec
@@ -456,10 +456,11 @@ def explore_queue(prefix: NewQueue) -> dict[str, list[QueueOperation]]:
     return found
 
 
-def random_queue_trace(seed: int, prefix: NewQueue) -> list[QueueOperation]:
-    """:data:`RANDOM_LENGTH` calls drawn from :data:`ALPHABET` that can be vector steps (close only near the end)."""
+def random_queue_trace(seed: int, prefix: NewQueue, profile: VersionProfile = DEFAULT_PROFILE) -> list[QueueOperation]:
+    """:data:`RANDOM_LENGTH` calls drawn from :data:`ALPHABET` that can be vector steps under ``profile`` (close only
+    near the end)."""
     rng = random.Random(seed)
-    world = apply_queue_operation(new_queue_world(DEFAULT_PROFILE), prefix)[0]
+    world = apply_queue_operation(new_queue_world(profile), prefix)[0]
     trace: list[QueueOperation] = []
     while len(trace) < RANDOM_LENGTH:
         op = rng.choice(ALPHABET)
@@ -488,13 +489,41 @@ def generated_queue() -> list[Scenario]:
                 )
             )
         for seed in RANDOM_SEEDS:
+            ops = [prefix, *random_queue_trace(seed, prefix)]
             scenarios.append(
                 Scenario(
                     f"random.queue.{name}.seed{seed}",
                     f"Random trace of {RANDOM_LENGTH} queue calls ({name}, seed {seed})",
-                    [prefix, *random_queue_trace(seed, prefix)],
+                    ops,
                     area="queue",
                     origin="random",
                 )
             )
+            scenarios.extend(_random_for_refusing_profiles(name, seed, prefix, ops))
     return scenarios
+
+
+def _random_for_refusing_profiles(name: str, seed: int, prefix: NewQueue, ops: list[QueueOperation]) -> list[Scenario]:
+    """The random trace of ``seed`` drawn again under the profiles that cannot run ``ops`` though they have the gate
+    setting (v1.37's queue, where an ``Add`` of a backing-off pod is not a vector step:
+    :attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`), so that they keep a random trace of their own;
+    named after the first of them."""
+    refusing = []
+    for profile_name, profile in PROFILES.items():
+        if prefix.queueing_hints is False and not profile.queueing_hints_gate:
+            continue
+        try:
+            queue_steps(profile, ops)
+        except ValueError:
+            refusing.append(profile_name)
+    if not refusing:
+        return []
+    first = PROFILES[refusing[0]]
+    return [Scenario(
+        f"random.queue.{name}.seed{seed}.{first.name.replace('.', '_')}",
+        f"Random trace of {RANDOM_LENGTH} queue calls ({name}, seed {seed}, drawn under {first.name})",
+        [prefix, *random_queue_trace(seed, prefix, first)],
+        area="queue",
+        origin="random",
+        profiles=tuple(refusing),
+    )]

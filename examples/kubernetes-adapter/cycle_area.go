@@ -99,7 +99,7 @@ type cycleArea struct {
 	filters  map[string]verdict
 	decision map[string]any
 
-	// preemption: the vector's "preemption" (cycle_preemption_*.go): PostFilter runs after a FitError.
+	// preemption: the vector's "preemption" (cycle_preemption.go): PostFilter runs after a FitError.
 	preemption bool
 	// client is the running process's fake clientset; fit and state are the last cycle's FitError (nil if none)
 	// and CycleState, which PostFilter reads.

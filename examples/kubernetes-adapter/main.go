@@ -83,10 +83,10 @@ func (s *server) handle(r request) response {
 		if r.Profile != profile {
 			return failure(id, fmt.Sprintf("this build is Kubernetes %s: profile %q only, not %q", kubernetesVersion, profile, r.Profile))
 		}
-		if r.Preemption && (!preemptionSupported || r.Area != "cycle") {
-			// This release's build does not call RunPostFilterPlugins (cycle_preemption_*.go): refuse rather than
-			// run the vector as if DefaultPreemption were disabled.
-			return failure(id, "this build does not run PostFilter (DefaultPreemption) in the cycle area")
+		if r.Preemption && r.Area != "cycle" {
+			// Only the cycle area calls RunPostFilterPlugins (cycle_preemption.go): refuse rather than run the
+			// vector as if DefaultPreemption were disabled.
+			return failure(id, "this adapter runs PostFilter (DefaultPreemption) in the cycle area only")
 		}
 		if s.queue != nil {
 			s.queue.shutdown()

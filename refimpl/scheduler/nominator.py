@@ -30,18 +30,24 @@ class PodRef:
 class Nominator:
     """``nominator``: ``nominated_pods`` node -> refs in insertion order; ``pod_to_node`` UID -> node."""
 
-    def __init__(self, pod_lister: PodLister | None = None) -> None:
+    def __init__(self, pod_lister: PodLister | None = None, *, empty_nomination_clears: bool = False) -> None:
         self.pod_lister = pod_lister
         """Checked before nominating: a pod gone, or bound, is not nominated (None: no check, as in queue tests)."""
+        self.empty_nomination_clears = empty_nomination_clears
+        """v1.37's ``addNominatedPodUnlocked``: a nomination to "" only removes the old one (earlier releases store
+        the pod under the node name ""); :attr:`spec.versions.VersionProfile.empty_nomination_clears`."""
         self.nominated_pods: dict[str, list[PodRef]] = {}
         self.pod_to_node: dict[str, str] = {}
 
     def add_nominated_pod(self, pod: Pod, info: NominatingInfo | None) -> None:
         """``addNominatedPodUnlocked``: drop the pod's old entry; nominate it to ``info``'s node (Override), or to
-        the node its object names (Noop or None; nothing if it names none)."""
+        the node its object names (Noop or None; nothing if it names none). With ``empty_nomination_clears`` a
+        nomination to "" stores nothing."""
         self.delete_nominated_pod_if_exists(pod)
         if info is not None and info.mode is NominatingMode.OVERRIDE:
             node = info.nominated_node_name
+            if not node and self.empty_nomination_clears:
+                return
         else:
             if not pod.nominated_node_name:
                 return

@@ -121,6 +121,8 @@ class SchedulingQueue:
         keeps_move_request_cycle: bool = True,
         target_pod_update_events: bool = False,
         update_requires_same_uid: bool = False,
+        empty_nomination_clears: bool = False,
+        add_leaves_backoff_entry: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -132,7 +134,11 @@ class SchedulingQueue:
         takes from backoffQ. ``keeps_move_request_cycle`` False is v1.37's queue, which has no ``moveRequestCycle``
         (nor the SchedulerQueueingHints gate: ``queueing_hints_enabled`` must be on); ``target_pod_update_events`` is
         v1.37's ``Update``, whose events have the ``TargetPod`` resource; ``update_requires_same_uid`` is v1.37's
-        ``PodInfo.Update``, which refuses an object of another UID (``Update`` then adds it as a new pod).
+        ``PodInfo.Update``, which refuses an object of another UID (``Update`` then adds it as a new pod);
+        ``empty_nomination_clears`` is v1.37's nominator, which drops a nomination to "" instead of storing it;
+        ``add_leaves_backoff_entry`` is v1.37's ``moveToActiveQ``, which neither takes the pod out of backoffQ nor
+        keeps a gated pod held in activeQ or backoffQ out of unschedulablePods (``Add`` of a queued pod then leaves it
+        in two sub-queues, which the spec does not state and no vector exercises).
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
@@ -155,6 +161,7 @@ class SchedulingQueue:
         self.keeps_move_request_cycle = keeps_move_request_cycle
         self.target_pod_update_events = target_pod_update_events
         self.update_requires_same_uid = update_requires_same_uid
+        self.add_leaves_backoff_entry = add_leaves_backoff_entry
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -176,7 +183,7 @@ class SchedulingQueue:
         self._move_request_cycle = -1
         self._closed = False
         self._pre_enqueue = dict(pre_enqueue_plugins or {})
-        self.nominator = Nominator(pod_lister)
+        self.nominator = Nominator(pod_lister, empty_nomination_clears=empty_nomination_clears)
         """``nominator``: guarded by this queue's lock (use the queue's nominator methods)."""
 
     # ========================================================================================
@@ -220,13 +227,16 @@ class SchedulingQueue:
             self._run_pre_enqueue_plugins(pinfo)
         key = pod_key(pinfo.pod)
         if pinfo.gated():
-            if key not in self._active and key not in self._backoff and key not in self._unschedulable:
+            held = key in self._unschedulable or (  # v1.37 parks it whether or not activeQ or backoffQ holds it
+                not self.add_leaves_backoff_entry and (key in self._active or key in self._backoff))
+            if not held:
                 self._unschedulable[key] = pinfo
             return False
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self.clock.now()
         self._unschedulable.pop(key, None)
-        self._backoff.delete(key)
+        if not self.add_leaves_backoff_entry:  # v1.36's p.backoffQ.delete(pInfo); v1.37's moveToActiveQ has none
+            self._backoff.delete(key)
         self._active.add(pinfo)
         self._cond.notify_all()
         if nominate:

@@ -50,7 +50,13 @@ from spec.cycle.filters import Rejection, is_feasible
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.messages import filter_reasons
 from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
-from spec.cycle.preemption import Outcome, PreemptionResult, preemption_message, preemption_outcomes
+from spec.cycle.preemption import (
+    Outcome,
+    PreemptionResult,
+    placement_message,
+    preemption_message,
+    preemption_outcomes,
+)
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, with_node_name
@@ -285,7 +291,7 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     if cluster.running and responsible_for_pod(cluster, pod):
         pending = pending.set(pod.uid, pod)
         if cluster.preemption:  # PriorityQueue.Add: AddNominatedPod with no info (the pod's NominatedNodeName)
-            nominator = add_nominated_pod(nominator, pod, None, pod)
+            nominator = add_nominated_pod(nominator, pod, None, pod, cluster.cache.profile.empty_nomination_clears)
     return replace(cluster, api_pods=cluster.api_pods.set(pod.uid, pod), pending=pending, nominator=nominator)
 
 
@@ -390,7 +396,8 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
             return after
         if not snapshot.node_info_list:  # ErrNoNodesAvailable: no PostFilter, the nomination is cleared
             return replace(after, nominator=handle_scheduling_failure(
-                pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid), cluster.nominator).nominator)
+                pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid), cluster.nominator,
+                cluster.cache.profile.empty_nomination_clears).nominator)
         return apply_post_filter(after, uid, choose_post_filter_result(post_filter(after, uid), preempt_on))
     _require(node in feasible and point in (FailurePoint.RESERVE, FailurePoint.PERMIT), "not a scheduling failure")
     assumed = with_node_name(pod, node)
@@ -398,7 +405,8 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     nominator = cluster.nominator
     if cluster.preemption:  # assume removed the nomination; the failure re-adds it cleared (clearNominatedNode)
         nominator = handle_scheduling_failure(pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid),
-                                              _forget_nomination(cluster, uid)).nominator
+                                              _forget_nomination(cluster, uid),
+                                              cluster.cache.profile.empty_nomination_clears).nominator
     return replace(cluster, cache=state, snapshot=snapshot, nominator=nominator)
 
 
@@ -459,8 +467,11 @@ def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str |
 
 def post_filter_message(cluster: Cluster, uid: str, result: PreemptionResult) -> str:
     """``Diagnosis.PostFilterMsg`` of ``result`` for pending pod ``uid`` in ``cluster`` (before the result was
-    applied): "" when preemption succeeded; else the reasons of the default profile's PostFilter plugins joined with
-    ", ": DynamicResources' (:attr:`spec.versions.VersionProfile.dynamic_resources_post_filter_reason`), then
+    applied): when preemption succeeded, DefaultPreemption's message alone (``RunPostFilterPlugins`` returns the first
+    success): :func:`spec.cycle.preemption.placement_message` where the release gives one
+    (:attr:`spec.versions.VersionProfile.preemption_reports_placement`, v1.37), else ""; otherwise the reasons of the
+    default profile's PostFilter plugins joined with ", ": DynamicResources'
+    (:attr:`spec.versions.VersionProfile.dynamic_resources_post_filter_reason`), then
     :func:`spec.cycle.preemption.preemption_message`'s, whose reasons are read as Filter's messages read them.
 
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
@@ -475,7 +486,7 @@ def post_filter_message(cluster: Cluster, uid: str, result: PreemptionResult) ->
     message = preemption_message(pod, cluster.snapshot, result, nominated_pods(cluster) or _no_nominated, reasons,
                                  namespaces)
     if result.outcome is Outcome.SUCCESS:
-        return message
+        return placement_message(result) if profile.preemption_reports_placement else message
     return ", ".join(m for m in (profile.dynamic_resources_post_filter_reason, message) if m)
 
 
@@ -503,7 +514,8 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     nominator = cluster.nominator
     for cleared in result.cleared:
         nominator = delete_nominated_pod_if_exists(nominator, cleared.uid)
-    handled = handle_scheduling_failure(pod, True, "", result.nominating, cluster.api_pods.get(uid), nominator)
+    handled = handle_scheduling_failure(pod, True, "", result.nominating, cluster.api_pods.get(uid), nominator,
+                                        cluster.cache.profile.empty_nomination_clears)
     after = replace(cluster, nominator=handled.nominator)
     for victim in result.deleted:
         after = delete_pod(after, victim.uid)

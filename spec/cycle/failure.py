@@ -75,18 +75,20 @@ def nominated_node_needs_update(pod: Pod, nominating: NominatingInfo | None) -> 
 
 
 def handle_scheduling_failure(
-    pod: Pod, rejected: bool, message: str, nominating: NominatingInfo | None, listed: Pod | None, nominator: Nominator
+    pod: Pod, rejected: bool, message: str, nominating: NominatingInfo | None, listed: Pod | None, nominator: Nominator,
+    empty_clears: bool,
 ) -> FailureHandling:
     """The failure handler for ``pod`` (as the cycle had it): ``rejected`` tells a rejection (Unschedulable,
     UnschedulableAndUnresolvable) from an error, ``message`` is the status message, ``nominating`` the nominating
     info of the cycle (PostFilter's, or :data:`spec.queue.nominator.CLEAR_NOMINATED_NODE`), ``listed`` the pod as
-    the informer has it now (None: deleted).
+    the informer has it now (None: deleted), ``empty_clears`` the release's
+    :attr:`spec.versions.VersionProfile.empty_nomination_clears`.
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
     requeued = listed if listed is not None and listed.node_name == "" else None
     nominated_pod = requeued if requeued is not None else pod
-    nominator = add_nominated_pod(nominator, nominated_pod, nominating, listed)
+    nominator = add_nominated_pod(nominator, nominated_pod, nominating, listed, empty_clears)
     reason = REASON_UNSCHEDULABLE if rejected else REASON_SCHEDULER_ERROR
     condition = PodCondition(POD_SCHEDULED, "False", reason, message)
     patch = nominating.nominated_node_name if nominating is not None and nominated_node_needs_update(pod, nominating) \

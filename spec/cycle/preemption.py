@@ -58,6 +58,8 @@ NOT_ELIGIBLE_POLICY: Final = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
 NO_VICTIMS_FOUND: Final = "No preemption victims found for incoming pod"
 NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
+PLACEMENT_FOUND: Final = "found a potential placement for pod on node {node}, preempting {victims} victims"
+"""A successful preemption's message in v1.37 (``Evaluator.Preempt``; :func:`placement_message`)."""
 PREEMPTED_MESSAGE: Final = "{scheduler}: preempting to accommodate a higher priority pod"
 """The ``DisruptionTarget`` condition's message on a victim (reason ``PreemptionByScheduler``)."""
 
@@ -418,6 +420,19 @@ def preemption_outcomes(
             tuple(v for v in victims if not v.terminating), lower_priority_nominated_pods(pod, nominated(node)),
         ))
     return tuple(results)
+
+
+def placement_message(result: PreemptionResult) -> str:
+    """The message of a successful ``result`` where the release gives one
+    (:attr:`spec.versions.VersionProfile.preemption_reports_placement`): :data:`PLACEMENT_FOUND` with the chosen node
+    and the number of the candidate's victims (terminating ones included), after :data:`MESSAGE_PREFIX` (read in
+    v1.37.2; v1.36.5's ``Preempt`` returns ``NewStatus(Success)`` without a message).
+
+    Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
+    Kubernetes: `DefaultPreemption.PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    """
+    assert result.outcome is Outcome.SUCCESS and result.nominated_node, "only a preemption that chose a node"
+    return MESSAGE_PREFIX + PLACEMENT_FOUND.format(node=result.nominated_node, victims=len(result.victims))
 
 
 def preemption_message(

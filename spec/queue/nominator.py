@@ -74,20 +74,23 @@ def delete_nominated_pod_if_exists(nominator: Nominator, uid: str) -> Nominator:
 
 
 def add_nominated_pod(
-    nominator: Nominator, pod: Pod, info: NominatingInfo | None, listed: Pod | None
+    nominator: Nominator, pod: Pod, info: NominatingInfo | None, listed: Pod | None, empty_clears: bool
 ) -> Nominator:
-    """Nominate ``pod`` as ``info`` says; ``listed`` is the pod as the informer's lister has it now (None: gone).
+    """Nominate ``pod`` as ``info`` says; ``listed`` is the pod as the informer's lister has it now (None: gone);
+    ``empty_clears`` is the release's :attr:`spec.versions.VersionProfile.empty_nomination_clears`.
 
-    The pod's old entry goes first. ``Override`` nominates to the node it names, even ``""`` (a nomination to no
-    node, which Kubernetes stores under the empty name and which no Filter reads); ``Noop`` or no info nominates
-    to the pod object's ``nominated_node_name`` and does nothing if that is empty. A pod the lister does not have,
-    or has bound, is not nominated.
+    The pod's old entry goes first. ``Override`` nominates to the node it names; ``""`` is a nomination to no node,
+    which Kubernetes stores under the empty name (no Filter reads it) through v1.36 and drops from v1.37
+    (``empty_clears``). ``Noop`` or no info nominates to the pod object's ``nominated_node_name`` and does nothing if
+    that is empty. A pod the lister does not have, or has bound, is not nominated.
 
     Kubernetes: `nominator.addNominatedPodUnlocked` (pkg/scheduler/backend/queue/nominator.go)
     """
     nominator = delete_nominated_pod_if_exists(nominator, pod.uid)
     if info is not None and info.mode is NominatingMode.OVERRIDE:
         node = info.nominated_node_name
+        if node == "" and empty_clears:
+            return nominator
     else:
         if pod.nominated_node_name == "":
             return nominator
@@ -98,9 +101,12 @@ def add_nominated_pod(
     return Nominator(pods, nominator.pod_to_node.set(pod.uid, node))
 
 
-def update_nominated_pod(nominator: Nominator, old: Pod, new: Pod, listed: Pod | None) -> Nominator:
-    """An unscheduled pod in the queue was updated from ``old`` to ``new``: re-add it. When neither version names a
-    nominated node, the node the nominator holds is kept (``Override`` with it); otherwise the new object's.
+def update_nominated_pod(
+    nominator: Nominator, old: Pod, new: Pod, listed: Pod | None, empty_clears: bool
+) -> Nominator:
+    """An unscheduled pod in the queue was updated from ``old`` to ``new``: re-add it (:func:`add_nominated_pod`,
+    with ``empty_clears``). When neither version names a nominated node, the node the nominator holds is kept
+    (``Override`` with it); otherwise the new object's.
 
     Kubernetes: `nominator.UpdateNominatedPod` (pkg/scheduler/backend/queue/nominator.go)
     """
@@ -109,7 +115,7 @@ def update_nominated_pod(nominator: Nominator, old: Pod, new: Pod, listed: Pod |
     if old.nominated_node_name == "" and new.nominated_node_name == "" and held is not None:
         info = NominatingInfo(NominatingMode.OVERRIDE, held)
     nominator = delete_nominated_pod_if_exists(nominator, old.uid)
-    return add_nominated_pod(nominator, new, info, listed)
+    return add_nominated_pod(nominator, new, info, listed, empty_clears)
 
 
 def with_nominated_node(pod: Pod, node: str) -> Pod:

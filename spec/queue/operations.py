@@ -336,6 +336,8 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         keeps_move_request_cycle=current.config.keeps_move_request_cycle,
         target_pod_update_events=current.config.target_pod_update_events,
         update_requires_same_uid=current.config.update_requires_same_uid,
+        empty_nomination_clears=current.config.empty_nomination_clears,
+        add_leaves_backoff_entry=current.config.add_leaves_backoff_entry,
     )
 
 

@@ -201,7 +201,8 @@ def _move_to_active_q(
     queue = _without(queue, pinfo.pod)
     queue = replace(queue, active_q=_put(queue.active_q, pinfo))
     if nominate:
-        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod))
+        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod,
+                                                           queue.config.empty_nomination_clears))
     return queue
 
 
@@ -267,10 +268,18 @@ def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEve
 
 def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     """A new unscheduled pod: a fresh pod info stamped now, into activeQ, replacing any entry of its namespace/name
-    (of whichever UID) in activeQ, backoffQ or unschedulablePods.
+    (of whichever UID) in activeQ, backoffQ or unschedulablePods. Fails with :class:`QueueNotEnabled` where the
+    release would leave the pod in two sub-queues (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`,
+    v1.37): a backoff heap holds its namespace/name, or a PreEnqueue plugin gates it while activeQ holds it.
 
-    Kubernetes: `PriorityQueue.Add` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    Kubernetes: `PriorityQueue.Add`, `addPod`, `moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
+    if queue.config.add_leaves_backoff_entry:
+        gated = is_gated(run_pre_enqueue_plugins(queue.config, QueuedPod(pod, queue.now)))
+        for held in (queue.backoff_q, queue.error_backoff_q, *((queue.active_q,) if gated else ())):
+            if holder(held, pod) is not None:
+                raise QueueNotEnabled(f"Add of pod {pod.uid}, which a sub-queue holds: this release's moveToActiveQ "
+                                      "leaves it there too, a state the spec does not state")
     return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True, nominate=True)
 
 
@@ -484,7 +493,8 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
-    renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new))
+    renominated = replace(queue, nominator=update_nominated_pod(queue.nominator, old, new, new,
+                                                                c.empty_nomination_clears))
 
     def refused(entry: QueuedPod) -> bool:  # PodInfo.Update: v1.37's refuses an object of another UID
         return c.update_requires_same_uid and entry.uid != uid
@@ -529,7 +539,8 @@ def add_nominated(queue: SchedulingQueue, pod: Pod, info: NominatingInfo | None,
 
     Kubernetes: `PriorityQueue.AddNominatedPod` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    return replace(queue, nominator=add_nominated_pod(queue.nominator, pod, info, listed))
+    return replace(queue, nominator=add_nominated_pod(queue.nominator, pod, info, listed,
+                                                      queue.config.empty_nomination_clears))
 
 
 def delete_nominated(queue: SchedulingQueue, uid: str) -> SchedulingQueue:

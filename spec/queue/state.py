@@ -133,6 +133,12 @@ class QueueConfig:
     update_requires_same_uid: bool = False
     """``Update`` to an object of another UID adds it as a new pod instead of updating the entry (v1.37): the
     release's :attr:`spec.versions.VersionProfile.update_requires_same_uid`."""
+    add_leaves_backoff_entry: bool = False
+    """``Add`` of a pod a backoff heap holds leaves it there too (v1.37), so the spec refuses that ``Add``: the
+    release's :attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`."""
+    empty_nomination_clears: bool = False
+    """The nominator drops a nomination to ``""`` instead of storing it (v1.37): the release's
+    :attr:`spec.versions.VersionProfile.empty_nomination_clears`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -246,9 +252,12 @@ def new_scheduling_queue(
     keeps_move_request_cycle: bool | None = None,
     target_pod_update_events: bool | None = None,
     update_requires_same_uid: bool | None = None,
+    empty_nomination_clears: bool | None = None,
+    add_leaves_backoff_entry: bool | None = None,
 ) -> SchedulingQueue:
     """An empty queue. The gates (and the release's behaviours ``activate_moves_from_backoff_q``,
-    ``keeps_move_request_cycle``, ``target_pod_update_events`` and ``update_requires_same_uid``) default to
+    ``keeps_move_request_cycle``, ``target_pod_update_events``, ``update_requires_same_uid``,
+    ``empty_nomination_clears`` and ``add_leaves_backoff_entry``) default to
     ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
@@ -293,6 +302,10 @@ def new_scheduling_queue(
                                   else target_pod_update_events),
         update_requires_same_uid=(profile.update_requires_same_uid if update_requires_same_uid is None
                                   else update_requires_same_uid),
+        empty_nomination_clears=(profile.empty_nomination_clears if empty_nomination_clears is None
+                                 else empty_nomination_clears),
+        add_leaves_backoff_entry=(profile.add_leaves_backoff_entry if add_leaves_backoff_entry is None
+                                  else add_leaves_backoff_entry),
     )
     return SchedulingQueue(config, now=now)
 

@@ -127,7 +127,7 @@ def new_default_framework(
         plugins = [ScoringDynamicResourcesPostFilter(reason) if isinstance(p, DynamicResources) else p for p in plugins]
         if not any(isinstance(p, DynamicResourcesPostFilter) for p in plugins):
             plugins.append(DynamicResourcesPostFilter(reason))
-        plugins.append(DefaultPreemption(handle))
+        plugins.append(DefaultPreemption(handle, reports_placement=profile.preemption_reports_placement))
     return Framework(
         plugins,
         score_weights=score_weights(profile),

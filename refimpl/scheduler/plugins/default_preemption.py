@@ -32,6 +32,8 @@ MIN_CANDIDATE_NODES_ABSOLUTE: Final = 100
 MAX_INT32: Final = 2**31 - 1
 NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
 NO_VICTIMS: Final = "No preemption victims found for incoming pod"
+PLACEMENT_FOUND: Final = "found a potential placement for pod on node {node}, preempting {victims} victims"
+"""v1.37's success message (``Evaluator.Preempt``)."""
 REASON_PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
 """``v1.PodReasonPreemptionByScheduler``: the reason of the victim's ``DisruptionTarget`` condition."""
 
@@ -94,9 +96,12 @@ class DefaultPreemption(PostFilterPlugin):
         min_candidate_nodes_percentage: int = MIN_CANDIDATE_NODES_PERCENTAGE,
         min_candidate_nodes_absolute: int = MIN_CANDIDATE_NODES_ABSOLUTE,
         rng: random.Random | None = None,
+        reports_placement: bool = False,
     ) -> None:
-        """``New``. ``pod_lister`` None reads the pod as given (no informer); ``pdb_lister`` None means no budgets.
-        Fails with ``ValueError`` on arguments ``ValidateDefaultPreemptionArgs`` refuses."""
+        """``New``. ``pod_lister`` None reads the pod as given (no informer); ``pdb_lister`` None means no budgets;
+        ``reports_placement`` is v1.37's ``Preempt``, whose success status has a message (:data:`PLACEMENT_FOUND`;
+        :attr:`spec.versions.VersionProfile.preemption_reports_placement`). Fails with ``ValueError`` on arguments
+        ``ValidateDefaultPreemptionArgs`` refuses."""
         if not 0 <= min_candidate_nodes_percentage <= 100 or min_candidate_nodes_absolute < 0:
             raise ValueError("minCandidateNodesPercentage must be in [0, 100] and minCandidateNodesAbsolute >= 0")
         if min_candidate_nodes_percentage == 0 and min_candidate_nodes_absolute == 0:
@@ -107,6 +112,7 @@ class DefaultPreemption(PostFilterPlugin):
         self.min_candidate_nodes_percentage = min_candidate_nodes_percentage
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
         self.rng = rng if rng is not None else random.Random(0)
+        self.reports_placement = reports_placement
         self.preempted: list[Preemption] = []
         """Every victim whose deletion this plugin requested, in order (the driver deletes them)."""
         self.preempt_pod: Callable[[str, Pod, Pod], None] = self._preempt_pod
@@ -219,6 +225,9 @@ class DefaultPreemption(PostFilterPlugin):
             return "", Status(Code.UNSCHEDULABLE, str(FitError(pod.uid, len(all_nodes), diagnosis)))
         best = self.select_candidate(candidates)
         self.prepare_candidate(best, pod)
+        if self.reports_placement:
+            message = PLACEMENT_FOUND.format(node=best.name, victims=len(best.victims.pods))
+            return best.name, Status(Code.SUCCESS, message)
         return best.name, Status(Code.SUCCESS)
 
     def find_candidates(

@@ -61,7 +61,8 @@ def test_refimpl_failure_handling_is_the_specs(rejected: bool, node: str | None,
     sched.handle_scheduling_failure(sched.frameworks[pod.scheduler_name], QueuedPodInfo(pod, 0), status, nominating, 0)
 
     spec_info = None if node is None else SpecNominatingInfo(SpecNominatingMode.OVERRIDE, node)
-    expected = handle_scheduling_failure(pod, rejected, status.message(), spec_info, current, EMPTY_NOMINATOR)
+    expected = handle_scheduling_failure(pod, rejected, status.message(), spec_info, current, EMPTY_NOMINATOR,
+                                         False)
     held = queue.get("p")
     assert (held.pod if held is not None else None) == expected.requeued
     assert queue.nominator.pod_to_node == dict(expected.nominator.pod_to_node.items())

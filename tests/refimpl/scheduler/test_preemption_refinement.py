@@ -32,7 +32,7 @@ from spec.cache import cache as spec_cache
 from spec.cache.snapshot import EMPTY_SNAPSHOT, update_snapshot
 from spec.cycle.invariants import inv_preemption_victims_have_lower_priority
 from spec.cycle.nominated import filter_with_nominated_pods
-from spec.cycle.preemption import Outcome, preemption_outcomes
+from spec.cycle.preemption import Outcome, placement_message, preemption_outcomes
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, Node, Pod, PodDisruptionBudget
 from spec.quantities import resource_list
@@ -170,3 +170,33 @@ def test_gated_pod_stays_out_of_active_until_ungated() -> None:
     assert queue.update(gated, Pod("g", "g")) is QueueName.ACTIVE
     popped = queue.pop()
     assert popped is not None and popped.uid == "g"
+
+
+def test_v1_37_success_message_is_the_specs() -> None:
+    """v1.37's ``Evaluator.Preempt`` returns "found a potential placement for pod on node N, preempting K victims",
+    which ``PostFilter`` prefixes (:attr:`spec.versions.VersionProfile.preemption_reports_placement`); earlier
+    releases return Success without a message."""
+    node = Node("n1", resource_list(cpu=1000, memory=1000, pods=10))
+    victim, preemptor = pod("v", 0, 800, "n1"), pod("p", 10, 500)
+    state = spec_cache.add_pod(spec_cache.add_node(spec_cache.new_cache(), node), victim)
+    snapshot = update_snapshot(state, EMPTY_SNAPSHOT)
+    rejection = filter_with_nominated_pods(preemptor, snapshot.node_info_map["n1"], (), snapshot)
+    assert rejection is not None
+    (expected,) = preemption_outcomes(preemptor, snapshot, {"n1": rejection}, (), lambda n: (), NOW)
+    for reports in (False, True):
+        cache = Cache(clock=FakeClock(NOW))
+        cache.add_node(node)
+        cache.add_pod(victim)
+        handle = Handle(clock=FakeClock(NOW), snapshot=Snapshot())
+        cache.update_snapshot(handle.snapshot)
+        handle.nominated_pods_for_node = lambda name: []
+        handle.clear_nominated_node_name = lambda p: None
+        plugin = DefaultPreemption(handle, rng=random.Random(0), reports_placement=reports)
+        fwk = Framework([*default_filter_plugins(), plugin], handle=handle)
+        m = NodeToStatus()
+        status = fwk.run_filter_plugins_with_nominated_pods(CycleState(), preemptor, handle.snapshot.node_info_list[0])
+        assert status is not None
+        m.set("n1", status)
+        chosen, result = plugin.post_filter(CycleState(), preemptor, m)
+        assert chosen == "n1" and result.code is RefCode.SUCCESS
+        assert result.message() == (placement_message(expected) if reports else "")

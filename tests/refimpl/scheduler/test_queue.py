@@ -604,3 +604,20 @@ def test_update_across_uids(same_uid_only: bool) -> None:
     assert entry.attempts == (0 if same_uid_only else 1)
     # The objects differ only in UID: no update event, so the entry that took it stays unschedulable.
     assert q.where("a2") is (QueueName.ACTIVE if same_uid_only else QueueName.UNSCHEDULABLE)
+
+
+@pytest.mark.parametrize("leaves", [False, True])
+def test_add_of_a_backing_off_pod_leaves_it_in_backoff_q_in_v1_37(leaves: bool) -> None:
+    """v1.37.2's ``moveToActiveQ`` has no ``backoffQ.delete``: ``Add`` of a pod in podErrorBackoffQ puts a fresh pod
+    info into activeQ and leaves the old one backing off (``add_leaves_backoff_entry``; the spec refuses the step)."""
+    clock = FakeClock()
+    queue = SchedulingQueue(clock, add_leaves_backoff_entry=leaves)
+    a = Pod("a", "a")
+    queue.add(a)
+    popped = queue.pop()
+    assert popped is not None
+    queue.add_unschedulable_if_not_present(popped, queue.scheduling_cycle())
+    assert [p.uid for p in queue.pods_in_backoff_q()] == ["a"]
+    queue.add(a)
+    assert [p.uid for p in queue.pods_in_active_q()] == ["a"]
+    assert [p.uid for p in queue.pods_in_backoff_q()] == (["a"] if leaves else [])

@@ -122,10 +122,10 @@ def test_nominations_invariant_rejects_a_nominated_pod_in_the_cache_or_without_p
     assumed = replace(cycle.schedule_pod(nominated, "m", "n1"), nominator=nominated.nominator)
     assert not inv_nominations_in_the_queue(assumed)
     off = replace(one_full_node(preemption=False), nominator=add_nominated_pod(
-        EMPTY_NOMINATOR, _pod("low", 600, 1), None, _pod("low", 600, 1)))
+        EMPTY_NOMINATOR, _pod("low", 600, 1), None, _pod("low", 600, 1), False))
     assert inv_nominations_in_the_queue(off)  # a nominated node "" on the pod: nothing nominated
     off = replace(off, nominator=add_nominated_pod(EMPTY_NOMINATOR, replace(_pod("q", 1, 1), nominated_node_name="n1"),
-                                                   None, _pod("q", 1, 1)))
+                                                   None, _pod("q", 1, 1), False))
     assert not inv_nominations_in_the_queue(off)
 
 
@@ -171,8 +171,10 @@ def test_an_assume_that_keeps_the_nomination_is_caught(monkeypatch: pytest.Monke
 def test_the_post_filter_message_joins_dynamic_resources_reason_up_to_v1_36() -> None:
     """RunPostFilterPlugins joins the reasons of DynamicResources (first) and DefaultPreemption when preemption does
     not succeed: v1.35.8 says "no new claims to deallocate, preemption: ..."; v1.37.2's DynamicResources gives none;
-    a successful preemption's message is empty."""
-    for profile, prefix in ((V1_35, "no new claims to deallocate, "), (V1_37, "")):
+    a successful preemption's message is empty through v1.36 and names the node and the victims in v1.37.2
+    (``Evaluator.Preempt``: "found a potential placement for pod on node n1, preempting 1 victims")."""
+    placement = "preemption: found a potential placement for pod on node n1, preempting 1 victims"
+    for profile, prefix, success_message in ((V1_35, "no new claims to deallocate, ", ""), (V1_37, "", placement)):
         cluster = cycle.add_node(new_cluster(profile, preemption=True), node("n1"))
         cluster = cycle.create_pod(placed(cluster, _pod("low", 600, 1), "n1"), _pod("p", 600, 1))
         cluster = replace(cluster, snapshot=cycle.refreshed_snapshot(cluster))
@@ -181,4 +183,4 @@ def test_the_post_filter_message_joins_dynamic_resources_reason_up_to_v1_36() ->
             prefix + "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
         higher = cycle.create_pod(cluster, _pod("h", 600, 10))
         (success,) = cycle.post_filter(higher, "h")
-        assert cycle.post_filter_message(higher, "h", success) == ""
+        assert cycle.post_filter_message(higher, "h", success) == success_message

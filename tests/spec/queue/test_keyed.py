@@ -13,13 +13,14 @@ from spec.queue.state import (
     QueuedPod,
     QueueError,
     QueueErrorKind,
+    QueueNotEnabled,
     SchedulingQueue,
     get_pod,
     holder,
     new_scheduling_queue,
     pod_key,
 )
-from spec.versions import V1_35, V1_37
+from spec.versions import V1_35, V1_37, VersionProfile
 
 A, A2, B = Pod("a", "a", "ns"), Pod("a2", "a", "ns"), Pod("b", "b", "ns")
 
@@ -91,3 +92,24 @@ def test_update_across_uids_on_v1_37_adds_the_new_object_as_a_new_pod() -> None:
     entry = get_pod(updated, "a2")
     assert entry is not None and entry.attempts == 0 and entry.unschedulable_count == 0
     assert list(updated.active_q) == ["a2"] and not updated.unschedulable_pods
+
+
+def _backing_off(profile: VersionProfile) -> SchedulingQueue:
+    """``a`` added, popped and handed back after an error (no rejector plugin): it backs off in podErrorBackoffQ."""
+    queue, popped = q.pop(q.add(new_scheduling_queue(profile), A))
+    assert popped is not None
+    failed = QueuedPod(A, popped.timestamp, popped.initial_attempt_timestamp, popped.attempts)
+    queue, _ = q.add_unschedulable_if_not_present(queue, failed, queue.scheduling_cycle)
+    assert "a" in queue.error_backoff_q
+    return queue
+
+
+def test_add_of_a_backing_off_pod_moves_it_up_to_v1_36_and_is_no_step_in_v1_37() -> None:
+    """v1.36.5's ``moveToActiveQ`` deletes the pod from backoffQ; v1.37.2's leaves it there while a fresh pod info
+    enters activeQ (two sub-queues), which the spec refuses to state
+    (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`)."""
+    queue = q.add(_backing_off(V1_35), A)
+    assert list(queue.active_q) == ["a"] and not queue.error_backoff_q
+    with pytest.raises(QueueNotEnabled, match="moveToActiveQ leaves it there too"):
+        q.add(_backing_off(V1_37), A)
+    assert list(q.add(_backing_off(V1_37), B).active_q) == ["b"]  # another pod is a step as before

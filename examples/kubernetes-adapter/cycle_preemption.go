@@ -1,8 +1,7 @@
-//go:build !k8s_v1_37
-
 package main
 
-// The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.34 to v1.36: what schedulingCycle
+// The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.34 to v1.37 (the same code
+// builds against each; v1.37's schedQueueAdd and schedQueueDelete are in cycle_release_v1_37.go): what schedulingCycle
 // does after a FitError (pkg/scheduler/schedule_one.go) and handleSchedulingFailure's AddNominatedPod. Kubernetes
 // decides everything here: RunPostFilterPlugins runs the profile's DefaultPreemption (its PodNominator is the
 // scheduler's own queue, which scheduler.New sets with SetPodNominator), the harness waits for the async preemption's
@@ -26,9 +25,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
-
-// preemptionSupported: this build runs PostFilter for vectors with "preemption".
-const preemptionSupported = true
 
 var podsResource = v1.SchemeGroupVersion.WithResource("pods")
 
