@@ -223,6 +223,16 @@ def _against_clean_node(budget: ClusterAddPodDisruptionBudget, victims: Sequence
             CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")]
 
 
+def _updated_between(between: Sequence[CycleOperation]) -> list[CycleOperation]:
+    """Two preemptions over four nodes, the budget covering node1's and node4's pods lowered from 1 allowed
+    disruption to 0 after the first, then the ``between`` steps."""
+    return [*(ClusterAddNode(node(f"n{i}")) for i in range(1, 5)), _pdb("pdb", 1),
+            *_bound((_foo("a", 1000, LOW, start_time=200), "n1"), (_pod("q", 1000, MID, start_time=200), "n2"),
+                    (_pod("q3", 1000, MID, start_time=100), "n3"), (_foo("a4", 1000, LOW, start_time=100), "n4")),
+            CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p"), *placed("p", "n1"), _pdb("pdb", 0), *between,
+            CreatePod(_pod("r", 1000, HIGH)), FailScheduling("r"), *placed("r", "n2")]
+
+
 def pdb_scenarios() -> list[Scenario]:
     """PodDisruptionBudgets in preemption: Kubernetes' own PDB table cases (TestDryRunPreemption and TestPostFilter of
     default_preemption_test.go, TestDryRunPreemption of preemption_test.go), each made observable through the node
@@ -317,15 +327,16 @@ def pdb_scenarios() -> list[Scenario]:
              CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")], "preemption.pdb_scope"),
         _pdb_scenario(
             "updated_between_preemptions",
-            "A budget's status is replaced between two preemptions (the disruption controller raises "
-            "DisruptionsAllowed from 0 to 1): the first preemption avoids node1, whose victim the budget covers, "
-            "for node2 (clean; its victim started later than node3's); the second, after a restart of the scheduler "
-            "(the PDB informer lists the budget again), finds node1 clean and takes it for its lower victim priority",
-            [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(node("n3")), _pdb("pdb", 0),
-             *_bound((_foo("a", 1000, LOW), "n1"), (_pod("q", 1000, MID, start_time=200), "n2"),
-                     (_pod("q3", 1000, MID, start_time=100), "n3")),
-             CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p"), *placed("p", "n2"),
-             _pdb("pdb", 1), CrashScheduler(), RestartScheduler(),
-             CreatePod(_pod("r", 1000, HIGH)), FailScheduling("r"), *placed("r", "n1")],
-            "preemption.pdb_violation", "preemption.pdb_fewest_violations", "preemption.success"),
+            "A budget's status is replaced between two preemptions (the disruption controller lowers "
+            "DisruptionsAllowed from 1 to 0): the first preemption finds node1's and node4's covered victims clean "
+            "and takes node1 (lowest victim priority, latest start); the second counts node4's victim as a "
+            "violation and takes node2, whose clean victim started later than node3's",
+            _updated_between([]), "preemption.pdb_violation", "preemption.pdb_fewest_violations",
+            "preemption.success"),
+        _pdb_scenario(
+            "updated_then_restart",
+            "As updated_between_preemptions, with the scheduler crashed and restarted after the update: the new "
+            "process's PDB informer lists the budget as it is now, so the second preemption still avoids node4",
+            _updated_between([CrashScheduler(), RestartScheduler()]), "preemption.pdb_violation",
+            "preemption.pdb_fewest_violations", "preemption.success"),
     ]
