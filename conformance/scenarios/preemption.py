@@ -273,10 +273,11 @@ def pdb_scenarios() -> list[Scenario]:
             "preemption.pdb_disrupted_pods", "preemption.pdb_fewest_violations"),
         _pdb_scenario(
             "dry_run.looks_past_violating_nodes",
-            f"TestDryRunPreemption ({TEST_FILE}) 'preemption looks past numCandidates until a non-PDB violating node is "
-            "found', with the default DefaultPreemptionArgs (every node is a candidate): node1, node2 and node5's "
-            "victims violate a budget allowing no disruption, node3's and node4's do not; the clean nodes win although "
-            "the others' victims have the lower priority, and node4's victim, started later, decides between them",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption looks past numCandidates until a non-PDB violating "
+            "node is found', with the default DefaultPreemptionArgs (every node is a candidate): node1, node2 and "
+            "node5's victims violate a budget allowing no disruption, node3's and node4's do not; the clean nodes win "
+            "although the others' victims have the lower priority, and node4's victim, started later, decides between "
+            "them",
             [*(ClusterAddNode(node(f"n{i}")) for i in range(1, 6)), _pdb("pdb", 0),
              *_bound((_foo("p1", 1000, LOW), "n1"), (_foo("p2", 1000, LOW), "n2"),
                      (_pod("p3", 1000, MID, start_time=100), "n3"), (_pod("p4", 1000, MID, start_time=200), "n4"),
