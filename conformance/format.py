@@ -34,8 +34,18 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.4.0"
+FORMAT_VERSION: Final = "4.5.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.5.0 (from 4.4.0) is a minor bump: the cycle area gains the operation ``cluster_add_pod_disruption_budget`` (a
+PodDisruptionBudget created, or the object of its namespace and name replaced: :func:`spec.cycle.cycle.add_pdb`),
+which DefaultPreemption's PDB lister reads in every PostFilter: its selector (``matchLabels``; absent is a nil
+selector, ``{}`` an empty one, both covering no pod), ``disruptions_allowed`` (``Status.DisruptionsAllowed``) and
+``disrupted_pods`` (the names in ``Status.DisruptedPods``). No observation field changes; every earlier vector is
+unchanged but for its ``format_version``. New vectors use it: ``cycle.preemption.pdb.*`` (TestDryRunPreemption's and
+TestPostFilter's PDB cases of default_preemption_test.go, TestDryRunPreemption's of preemption_test.go, a budget's
+scope, the reprieve order and an update between two preemptions). A cycle-area adapter that does not implement the
+operation fails those only.
 
 4.4.0 (from 4.3.0) is a minor bump in two ways. First, a vector gains the optional input ``preemption`` (cycle area;
 absent means false, sent in ``reset`` only when true): the scheduler's profile runs DefaultPreemption as its

@@ -50,7 +50,7 @@ from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
 from spec.cycle.preemption import PreemptionResult
 from spec.cycle.select import Decision, schedule_decision
-from spec.objects import Namespace, Node, Pod
+from spec.objects import Namespace, Node, Pod, PodDisruptionBudget
 from spec.quantities import Duration
 
 UNSCHEDULABLE: Final = "Unschedulable"
@@ -165,6 +165,14 @@ class ClusterAddNamespace:
 
 
 @dataclass(frozen=True)
+class ClusterAddPodDisruptionBudget:
+    """:func:`spec.cycle.cycle.add_pdb`: a PodDisruptionBudget is created, or the object of its namespace and name
+    replaced, and the PDB informer delivers it (DefaultPreemption's PDB lister lists it from the next PostFilter on)."""
+
+    pdb: PodDisruptionBudget
+
+
+@dataclass(frozen=True)
 class Tick:
     """:func:`spec.cycle.cycle.tick`: time passes and the cache's periodic cleanup runs."""
 
@@ -210,10 +218,12 @@ CycleOperation = (
     CreatePod | DeletePod | SchedulePod | FailScheduling | BindPod | FailBinding | ConfirmBinding
     | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
     | CrashScheduler | RestartScheduler | LandOrphanedBind | DropOrphanedBind | AdmitPod | ClusterAddNamespace
+    | ClusterAddPodDisruptionBudget
 )
 CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, BindPod, FailBinding, ConfirmBinding,
                            ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick, CrashScheduler,
-                           RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod, ClusterAddNamespace)
+                           RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod, ClusterAddNamespace,
+                           ClusterAddPodDisruptionBudget)
 
 
 @dataclass(frozen=True)
@@ -331,6 +341,8 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             return cycle.remove_node(cluster, name), CycleOutcome()
         case ClusterAddNamespace(namespace):
             return cycle.add_namespace(cluster, namespace), CycleOutcome()
+        case ClusterAddPodDisruptionBudget(pdb):
+            return cycle.add_pdb(cluster, pdb), CycleOutcome()
         case Tick(elapsed):
             return cycle.tick(cluster, elapsed), CycleOutcome()
         case CrashScheduler():

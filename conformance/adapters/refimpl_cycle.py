@@ -37,6 +37,7 @@ from conformance.operations import (
     BindPod,
     ClusterAddNamespace,
     ClusterAddNode,
+    ClusterAddPodDisruptionBudget,
     ClusterRemoveNode,
     ClusterUpdateNode,
     ConfirmBinding,
@@ -71,7 +72,7 @@ from refimpl.scheduler.select_host import num_feasible_nodes_to_find, select_hos
 from spec.cycle.cycle import FailurePoint
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
-from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod
+from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod, PodDisruptionBudget
 from spec.versions import VersionProfile
 
 JSON = Any
@@ -145,6 +146,8 @@ class RefimplCycle:
         self.failed: dict[str, str] = {}
         self.namespaces: dict[str, FrozenMap[str, str]] = {}
         """The API server's namespaces: each one's labels, by name (the namespace informer's lister reads them)."""
+        self.pdbs: dict[str, PodDisruptionBudget] = {}
+        """The API server's PodDisruptionBudgets by ``namespace/name`` (DefaultPreemption's PDB lister reads them)."""
 
     def new_framework(self, profile: VersionProfile) -> Framework:
         framework = new_default_framework(profile=profile, clock=FakeClock(0), preemption=self.preemption)
@@ -153,6 +156,7 @@ class RefimplCycle:
         for plugin in framework.plugins:
             if isinstance(plugin, DefaultPreemption):
                 plugin.pod_lister = self.list_pod
+                plugin.pdb_lister = self.list_pdbs
         return framework
 
     def enable_preemption(self) -> None:
@@ -163,6 +167,10 @@ class RefimplCycle:
     def list_pod(self, namespace: str, name: str) -> Pod | None:
         """The informer's pod lister: the API server's pod ``namespace/name``, or None."""
         return next((p for p in self.api_pods.values() if p.namespace == namespace and p.name == name), None)
+
+    def list_pdbs(self) -> list[PodDisruptionBudget]:
+        """The PDB informer's lister (``getPodDisruptionBudgets``): the API server's PodDisruptionBudgets."""
+        return list(self.pdbs.values())
 
     def nominated_pods_for_node(self, node: str) -> list[Pod]:
         """``NominatedPodsForNode``: the pods nominated to ``node``, in the order nominated."""
@@ -223,6 +231,8 @@ class RefimplCycle:
                     self.cache.remove_node(node)
             case ClusterAddNamespace(namespace):
                 self.namespaces[namespace.name] = namespace.labels  # created, or its labels replaced
+            case ClusterAddPodDisruptionBudget(pdb):
+                self.pdbs[f"{pdb.namespace}/{pdb.name}"] = pdb  # created, or the object replaced
             case Tick(elapsed):
                 self.tick(elapsed)
             case CrashScheduler():

@@ -13,6 +13,7 @@ from conformance.operations import (
     BindPod,
     ClusterAddNamespace,
     ClusterAddNode,
+    ClusterAddPodDisruptionBudget,
     ClusterRemoveNode,
     ClusterUpdateNode,
     ConfirmBinding,
@@ -33,7 +34,7 @@ from conformance.operations import (
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
 from spec.cache.snapshot import Snapshot
 from spec.cycle import interpodaffinity, podtopologyspread
-from spec.cycle.cycle import Cluster, FailurePoint
+from spec.cycle.cycle import Cluster, FailurePoint, pdb_key
 from spec.cycle.filters import (
     DEFAULT_FILTERS,
     NO_EXECUTE,
@@ -109,6 +110,8 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
                 tags.add("cycle.node.removed_ghost")
         case ClusterAddNamespace(namespace):
             tags.add("cycle.namespace.relabelled" if namespace.name in before.namespaces else "cycle.namespace.added")
+        case ClusterAddPodDisruptionBudget(pdb):
+            tags.add("cycle.pdb.updated" if pdb_key(pdb) in before.pdbs else "cycle.pdb.added")
         case Tick():
             tags.add("cycle.tick.cleanup" if before.cache.profile.assumed_pod_expiry else "cycle.tick.no_cleanup")
             if before.cache.assumed_pods - after.cache.assumed_pods:

@@ -486,6 +486,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"GetNamespaceLabelsSnapshot ({_PLUGINS}/interpodaffinity/plugin.go)"),
     ("cycle.namespace.relabelled", "a namespace's labels change; the next cycle's namespace selectors see the new "
      "ones", f"mergeAffinityTermNamespacesIfNotEmpty ({_PLUGINS}/interpodaffinity/plugin.go)"),
+    ("cycle.pdb.added", "a PodDisruptionBudget is created; DefaultPreemption's PDB lister lists it from the next "
+     "PostFilter on", f"getPodDisruptionBudgets ({_PLUGINS}/defaultpreemption/default_preemption.go)"),
+    ("cycle.pdb.updated", "a PodDisruptionBudget is replaced (selector or status); the next PostFilter reads the new "
+     "one", f"getPodDisruptionBudgets ({_PLUGINS}/defaultpreemption/default_preemption.go)"),
     ("cycle.tick.cleanup", "time passes and the cache's cleanup runs (profiles with expiry)",
      f"cacheImpl.run, cleanupAssumedPods ({_CACHE})"),
     ("cycle.tick.no_cleanup", "time passes; without expiry (v1.36 on) nothing expires", "PR #136204"),
@@ -545,6 +549,15 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "failure handler keeps or clears the nomination as Go's does", f"handleSchedulingFailure ({_CYCLE})"),
     ("preemption.no_nodes", "with no node at all PostFilter does not run and the nomination is cleared",
      f"schedulingCycle, handleSchedulingFailure ({_CYCLE})"),
+    ("preemption.pdb_violation", "a victim whose eviction drives a PodDisruptionBudget's allowed disruptions below "
+     "zero counts as a violation; such pods are reprieved before the others",
+     "filterPodsWithPDBViolation, SelectVictimsOnNode (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.pdb_disrupted_pods", "a pod in a budget's DisruptedPods (its eviction already processed) uses none "
+     "of the budget's disruptions", "filterPodsWithPDBViolation (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.pdb_fewest_violations", "among candidate nodes the one whose victims violate the fewest budgets is "
+     "chosen, before any priority criterion", "pickOneNodeForPreemption (pkg/scheduler/framework/preemption)"),
+    ("preemption.pdb_scope", "a budget covers only the pods of its namespace carrying its selector's labels; an empty "
+     "selector covers none", "filterPodsWithPDBViolation (pkg/scheduler/framework/plugins/defaultpreemption)"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"
@@ -726,6 +739,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("critical-pod", "the kubelet's critical-pod preemption", ("cycle.kubelet.critical_evicts",)),
     ("preemption", "PostFilter (DefaultPreemption) and the nominator, in a vector with \"preemption\"",
      ("preemption.",)),
+    ("pdb", "PodDisruptionBudgets: DefaultPreemption's victims and node choice read them",
+     ("cycle.pdb.", "preemption.pdb_")),
 )
 
 LABELS: Final[dict[str, Label]] = {name: Label(name, text, prefixes) for name, text, prefixes in _LABEL_ROWS}

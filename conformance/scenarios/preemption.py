@@ -19,17 +19,21 @@ from typing import Final
 
 from conformance.operations import (
     ClusterAddNode,
+    ClusterAddPodDisruptionBudget,
     ClusterUpdateNode,
+    CrashScheduler,
     CreatePod,
     CycleOperation,
     DeletePod,
     FailScheduling,
+    RestartScheduler,
     SchedulePod,
 )
 from conformance.scenarios.cycle import node, placed, pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.cycle.cycle import FailurePoint
-from spec.objects import PREEMPT_NEVER, Pod
+from spec.frozenmap import FrozenMap
+from spec.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
 
 LOW, MID, HIGH, VERY_HIGH = 1, 5, 10, 100
 """Priorities, as default_preemption_test.go's lowPriority, midPriority, highPriority, veryHighPriority order them."""
@@ -176,3 +180,164 @@ def preemption_scenarios() -> list[Scenario]:
 def _cordon(name: str) -> list[CycleOperation]:
     """The node ``name`` cordoned (its Filter rejection, NodeUnschedulable, is UnschedulableAndUnresolvable)."""
     return [ClusterUpdateNode(replace(node(name), unschedulable=True))]
+
+
+# ============================================================================================
+# PodDisruptionBudgets (issue 25): DefaultPreemption's victims and node choice read the cluster's budgets
+# ============================================================================================
+
+PREEMPTION_TEST_FILE: Final = "preemption_test.go"
+"""v1.35 pkg/scheduler/framework/preemption/preemption_test.go."""
+MAX_INT32: Final = 2**31 - 1
+FOO: Final = FrozenMap({"app": "foo"})
+"""The ``app: foo`` label TestDryRunPreemption's budgets select."""
+VIOLATING_KEY: Final = "test.kubernetes.io/is-violating-pdb"
+"""TestPostFilter's LabelKeyIsViolatingPDB."""
+
+
+def _pdb(name: str, allowed: int, selector: FrozenMap[str, str] | None = FOO, disrupted: Sequence[str] = (),
+         namespace: str = "default") -> ClusterAddPodDisruptionBudget:
+    """A budget created (or replaced) at the API server: ``selector`` as ``matchLabels``, ``allowed`` as
+    ``Status.DisruptionsAllowed``, the pod names in ``disrupted`` as ``Status.DisruptedPods``."""
+    return ClusterAddPodDisruptionBudget(PodDisruptionBudget(name, namespace, selector, allowed, frozenset(disrupted)))
+
+
+def _foo(uid: str, cpu: int, priority: int, **fields: object) -> Pod:
+    """A pod labelled ``app: foo`` (TestDryRunPreemption's ``Label("app", "foo")``)."""
+    return _pod(uid, cpu, priority, labels=FOO, **fields)
+
+
+def _pdb_scenario(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str) -> Scenario:
+    return _pre(f"pdb.{sid}", description, ops, *behaviours)
+
+
+def _against_clean_node(budget: ClusterAddPodDisruptionBudget, victims: Sequence[Pod]) -> list[CycleOperation]:
+    """TestDryRunPreemption's one-node cases made observable: ``victims`` fill node1 (the preemptor needs all of it,
+    so each is a victim, as veryLargeRes makes them there), and node2 holds one pod of a priority between theirs and
+    the preemptor's, covered by no budget. The candidates' violation counts are not observed, but the choice shows
+    them: node1 with a violation loses to node2 (fewest violations first), node1 without one wins (its highest victim
+    priority is lower)."""
+    n1, n2 = node("n1"), node("n2")
+    return [ClusterAddNode(n1), ClusterAddNode(n2), budget,
+            *_bound(*((v, "n1") for v in victims), (_pod("q", 1000, MID + 2), "n2")),
+            CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")]
+
+
+def _updated_between(between: Sequence[CycleOperation]) -> list[CycleOperation]:
+    """Two preemptions over four nodes, the budget covering node1's and node4's pods lowered from 1 allowed
+    disruption to 0 after the first, then the ``between`` steps."""
+    return [*(ClusterAddNode(node(f"n{i}")) for i in range(1, 5)), _pdb("pdb", 1),
+            *_bound((_foo("a", 1000, LOW, start_time=200), "n1"), (_pod("q", 1000, MID, start_time=200), "n2"),
+                    (_pod("q3", 1000, MID, start_time=100), "n3"), (_foo("a4", 1000, LOW, start_time=100), "n4")),
+            CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p"), *placed("p", "n1"), _pdb("pdb", 0), *between,
+            CreatePod(_pod("r", 1000, HIGH)), FailScheduling("r"), *placed("r", "n2")]
+
+
+def pdb_scenarios() -> list[Scenario]:
+    """PodDisruptionBudgets in preemption: Kubernetes' own PDB table cases (TestDryRunPreemption and TestPostFilter of
+    default_preemption_test.go, TestDryRunPreemption of preemption_test.go), each made observable through the node
+    PostFilter chooses or the victims it deletes, and curated cases of a budget's scope, its update and reprieve
+    order. The budgets are created with ``cluster_add_pod_disruption_budget`` (format 4.5.0)."""
+    n1, n2 = node("n1"), node("n2")
+    mid = [_foo("p1.1", 500, MID), _foo("p1.2", 500, MID)]
+    thirds = [_foo("p1.1", 330, MID), _foo("p1.2", 330, MID), _foo("p1.3", 330, MID)]
+    violating = FrozenMap({VIOLATING_KEY: "violating"})
+    non_violating = FrozenMap({VIOLATING_KEY: "non-violating"})
+    return [
+        # -- TestDryRunPreemption (default_preemption_test.go) ------------------------------------------------------
+        _pdb_scenario(
+            "dry_run.violation_of_same_pdb",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption with violation of same pdb': node1's two victims share a "
+            "budget allowing 1 disruption, so one violates it (NumPDBViolations 1); node2's victim, of higher priority "
+            "but covered by no budget, is chosen instead",
+            _against_clean_node(_pdb("pdb", 1), mid), "preemption.pdb_violation", "preemption.pdb_fewest_violations"),
+        _pdb_scenario(
+            "dry_run.disrupted_pods_other_pod",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption with violation of the pdb with pod whose eviction was "
+            "processed, the victim doesn't belong to DisruptedPods': the budget's DisruptedPods names a pod that is "
+            "not a victim, so node1 still has 1 violation and node2 is chosen",
+            _against_clean_node(_pdb("pdb", 1, disrupted=("pod-p2",)), mid), "preemption.pdb_violation",
+            "preemption.pdb_fewest_violations"),
+        _pdb_scenario(
+            "dry_run.disrupted_pods_victim",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption with violation of the pdb with pod whose eviction was "
+            "processed, the victim belongs to DisruptedPods': p1.2 is in DisruptedPods, so it uses no disruption and "
+            "node1 has no violation (NumPDBViolations 0): node1, with the lower highest victim priority, is chosen",
+            _against_clean_node(_pdb("pdb", 1, disrupted=("pod-p1.2",)), mid), "preemption.pdb_disrupted_pods"),
+        _pdb_scenario(
+            "dry_run.disrupted_pods_non_violating",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption with violation of the pdb with pod whose eviction was "
+            "processed, the victim which belongs to DisruptedPods is treated as 'nonViolating'': three victims, "
+            "p1.3 in DisruptedPods, one disruption allowed: p1.2 violates (NumPDBViolations 1) and node2 is chosen",
+            _against_clean_node(_pdb("pdb", 1, disrupted=("pod-p1.3",)), thirds), "preemption.pdb_violation",
+            "preemption.pdb_disrupted_pods", "preemption.pdb_fewest_violations"),
+        _pdb_scenario(
+            "dry_run.looks_past_violating_nodes",
+            f"TestDryRunPreemption ({TEST_FILE}) 'preemption looks past numCandidates until a non-PDB violating "
+            "node is found', with the default DefaultPreemptionArgs (every node is a candidate): node1, node2 and "
+            "node5's victims violate a budget allowing no disruption, node3's and node4's do not; the clean nodes win "
+            "although the others' victims have the lower priority, and node4's victim, started later, decides between "
+            "them",
+            [*(ClusterAddNode(node(f"n{i}")) for i in range(1, 6)), _pdb("pdb", 0),
+             *_bound((_foo("p1", 1000, LOW), "n1"), (_foo("p2", 1000, LOW), "n2"),
+                     (_pod("p3", 1000, MID, start_time=100), "n3"), (_pod("p4", 1000, MID, start_time=200), "n4"),
+                     (_foo("p5", 1000, LOW), "n5")),
+             CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p"), *placed("p", "n4")],
+            "preemption.pdb_violation", "preemption.pdb_fewest_violations", "preemption.success"),
+        # -- TestPostFilter (default_preemption_test.go) ------------------------------------------------------------
+        _pdb_scenario(
+            "post_filter.min_highest_priority_node",
+            f"TestPostFilter ({TEST_FILE}) 'pod can be made schedulable on minHighestPriority node' with its two "
+            "budgets: violating-pdb (minAvailable 100%: no disruption allowed) covers p2 and p3, non-violating-pdb "
+            "(MaxInt32 allowed) covers p1; node1 (victims p1, p2) and node2 (victim p3) have one violation each, so "
+            "the lower highest victim priority decides: node2",
+            [ClusterAddNode(n1), ClusterAddNode(n2), _pdb("violating-pdb", 0, violating),
+             _pdb("non-violating-pdb", MAX_INT32, non_violating),
+             *_bound((_pod("p1", 600, HIGH, labels=non_violating), "n1"),
+                     (_pod("p2", 400, LOW, labels=violating), "n1"), (_pod("p3", 1000, MID, labels=violating), "n2")),
+             CreatePod(_pod("p", 1000, VERY_HIGH)), FailScheduling("p")],
+            "preemption.pdb_violation", "preemption.select"),
+        # -- TestDryRunPreemption (preemption_test.go) --------------------------------------------------------------
+        _pdb_scenario(
+            "evaluator.violation_on_each_node",
+            f"TestDryRunPreemption ({PREEMPTION_TEST_FILE}) 'pdb violation on each node' (there a fake plugin reports "
+            "one violation per node; here a budget allowing no disruption covers both victims): both candidates have "
+            "NumPDBViolations 1, so the later criteria decide: node2's victim started later",
+            [ClusterAddNode(n1), ClusterAddNode(n2), _pdb("pdb", 0),
+             *_bound((_foo("p1", 1000, MID, start_time=100), "n1"), (_foo("p2", 1000, MID, start_time=200), "n2")),
+             CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")],
+            "preemption.pdb_violation", "preemption.select"),
+        # -- curated -------------------------------------------------------------------------------------------------
+        _pdb_scenario(
+            "reprieve_violating_first",
+            "SelectVictimsOnNode reprieves the pods whose eviction would violate a budget before the others "
+            "(filterPodsWithPDBViolation): of the medium pod and the budget-covered low one only one can stay; "
+            "without the budget the medium one would stay, with it the low one does and the medium one is the victim",
+            [ClusterAddNode(n1), _pdb("pdb", 0),
+             *_bound((_pod("b", 500, MID), "n1"), (_foo("a", 500, LOW), "n1")),
+             CreatePod(_pod("p", 500, HIGH)), FailScheduling("p")], "preemption.pdb_violation", "preemption.reprieve"),
+        _pdb_scenario(
+            "scope",
+            "filterPodsWithPDBViolation: a budget covers only pods of its own namespace whose labels include all of "
+            "its selector's; a nil or empty selector covers none. None of the four budgets allowing no disruption "
+            "covers node1's victim, so node1 has no violation and wins on its lower victim priority",
+            [ClusterAddNode(n1), ClusterAddNode(n2), _pdb("elsewhere", 0, namespace="other"),
+             _pdb("empty", 0, FrozenMap()), _pdb("nil", 0, None),
+             _pdb("narrower", 0, FrozenMap({"app": "foo", "tier": "db"})),
+             *_bound((_foo("a", 1000, MID), "n1"), (_pod("q", 1000, MID + 2), "n2")),
+             CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")], "preemption.pdb_scope"),
+        _pdb_scenario(
+            "updated_between_preemptions",
+            "A budget's status is replaced between two preemptions (the disruption controller lowers "
+            "DisruptionsAllowed from 1 to 0): the first preemption finds node1's and node4's covered victims clean "
+            "and takes node1 (lowest victim priority, latest start); the second counts node4's victim as a "
+            "violation and takes node2, whose clean victim started later than node3's",
+            _updated_between([]), "preemption.pdb_violation", "preemption.pdb_fewest_violations",
+            "preemption.success"),
+        _pdb_scenario(
+            "updated_then_restart",
+            "As updated_between_preemptions, with the scheduler crashed and restarted after the update: the new "
+            "process's PDB informer lists the budget as it is now, so the second preemption still avoids node4",
+            _updated_between([CrashScheduler(), RestartScheduler()]), "preemption.pdb_violation",
+            "preemption.pdb_fewest_violations", "preemption.success"),
+    ]

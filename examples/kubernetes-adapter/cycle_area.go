@@ -27,6 +27,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -90,11 +91,14 @@ type cycleArea struct {
 	deleted     map[string]bool
 	liveNodes   map[string]*v1.Node
 	namespaces  map[string]*v1.Namespace
-	orphaned    map[string]*v1.Pod
-	admitted    map[string]bool
-	failed      map[string]string
-	now         int64
-	running     bool
+	// pdbs are the API server's PodDisruptionBudgets by namespace/name, in the PDB informer's indexer while the
+	// scheduler runs (DefaultPreemption's PDB lister reads it).
+	pdbs     map[string]*policyv1.PodDisruptionBudget
+	orphaned map[string]*v1.Pod
+	admitted map[string]bool
+	failed   map[string]string
+	now      int64
+	running  bool
 
 	filters  map[string]verdict
 	decision map[string]any
@@ -114,7 +118,7 @@ func newCycleArea(logger klog.Logger, ttl time.Duration, preemption bool) (*cycl
 		logger: logger, ttl: ttl, cache: newCacheArea(logger, ttl), preemption: preemption, nodesEver: map[string]bool{},
 		pending: map[string]*v1.Pod{}, binding: map[string]*v1.Pod{}, apiPods: map[string]*v1.Pod{},
 		unconfirmed: map[string]bool{}, deleted: map[string]bool{}, liveNodes: map[string]*v1.Node{},
-		namespaces: map[string]*v1.Namespace{}, orphaned: map[string]*v1.Pod{}, admitted: map[string]bool{},
+		namespaces: map[string]*v1.Namespace{}, pdbs: map[string]*policyv1.PodDisruptionBudget{}, orphaned: map[string]*v1.Pod{}, admitted: map[string]bool{},
 		failed: map[string]string{}, running: true,
 	}
 	return a, a.startScheduler()
@@ -140,6 +144,13 @@ func (a *cycleArea) startScheduler() error {
 	indexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
 	for _, ns := range a.namespaces {
 		if err := indexer.Add(ns); err != nil {
+			cancel()
+			return err
+		}
+	}
+	pdbIndexer := factory.Policy().V1().PodDisruptionBudgets().Informer().GetIndexer()
+	for _, pdb := range a.pdbs {
+		if err := pdbIndexer.Add(pdb); err != nil {
 			cancel()
 			return err
 		}
@@ -190,6 +201,10 @@ type nodeNameArgs struct {
 
 type namespaceArgs struct {
 	Namespace namespaceJSON `json:"namespace"`
+}
+
+type pdbArgs struct {
+	PDB pdbJSON `json:"pdb"`
 }
 
 type tickArgs struct {
@@ -322,6 +337,18 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 		if a.running {
 			informer := a.framework().SharedInformerFactory().Core().V1().Namespaces().Informer()
 			return informer.GetIndexer().Update(ns)
+		}
+		return nil
+	case "cluster_add_pod_disruption_budget":
+		var args pdbArgs
+		if err := strict(raw, &args, op); err != nil {
+			return requestError{err}
+		}
+		pdb := args.PDB.toPDB()
+		a.pdbs[pdb.Namespace+"/"+pdb.Name] = pdb // created, or the object replaced
+		if a.running {
+			informer := a.framework().SharedInformerFactory().Policy().V1().PodDisruptionBudgets().Informer()
+			return informer.GetIndexer().Update(pdb)
 		}
 		return nil
 	case "tick":

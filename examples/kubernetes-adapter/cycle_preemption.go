@@ -8,6 +8,8 @@ package main
 // goroutine (DefaultPreemption.PreEnqueue refuses the pod until it ends) and reads the victims from the deletions the fake clientset received;
 // it then plays the informer's delete events. The API server's pods are mirrored into the fake clientset's tracker and
 // the pod informer's indexer (syncAPIServer), which the Evaluator's and the nominator's pod listers read.
+// PodDisruptionBudgets (cluster_add_pod_disruption_budget, format 4.5.0) are in the PDB informer's indexer
+// (cycle_area.go), which DefaultPreemption's PDB lister reads when it selects victims and a node.
 
 import (
 	"context"

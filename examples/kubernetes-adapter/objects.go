@@ -14,6 +14,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -189,6 +190,38 @@ type namespaceJSON struct {
 
 func (n namespaceJSON) toNamespace() *v1.Namespace {
 	return &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}}
+}
+
+// pdbJSON is spec/objects.py's PodDisruptionBudget (the cycle area's cluster_add_pod_disruption_budget, format 4.5.0):
+// the selector is matchLabels (absent: a nil selector; {}: an empty one), the status what the disruption controller
+// wrote (DisruptionsAllowed, the names in DisruptedPods).
+type pdbJSON struct {
+	Name               string             `json:"name"`
+	Namespace          *string            `json:"namespace"`
+	Selector           *map[string]string `json:"selector"`
+	DisruptionsAllowed int32              `json:"disruptions_allowed"`
+	DisruptedPods      []string           `json:"disrupted_pods"`
+}
+
+func (p pdbJSON) toPDB() *policyv1.PodDisruptionBudget {
+	namespace := "default"
+	if p.Namespace != nil {
+		namespace = *p.Namespace
+	}
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: namespace},
+		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: p.DisruptionsAllowed},
+	}
+	if p.Selector != nil {
+		pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: *p.Selector}
+	}
+	if len(p.DisruptedPods) > 0 {
+		pdb.Status.DisruptedPods = map[string]metav1.Time{}
+		for _, name := range p.DisruptedPods {
+			pdb.Status.DisruptedPods[name] = metav1.Time{Time: epoch}
+		}
+	}
+	return pdb
 }
 
 type tolerationJSON struct {

@@ -21,6 +21,9 @@ the level a formal-methods reader needs. What it keeps:
 - Namespaces are the API server's (:attr:`Cluster.namespaces`); InterPodAffinity's PreFilter and PreScore read
   their labels through the namespace lister in every cycle, so relabelling a namespace (:func:`add_namespace`)
   changes which pods a term's ``namespaceSelector`` selects from the next cycle on.
+- PodDisruptionBudgets are the API server's too (:attr:`Cluster.pdbs`); DefaultPreemption lists them through the
+  PDB informer's lister in every PostFilter run, so a budget created or updated (:func:`add_pdb`) weighs on the
+  choice of victims and of the node from the next preemption on.
 
 The scheduler keeps all of this in memory. :mod:`spec.cluster.restart` crashes and restarts it (the API
 server's objects, the orphaned bind requests and the informers' initial list are fields here),
@@ -59,7 +62,7 @@ from spec.cycle.preemption import (
 )
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
-from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, with_node_name
+from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, PodDisruptionBudget, with_node_name
 from spec.quantities import Duration, Timestamp
 from spec.queue.nominator import (
     CLEAR_NOMINATED_NODE,
@@ -140,6 +143,9 @@ class Cluster:
     nominator: Nominator = EMPTY_NOMINATOR
     """The scheduling queue's nominator (:mod:`spec.queue.nominator`): which pending pods are nominated to which node.
     Kept only with :attr:`preemption`; lost in a crash, like every in-memory structure."""
+    pdbs: FrozenMap[str, PodDisruptionBudget] = field(default_factory=FrozenMap)
+    """The API server's PodDisruptionBudgets, by ``namespace/name`` (:func:`add_pdb`). DefaultPreemption lists them
+    (``getPodDisruptionBudgets``) when it selects victims; nothing else in the scheduler reads them."""
 
 
 def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0, preemption: bool = False) -> Cluster:
@@ -438,17 +444,19 @@ def _no_nominated(node: str) -> tuple[Pod, ...]:
 def post_filter(cluster: Cluster, uid: str) -> tuple[PreemptionResult, ...]:
     """Every result DefaultPreemption's PostFilter may give pending pod ``uid`` when Filter rejected every node of
     the cluster's (refreshed) snapshot: :func:`spec.cycle.preemption.preemption_outcomes` with the pod as the
-    informer has it, the statuses of :func:`filter_statuses`, the queue's nominated pods and the cluster's clock.
-    No PodDisruptionBudget exists in the cycle area. The dry run starts at offset 0 (its random offset matters
-    only with more than 100 candidate nodes).
+    informer has it, the statuses of :func:`filter_statuses`, the cluster's PodDisruptionBudgets (the PDB lister's
+    list: :attr:`Cluster.pdbs`, whose order does not matter, as each budget counts its own disruptions), the queue's
+    nominated pods and the cluster's clock. The dry run starts at offset 0 (its random offset matters only with more
+    than 100 candidate nodes).
 
     Kubernetes: `DefaultPreemption.PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
+    Kubernetes: `getPodDisruptionBudgets` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
     """
     pod = cluster.api_pods.get(uid)
     statuses = filter_statuses(cluster, cluster.pending[uid]) if pod is not None else {}
-    return preemption_outcomes(pod, cluster.snapshot, statuses, (), nominated_pods(cluster) or _no_nominated,
-                               cluster.now, namespaces=cluster.namespaces)
+    return preemption_outcomes(pod, cluster.snapshot, statuses, tuple(cluster.pdbs.values()),
+                               nominated_pods(cluster) or _no_nominated, cluster.now, namespaces=cluster.namespaces)
 
 
 def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str | None) -> PreemptionResult:
@@ -673,6 +681,24 @@ def add_namespace(cluster: Cluster, namespace: Namespace) -> Cluster:
     Kubernetes: `mergeAffinityTermNamespacesIfNotEmpty` (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go)
     """
     return replace(cluster, namespaces=cluster.namespaces.set(namespace.name, namespace.labels))
+
+
+def pdb_key(pdb: PodDisruptionBudget) -> str:
+    """The budget's ``namespace/name``: the key of the API server's object (``MetaNamespaceKeyFunc``)."""
+    return f"{pdb.namespace}/{pdb.name}"
+
+
+def add_pdb(cluster: Cluster, pdb: PodDisruptionBudget) -> Cluster:
+    """A PodDisruptionBudget is created at the API server, or the object of that namespace and name is replaced (its
+    selector, or the status the disruption controller writes: ``DisruptionsAllowed``, ``DisruptedPods``), and the PDB
+    informer delivers it: from the next PostFilter on, DefaultPreemption's PDB lister lists it. Never fails. No event
+    handler of the scheduler takes a budget (the cache, snapshot and queue are not touched); a scheduler that is down
+    reads it from its informer's list when it restarts (:mod:`spec.cluster.restart`).
+
+    Kubernetes: `getPodDisruptionBudgets` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    Kubernetes: `filterPodsWithPDBViolation` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
+    """
+    return replace(cluster, pdbs=cluster.pdbs.set(pdb_key(pdb), pdb))
 
 
 def tick(cluster: Cluster, elapsed: Duration) -> Cluster:
