@@ -545,6 +545,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "failure handler keeps or clears the nomination as Go's does", f"handleSchedulingFailure ({_CYCLE})"),
     ("preemption.no_nodes", "with no node at all PostFilter does not run and the nomination is cleared",
      f"schedulingCycle, handleSchedulingFailure ({_CYCLE})"),
+    ("preemption.pre_filter_extensions", "preemption's dry run and Filter with nominated pods count each pod they "
+     "remove or add in PodTopologySpread's and InterPodAffinity's PreFilter state (PreFilterExtensions)",
+     "SelectVictimsOnNode, addGENominatedPods: RunPreFilterExtensionRemovePod, RunPreFilterExtensionAddPod "
+     "(pkg/scheduler/framework/plugins/defaultpreemption, pkg/scheduler/framework/runtime)"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"

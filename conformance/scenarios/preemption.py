@@ -29,7 +29,17 @@ from conformance.operations import (
 from conformance.scenarios.cycle import node, placed, pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.cycle.cycle import FailurePoint
-from spec.objects import PREEMPT_NEVER, Pod
+from spec.frozenmap import FrozenMap
+from spec.objects import (
+    DO_NOT_SCHEDULE,
+    PREEMPT_NEVER,
+    AffinityTerms,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Pod,
+    PodAffinityTerm,
+    TopologySpreadConstraint,
+)
 
 LOW, MID, HIGH, VERY_HIGH = 1, 5, 10, 100
 """Priorities, as default_preemption_test.go's lowPriority, midPriority, highPriority, veryHighPriority order them."""
@@ -176,3 +186,71 @@ def preemption_scenarios() -> list[Scenario]:
 def _cordon(name: str) -> list[CycleOperation]:
     """The node ``name`` cordoned (its Filter rejection, NodeUnschedulable, is UnschedulableAndUnresolvable)."""
     return [ClusterUpdateNode(replace(node(name), unschedulable=True))]
+
+
+# ================================================================================================================
+# PreFilterExtensions in preemption's dry run and in Filter with nominated pods (issue 25)
+# ================================================================================================================
+#
+# Kubernetes' SelectVictimsOnNode tells the PreFilter plugins of each pod it removes or adds back
+# (RunPreFilterExtensionRemovePod / AddPod), and addGENominatedPods of each nominated pod it adds: PodTopologySpread's
+# and InterPodAffinity's counts are their cycle state's, not the NodeInfo's. These vectors need those counts kept.
+
+FOO: Final = LabelSelector(match_expressions=(LabelSelectorRequirement("foo", "Exists"),))
+"""``st.MakeLabelSelector().Exists("foo")``."""
+ZONE_SPREAD: Final = TopologySpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO)
+HOST_SPREAD: Final = TopologySpreadConstraint(1, "hostname", DO_NOT_SCHEDULE, FOO)
+TEST_PREEMPT_FILE: Final = "default_preemption_test.go"
+
+
+def _zoned(name: str, zone: str, cpu: int = 1000) -> CycleOperation:
+    """``node-a/zone1``: a node labelled with its hostname and zone."""
+    return ClusterAddNode(node(name, cpu, labels=FrozenMap({"hostname": name, "zone": zone})))
+
+
+def _foo(uid: str, priority: int, cpu: int = 100, **fields: object) -> Pod:
+    """A pod labelled ``foo: ""`` (what the spread constraints and anti-affinity terms select)."""
+    return _pod(uid, cpu, priority, labels=FrozenMap({"foo": ""}), **fields)
+
+
+def _spreading(uid: str, priority: int) -> Pod:
+    """A ``foo`` pod spread by zone and by hostname, maxSkew 1 each (TestPreempt's and TestDryRunPreemption's)."""
+    return _foo(uid, priority, topology_spread_constraints=(ZONE_SPREAD, HOST_SPREAD))
+
+
+def pre_filter_extension_scenarios() -> list[Scenario]:
+    """Preemption and nominated pods where PodTopologySpread's and InterPodAffinity's PreFilter state must follow
+    each pod removed or added (ported from default_preemption_test.go where a case exists)."""
+    zones = [_zoned("node-a", "zone1"), _zoned("node-b", "zone1"), _zoned("node-x", "zone2")]
+    hosts = [ClusterAddNode(node(name, labels=FrozenMap({"hostname": name}))) for name in ("node1", "node2")]
+    anti_foo = AffinityTerms(required_terms=(PodAffinityTerm(FOO, topology_key="hostname"),))
+    return [
+        _pre("extensions.spread_preempt",
+             f"TestPreempt ({TEST_PREEMPT_FILE}) 'preemption for topology spread constraints': every node breaks a "
+             "zone or hostname spread; only node-b has a pod of lower priority, and without it (RemovePod lowers "
+             "the counts) the pod fits: node-b is nominated, p-b1 deleted",
+             [*zones, *_bound((_foo("p-a1", HIGH), "node-a"), (_foo("p-a2", HIGH), "node-a"),
+                              (_foo("p-b1", LOW), "node-b"), (_foo("p-x1", HIGH), "node-x"),
+                              (_foo("p-x2", HIGH), "node-x")),
+              CreatePod(_spreading("p", HIGH)), FailScheduling("p"),
+              CreatePod(_spreading("q", LOW)), FailScheduling("q"), *placed("p", "node-b")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+        _pre("extensions.spread_dry_run",
+             f"TestDryRunPreemption ({TEST_PREEMPT_FILE}) 'preemption to resolve pod topology spread filter "
+             "failure': node-a and node-b are candidates, each with one victim (RemovePod, then AddPod for the pod "
+             "reprieved); the victims' start times make node-b the choice",
+             [*zones, *_bound((_foo("pod-a1", MID), "node-a"), (_foo("pod-a2", LOW, start_time=100), "node-a"),
+                              (_foo("pod-b1", LOW, start_time=200), "node-b"), (_foo("pod-x1", HIGH), "node-x"),
+                              (_foo("pod-x2", HIGH), "node-x")),
+              CreatePod(_spreading("p", HIGH)), FailScheduling("p"), *placed("p", "node-b")],
+             "preemption.reprieve", "preemption.pre_filter_extensions"),
+        _pre("extensions.anti_affinity_victim",
+             f"TestDryRunPreemption ({TEST_PREEMPT_FILE}) 'pod with anti-affinity is preempted' (node2 made full, "
+             "so that the pod fits nowhere): p1.1's anti-affinity keeps p off node1; removing it (RemovePod) lets p "
+             "fit, and p1.2 of medium priority is reprieved",
+             [*hosts, *_bound((_foo("p1.1", LOW, pod_anti_affinity=anti_foo), "node1"),
+                              (_pod("p1.2", 100, MID), "node1"), (_pod("p1.3", 100, HIGH), "node1"),
+                              (_pod("p2", 950, HIGH), "node2")),
+              CreatePod(_foo("p", HIGH)), FailScheduling("p"), *placed("p", "node1")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+    ]
