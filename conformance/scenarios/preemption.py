@@ -254,3 +254,87 @@ def pre_filter_extension_scenarios() -> list[Scenario]:
               CreatePod(_foo("p", HIGH)), FailScheduling("p"), *placed("p", "node1")],
              "preemption.success", "preemption.pre_filter_extensions"),
     ]
+
+
+def preemption_mutation_scenarios() -> list[Scenario]:
+    """Curated vectors for the mutants of DefaultPreemption and the nominator that the scenarios above let survive
+    (issue 25): the victims' order, each of pickOneNodeForPreemption's criteria alone, the nominated node's
+    terminating victim, a nomination of equal priority kept, and the pod's own affinity terms counted in the dry run."""
+    n1, n2, n3 = node("n1"), node("n2"), node("n3")
+    hosts = [ClusterAddNode(node(name, labels=FrozenMap({"hostname": name}))) for name in ("n1", "n2")]
+    cache = FrozenMap({"app": "cache"})
+    db = FrozenMap({"app": "db"})
+    to_cache = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(cache), topology_key="hostname"),))
+    from_db = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(db), topology_key="hostname"),))
+    lowest = -2**31  # the least int32 priority: its term of pickOneNodeForPreemption's sum is 0
+    return [
+        _pre("mutation.reprieve_in_importance_order",
+             "Five pods of lower priority on one node, room for three of them beside the pod: the dry run adds them "
+             "back most important first (util.MoreImportantPod: higher priority, then the earlier start, a pod not "
+             "started counting as started now: v4), so v2, v4 and v1 stay and v3 and v5 are the victims",
+             [ClusterAddNode(n1), *_bound((_pod("v1", 200, LOW, start_time=3), "n1"),
+                                          (_pod("v2", 200, MID), "n1"),
+                                          (_pod("v3", 200, LOW, start_time=5), "n1"),
+                                          (_pod("v4", 200, LOW), "n1"),
+                                          (_pod("v5", 200, LOW - 1, start_time=1), "n1")),
+              CreatePod(_pod("p", 400, HIGH)), FailScheduling("p")], "preemption.reprieve"),
+        _pre("mutation.fewest_victims",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 4, the fewest victims: the same highest victim "
+             "priority on both nodes, and the same sum once the second victim of n1 has the least int32 priority "
+             "(its term is 0): n2 with one victim wins",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a1", 500, LOW), "n1"), (_pod("a2", 500, lowest), "n1"), (_pod("b", 1000, LOW), "n2")),
+              CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.unstarted_victim_starts_now",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 5 with a victim not started: it counts as started "
+             "now, so of three nodes the one whose victim started latest (n3, not started) is chosen",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, LOW, start_time=-20), "n1"), (_pod("b", 800, LOW, start_time=-10), "n2"),
+                      (_pod("c", 800, LOW), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.three_candidates_min_highest",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 among three candidates: the node whose most "
+             "important victim has the least priority (n2) wins, wherever the dry run started",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, MID), "n1"), (_pod("b", 800, LOW), "n2"), (_pod("c", 800, MID - 1), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.equal_priority_nomination_kept",
+             "A preemption on a node keeps the nomination of a pod of equal priority there (only lower ones are "
+             "cleared, getLowerPriorityNominatedPods): m stays nominated to n1 beside h",
+             [ClusterAddNode(n1), *_bound((_pod("l1", 500, LOW), "n1"), (_pod("l2", 500, LOW, start_time=5), "n1")),
+              CreatePod(_pod("m", 500, MID)), FailScheduling("m"), CreatePod(_pod("h", 400, MID)),
+              FailScheduling("h")], "preemption.success", "preemption.nomination_cleared"),
+        _pre("mutation.terminating_victim_on_nominated_node",
+             f"TestPodEligibleToPreemptOthers ({TEST_FILE}) 'Pod with nominated node': a pod of lower priority on "
+             "the pod's nominated node is terminating after a preemption, so the pod may not preempt again",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("v", 600, LOW, terminating=True, preempted_by_scheduler=True), "n1"),
+                      (_pod("l2", 600, LOW), "n2")),
+              CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
+             "preemption.not_eligible"),
+        _pre("mutation.nominated_node_unresolvable",
+             f"TestPodEligibleToPreemptOthers ({TEST_FILE}) 'preemption with UnschedulableAndUnresolvable status "
+             "on the nominated node': the nominated node (cordoned) does not count, so its terminating pod does "
+             "not stop the pod preempting on n2",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("v", 600, LOW, terminating=True, preempted_by_scheduler=True), "n1"),
+                      (_pod("l2", 600, LOW), "n2")),
+              *_cordon("n1"), CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
+             "preemption.success"),
+        _pre("mutation.affinity_only_by_victim",
+             "The pod's required affinity is met on n1 only by a pod of lower priority: the dry run removes it "
+             "(RemovePod lowers the affinity count) and n1 fails InterPodAffinity, so n2, where a pod of higher "
+             "priority meets the term, is chosen though n1's victim started later",
+             [*hosts, *_bound((_pod("c1", 100, LOW, labels=cache, start_time=0), "n1"),
+                              (_pod("l1", 850, LOW, start_time=9), "n1"),
+                              (_pod("c2", 100, HIGH, labels=cache), "n2"), (_pod("l2", 850, LOW, start_time=1), "n2")),
+              CreatePod(_pod("p", 200, HIGH, pod_affinity=to_cache)), FailScheduling("p")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+        _pre("mutation.anti_affinity_of_the_pod",
+             "The pod's own required anti-affinity rejects n1, where a db pod of lower priority runs; without it "
+             "(RemovePod) the pod fits, and added back (AddPod) it does not: it is the victim",
+             [*hosts, *_bound((_pod("d1", 100, LOW, labels=db), "n1"), (_pod("l1", 100, LOW), "n1"),
+                              (_pod("h2", 950, HIGH), "n2")),
+              CreatePod(_pod("p", 200, HIGH, pod_anti_affinity=from_db)), FailScheduling("p"), *placed("p", "n1")],
+             "preemption.reprieve", "preemption.pre_filter_extensions"),
+    ]
