@@ -258,8 +258,10 @@ def pre_filter_extension_scenarios() -> list[Scenario]:
 
 def preemption_mutation_scenarios() -> list[Scenario]:
     """Curated vectors for the mutants of DefaultPreemption and the nominator that the scenarios above let survive
-    (issue 25): the victims' order, each of pickOneNodeForPreemption's criteria alone, the nominated node's
-    terminating victim, a nomination of equal priority kept, and the pod's own affinity terms counted in the dry run."""
+    (issue 25): the victims' order, each of pickOneNodeForPreemption's criteria alone, a nominated node that is
+    UnschedulableAndUnresolvable, a nomination of equal priority kept, and the pod's own affinity terms counted in
+    the dry run. Start times are at most the cycle's time (0), as a started pod's are: a pod not started counts as
+    started now, after every other (Kubernetes reads the wall clock there)."""
     n1, n2, n3 = node("n1"), node("n2"), node("n3")
     hosts = [ClusterAddNode(node(name, labels=FrozenMap({"hostname": name}))) for name in ("n1", "n2")]
     cache = FrozenMap({"app": "cache"})
@@ -271,10 +273,10 @@ def preemption_mutation_scenarios() -> list[Scenario]:
         _pre("mutation.reprieve_in_importance_order",
              "Five pods of lower priority on one node, room for three of them beside the pod: the dry run adds them "
              "back most important first (util.MoreImportantPod: higher priority, then the earlier start, a pod not "
-             "started counting as started now: v4), so v2, v4 and v1 stay and v3 and v5 are the victims",
-             [ClusterAddNode(n1), *_bound((_pod("v1", 200, LOW, start_time=3), "n1"),
+             "started counting as started now, after the others: v4), so v2, v1 and v3 stay and v4 and v5 are the victims",
+             [ClusterAddNode(n1), *_bound((_pod("v1", 200, LOW, start_time=-5), "n1"),
                                           (_pod("v2", 200, MID), "n1"),
-                                          (_pod("v3", 200, LOW, start_time=5), "n1"),
+                                          (_pod("v3", 200, LOW, start_time=-3), "n1"),
                                           (_pod("v4", 200, LOW), "n1"),
                                           (_pod("v5", 200, LOW - 1, start_time=1), "n1")),
               CreatePod(_pod("p", 400, HIGH)), FailScheduling("p")], "preemption.reprieve"),
@@ -301,24 +303,15 @@ def preemption_mutation_scenarios() -> list[Scenario]:
         _pre("mutation.equal_priority_nomination_kept",
              "A preemption on a node keeps the nomination of a pod of equal priority there (only lower ones are "
              "cleared, getLowerPriorityNominatedPods): m stays nominated to n1 beside h",
-             [ClusterAddNode(n1), *_bound((_pod("l1", 500, LOW), "n1"), (_pod("l2", 500, LOW, start_time=5), "n1")),
+             [ClusterAddNode(n1), *_bound((_pod("l1", 500, LOW), "n1"), (_pod("l2", 500, LOW, start_time=-5), "n1")),
               CreatePod(_pod("m", 500, MID)), FailScheduling("m"), CreatePod(_pod("h", 400, MID)),
               FailScheduling("h")], "preemption.success", "preemption.nomination_cleared"),
-        _pre("mutation.terminating_victim_on_nominated_node",
-             f"TestPodEligibleToPreemptOthers ({TEST_FILE}) 'Pod with nominated node': a pod of lower priority on "
-             "the pod's nominated node is terminating after a preemption, so the pod may not preempt again",
-             [ClusterAddNode(n1), ClusterAddNode(n2),
-              *_bound((_pod("v", 600, LOW, terminating=True, preempted_by_scheduler=True), "n1"),
-                      (_pod("l2", 600, LOW), "n2")),
-              CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
-             "preemption.not_eligible"),
         _pre("mutation.nominated_node_unresolvable",
-             f"TestPodEligibleToPreemptOthers ({TEST_FILE}) 'preemption with UnschedulableAndUnresolvable status "
-             "on the nominated node': the nominated node (cordoned) does not count, so its terminating pod does "
-             "not stop the pod preempting on n2",
+             "PodEligibleToPreemptOthers with a nominated node whose status is UnschedulableAndUnresolvable (no "
+             "case of TestPodEligibleToPreemptOthers has it): the pod names n1, which is cordoned, so it may "
+             "preempt, and does so on n2",
              [ClusterAddNode(n1), ClusterAddNode(n2),
-              *_bound((_pod("v", 600, LOW, terminating=True, preempted_by_scheduler=True), "n1"),
-                      (_pod("l2", 600, LOW), "n2")),
+              *_bound((_pod("v", 600, LOW), "n1"), (_pod("l2", 600, LOW), "n2")),
               *_cordon("n1"), CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
              "preemption.success"),
         _pre("mutation.affinity_only_by_victim",
