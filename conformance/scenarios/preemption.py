@@ -300,6 +300,19 @@ def preemption_mutation_scenarios() -> list[Scenario]:
              [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
               *_bound((_pod("a", 800, MID), "n1"), (_pod("b", 800, LOW), "n2"), (_pod("c", 800, MID - 1), "n3")),
               CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.best_node_first_listed",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 with the best node listed first: n1's victim has "
+             "the lower priority, so n1 is chosen whichever node the dry run reaches first and however the "
+             "candidates are ordered before the criteria",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a", 700, LOW), "n1"), (_pod("b", 700, MID), "n2")),
+              CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.three_candidates_best_first_listed",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 among three candidates, the best (n1) listed first "
+             "and the others tied on their victim's priority",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, LOW), "n1"), (_pod("b", 800, MID), "n2"), (_pod("c", 800, MID), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
         _pre("mutation.equal_priority_nomination_kept",
              "A preemption on a node keeps the nomination of a pod of equal priority there (only lower ones are "
              "cleared, getLowerPriorityNominatedPods): m stays nominated to n1 beside h",
