@@ -327,6 +327,16 @@ def preemption_mutation_scenarios() -> list[Scenario]:
               *_bound((_pod("v", 600, LOW), "n1"), (_pod("l2", 600, LOW), "n2")),
               *_cordon("n1"), CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
              "preemption.success"),
+        _pre("mutation.nominated_pod_state_is_a_copy",
+             "A pending pod nominated to node a (its own nominatedNodeName) counts in a's zone for a pod of lower "
+             "priority (addGENominatedPods adds it with AddPod to a clone of the cycle state); node b of the other "
+             "zone is judged with the cycle state as PreFilter left it, where zone2's two pods are one too many",
+             [ClusterAddNode(node("a", labels=FrozenMap({"hostname": "a", "zone": "zone1"}))),
+              ClusterAddNode(node("b", labels=FrozenMap({"hostname": "b", "zone": "zone2"}))),
+              *_bound((_foo("w1", LOW), "a"), (_foo("w2", LOW), "b"), (_foo("w3", LOW), "b")),
+              CreatePod(_foo("n", HIGH, nominated_node_name="a")),
+              CreatePod(_foo("q", LOW, topology_spread_constraints=(ZONE_SPREAD,))), SchedulePod("q", "a")],
+             "preemption.nominated_held", "preemption.pre_filter_extensions"),
         _pre("mutation.affinity_only_by_victim",
              "The pod's required affinity is met on n1 only by a pod of lower priority: the dry run removes it "
              "(RemovePod lowers the affinity count) and n1 fails InterPodAffinity, so n2, where a pod of higher "
