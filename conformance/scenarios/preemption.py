@@ -273,7 +273,8 @@ def preemption_mutation_scenarios() -> list[Scenario]:
         _pre("mutation.reprieve_in_importance_order",
              "Five pods of lower priority on one node, room for three of them beside the pod: the dry run adds them "
              "back most important first (util.MoreImportantPod: higher priority, then the earlier start, a pod not "
-             "started counting as started now, after the others: v4), so v2, v1 and v3 stay and v4 and v5 are the victims",
+             "started counting as started now, after the others: v4), so v2, v1 and v3 stay and v4 and v5 are "
+             "the victims",
              [ClusterAddNode(n1), *_bound((_pod("v1", 200, LOW, start_time=-5), "n1"),
                                           (_pod("v2", 200, MID), "n1"),
                                           (_pod("v3", 200, LOW, start_time=-3), "n1"),
