@@ -41,7 +41,12 @@ from conformance.scenarios.cycle import curated_cluster, curated_cycle, generate
 from conformance.scenarios.decision import decision_scenarios, sampling_scenarios
 from conformance.scenarios.kubelet import kubelet_scenarios
 from conformance.scenarios.mutation import curated as mutation_curated
-from conformance.scenarios.preemption import pdb_scenarios, preemption_scenarios
+from conformance.scenarios.preemption import (
+    pdb_scenarios,
+    pre_filter_extension_scenarios,
+    preemption_mutation_scenarios,
+    preemption_scenarios,
+)
 from conformance.scenarios.queue import curated_queue, generated_queue
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache.cache import CacheState, new_cache
@@ -314,7 +319,7 @@ def generate_all() -> list[Vector]:
     scenarios = (*curated(), *curated_cycle(), *curated_cluster(), *accounting_scenarios(), *ported(),
                  *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
                  *decision_scenarios(), *sampling_scenarios(), *kubelet_scenarios(), *preemption_scenarios(),
-                 *pdb_scenarios(),
+                 *pdb_scenarios(), *pre_filter_extension_scenarios(), *preemption_mutation_scenarios(),
                  *curated_queue(), *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]

@@ -14,7 +14,9 @@ Only the mutants of functions ``mutation/scope.toml`` keeps in scope are run and
 it leaves out, and ends each row with the score, killed / (mutants - equivalent). ``--sample N`` runs a
 deterministic subset: N of the in-scope mutants drawn with ``--seed``, for CI. ``--package P`` (repeatable:
 ``refimpl.cache``, ``refimpl.dispatcher``...) keeps only the in-scope mutants of those packages, before any sample:
-a full run of one area's mutants; the table then shows those packages only. Exit status: 0 all accounted for;
+a full run of one area's mutants; the table then shows those packages only. ``--function PATTERN`` (repeatable; an
+``fnmatch`` pattern over ``package.module:Class.method``, as ``mutation/scope.toml``'s) narrows them further to the
+functions it matches: the run of the code a change touched. Exit status: 0 all accounted for;
 1 a survivor not listed, or a stale entry (the full run only); 2 the equivalents file does not match the current
 mutants (or names an out-of-scope one), or mutmut failed.
 """
@@ -22,6 +24,7 @@ mutants (or names an out-of-scope one), or mutmut failed.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import random
 import shutil
@@ -197,6 +200,18 @@ def restrict_to_packages(scoped: Mapping[str, Mutation], packages: Sequence[str]
     return {name: mutation for name, mutation in scoped.items() if package_of(name) in packages}
 
 
+def restrict_to_functions(scoped: Mapping[str, Mutation], patterns: Sequence[str]) -> dict[str, Mutation]:
+    """The in-scope mutants of the functions ``patterns`` match (``fnmatch`` over ``module:Class.method``; all of
+    them when none is given). Raises ValueError naming a pattern that matches no in-scope mutant."""
+    if not patterns:
+        return dict(scoped)
+    unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(m.function, p) for m in scoped.values())]
+    if unmatched:
+        raise ValueError("no in-scope mutant of a function matching {} (patterns are fnmatch over "
+                         "'package.module:Class.method')".format(", ".join(unmatched)))
+    return {name: m for name, m in scoped.items() if any(fnmatch.fnmatchcase(m.function, p) for p in patterns)}
+
+
 def choose_sample(scoped: Iterable[str], size: int, seed: int) -> list[str]:
     """``size`` of the in-scope mutants, drawn with ``seed``, sorted. (Not only the reached ones: a mutant no
     vector reaches counts against the score, so the sample estimates the same ratio as the full run; and the
@@ -269,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13, help="seed of the sample (default 13)")
     parser.add_argument("--package", action="append", default=[], metavar="P",
                         help="only the in-scope mutants of package P (repeatable; e.g. refimpl.cache); default: all")
+    parser.add_argument("--function", action="append", default=[], metavar="PATTERN",
+                        help="only the in-scope mutants of functions PATTERN matches (repeatable; fnmatch over "
+                        "'package.module:Class.method', e.g. 'refimpl.scheduler.nominator:*')")
     parser.add_argument("-j", "--workers", type=int, default=2, help="mutmut's --max-children (default 2)")
     parser.add_argument("--resume", action="store_true",
                         help="keep mutants/ from an earlier run: mutmut runs what has no result yet (what changed "
@@ -288,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen = restrict_to_packages(scoped, args.package)
     except ValueError as error:
         parser.error(f"--package: {error}")
+    try:
+        chosen = restrict_to_functions(chosen, args.function)
+    except ValueError as error:
+        parser.error(f"--function: {error}")
     matching = match_equivalents(load_equivalents(), current)
     problems = [*matching.problems, *out_of_scope_entries(matching, scoped)]
     if problems:
@@ -299,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(ROOT / MUTANTS_DIR, ignore_errors=True)
 
     of_packages = f" of {', '.join(sorted(set(args.package)))}" if args.package else ""
+    if args.function:
+        of_packages += f" (functions {', '.join(args.function)})"
     if args.sample is None:
         names = sorted(chosen)
         what = f"full run{of_packages}"

@@ -558,6 +558,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "chosen, before any priority criterion", "pickOneNodeForPreemption (pkg/scheduler/framework/preemption)"),
     ("preemption.pdb_scope", "a budget covers only the pods of its namespace carrying its selector's labels; an empty "
      "selector covers none", "filterPodsWithPDBViolation (pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.pre_filter_extensions", "preemption's dry run and Filter with nominated pods count each pod they "
+     "remove or add in PodTopologySpread's and InterPodAffinity's PreFilter state (PreFilterExtensions)",
+     "SelectVictimsOnNode, addGENominatedPods: RunPreFilterExtensionRemovePod, RunPreFilterExtensionAddPod "
+     "(pkg/scheduler/framework/plugins/defaultpreemption, pkg/scheduler/framework/runtime)"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"

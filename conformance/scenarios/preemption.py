@@ -33,7 +33,17 @@ from conformance.scenarios.cycle import node, placed, pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.cycle.cycle import FailurePoint
 from spec.frozenmap import FrozenMap
-from spec.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
+from spec.objects import (
+    DO_NOT_SCHEDULE,
+    PREEMPT_NEVER,
+    AffinityTerms,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    TopologySpreadConstraint,
+)
 
 LOW, MID, HIGH, VERY_HIGH = 1, 5, 10, 100
 """Priorities, as default_preemption_test.go's lowPriority, midPriority, highPriority, veryHighPriority order them."""
@@ -340,4 +350,173 @@ def pdb_scenarios() -> list[Scenario]:
             "process's PDB informer lists the budget as it is now, so the second preemption still avoids node4",
             _updated_between([CrashScheduler(), RestartScheduler()]), "preemption.pdb_violation",
             "preemption.pdb_fewest_violations", "preemption.success"),
+    ]
+
+
+# ================================================================================================================
+# PreFilterExtensions in preemption's dry run and in Filter with nominated pods (issue 25)
+# ================================================================================================================
+#
+# Kubernetes' SelectVictimsOnNode tells the PreFilter plugins of each pod it removes or adds back
+# (RunPreFilterExtensionRemovePod / AddPod), and addGENominatedPods of each nominated pod it adds: PodTopologySpread's
+# and InterPodAffinity's counts are their cycle state's, not the NodeInfo's. These vectors need those counts kept.
+
+FOO_EXISTS: Final = LabelSelector(match_expressions=(LabelSelectorRequirement("foo", "Exists"),))
+"""``st.MakeLabelSelector().Exists("foo")``."""
+ZONE_SPREAD: Final = TopologySpreadConstraint(1, "zone", DO_NOT_SCHEDULE, FOO_EXISTS)
+HOST_SPREAD: Final = TopologySpreadConstraint(1, "hostname", DO_NOT_SCHEDULE, FOO_EXISTS)
+TEST_PREEMPT_FILE: Final = "default_preemption_test.go"
+
+
+def _zoned(name: str, zone: str, cpu: int = 1000) -> CycleOperation:
+    """``node-a/zone1``: a node labelled with its hostname and zone."""
+    return ClusterAddNode(node(name, cpu, labels=FrozenMap({"hostname": name, "zone": zone})))
+
+
+def _foo_pod(uid: str, priority: int, cpu: int = 100, **fields: object) -> Pod:
+    """A pod labelled ``foo: ""`` (what the spread constraints and anti-affinity terms select)."""
+    return _pod(uid, cpu, priority, labels=FrozenMap({"foo": ""}), **fields)
+
+
+def _spreading(uid: str, priority: int) -> Pod:
+    """A ``foo`` pod spread by zone and by hostname, maxSkew 1 each (TestPreempt's and TestDryRunPreemption's)."""
+    return _foo_pod(uid, priority, topology_spread_constraints=(ZONE_SPREAD, HOST_SPREAD))
+
+
+def pre_filter_extension_scenarios() -> list[Scenario]:
+    """Preemption and nominated pods where PodTopologySpread's and InterPodAffinity's PreFilter state must follow
+    each pod removed or added (ported from default_preemption_test.go where a case exists)."""
+    zones = [_zoned("node-a", "zone1"), _zoned("node-b", "zone1"), _zoned("node-x", "zone2")]
+    hosts = [ClusterAddNode(node(name, labels=FrozenMap({"hostname": name}))) for name in ("node1", "node2")]
+    anti_foo = AffinityTerms(required_terms=(PodAffinityTerm(FOO_EXISTS, topology_key="hostname"),))
+    return [
+        _pre("extensions.spread_preempt",
+             f"TestPreempt ({TEST_PREEMPT_FILE}) 'preemption for topology spread constraints': every node breaks a "
+             "zone or hostname spread; only node-b has a pod of lower priority, and without it (RemovePod lowers "
+             "the counts) the pod fits: node-b is nominated, p-b1 deleted",
+             [*zones, *_bound((_foo_pod("p-a1", HIGH), "node-a"), (_foo_pod("p-a2", HIGH), "node-a"),
+                              (_foo_pod("p-b1", LOW), "node-b"), (_foo_pod("p-x1", HIGH), "node-x"),
+                              (_foo_pod("p-x2", HIGH), "node-x")),
+              CreatePod(_spreading("p", HIGH)), FailScheduling("p"),
+              CreatePod(_spreading("q", LOW)), FailScheduling("q"), *placed("p", "node-b")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+        _pre("extensions.spread_dry_run",
+             f"TestDryRunPreemption ({TEST_PREEMPT_FILE}) 'preemption to resolve pod topology spread filter "
+             "failure': node-a and node-b are candidates, each with one victim (RemovePod, then AddPod for the pod "
+             "reprieved); the victims' start times make node-b the choice",
+             [*zones, *_bound((_foo_pod("pod-a1", MID), "node-a"), (_foo_pod("pod-a2", LOW, start_time=100), "node-a"),
+                              (_foo_pod("pod-b1", LOW, start_time=200), "node-b"), (_foo_pod("pod-x1", HIGH), "node-x"),
+                              (_foo_pod("pod-x2", HIGH), "node-x")),
+              CreatePod(_spreading("p", HIGH)), FailScheduling("p"), *placed("p", "node-b")],
+             "preemption.reprieve", "preemption.pre_filter_extensions"),
+        _pre("extensions.anti_affinity_victim",
+             f"TestDryRunPreemption ({TEST_PREEMPT_FILE}) 'pod with anti-affinity is preempted' (node2 made full, "
+             "so that the pod fits nowhere): p1.1's anti-affinity keeps p off node1; removing it (RemovePod) lets p "
+             "fit, and p1.2 of medium priority is reprieved",
+             [*hosts, *_bound((_foo_pod("p1.1", LOW, pod_anti_affinity=anti_foo), "node1"),
+                              (_pod("p1.2", 100, MID), "node1"), (_pod("p1.3", 100, HIGH), "node1"),
+                              (_pod("p2", 950, HIGH), "node2")),
+              CreatePod(_foo_pod("p", HIGH)), FailScheduling("p"), *placed("p", "node1")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+    ]
+
+
+def preemption_mutation_scenarios() -> list[Scenario]:
+    """Curated vectors for the mutants of DefaultPreemption and the nominator that the scenarios above let survive
+    (issue 25): the victims' order, each of pickOneNodeForPreemption's criteria alone, a nominated node that is
+    UnschedulableAndUnresolvable, a nomination of equal priority kept, and the pod's own affinity terms counted in
+    the dry run. Start times are at most the cycle's time (0), as a started pod's are: a pod not started counts as
+    started now, after every other (Kubernetes reads the wall clock there)."""
+    n1, n2, n3 = node("n1"), node("n2"), node("n3")
+    hosts = [ClusterAddNode(node(name, labels=FrozenMap({"hostname": name}))) for name in ("n1", "n2")]
+    cache = FrozenMap({"app": "cache"})
+    db = FrozenMap({"app": "db"})
+    to_cache = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(cache), topology_key="hostname"),))
+    from_db = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(db), topology_key="hostname"),))
+    lowest = -2**31  # the least int32 priority: its term of pickOneNodeForPreemption's sum is 0
+    return [
+        _pre("mutation.reprieve_in_importance_order",
+             "Five pods of lower priority on one node, room for three of them beside the pod: the dry run adds them "
+             "back most important first (util.MoreImportantPod: higher priority, then the earlier start, a pod not "
+             "started counting as started now, after the others: v4), so v2, v1 and v3 stay and v4 and v5 are "
+             "the victims",
+             [ClusterAddNode(n1), *_bound((_pod("v1", 200, LOW, start_time=-5), "n1"),
+                                          (_pod("v2", 200, MID), "n1"),
+                                          (_pod("v3", 200, LOW, start_time=-3), "n1"),
+                                          (_pod("v4", 200, LOW), "n1"),
+                                          (_pod("v5", 200, LOW - 1, start_time=1), "n1")),
+              CreatePod(_pod("p", 400, HIGH)), FailScheduling("p")], "preemption.reprieve"),
+        _pre("mutation.fewest_victims",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 4, the fewest victims: the same highest victim "
+             "priority on both nodes, and the same sum once the second victim of n1 has the least int32 priority "
+             "(its term is 0): n2 with one victim wins",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a1", 500, LOW), "n1"), (_pod("a2", 500, lowest), "n1"), (_pod("b", 1000, LOW), "n2")),
+              CreatePod(_pod("p", 1000, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.unstarted_victim_starts_now",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 5 with a victim not started: it counts as started "
+             "now, so of three nodes the one whose victim started latest (n3, not started) is chosen",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, LOW, start_time=-20), "n1"), (_pod("b", 800, LOW, start_time=-10), "n2"),
+                      (_pod("c", 800, LOW), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.three_candidates_min_highest",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 among three candidates: the node whose most "
+             "important victim has the least priority (n2) wins, wherever the dry run started",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, MID), "n1"), (_pod("b", 800, LOW), "n2"), (_pod("c", 800, MID - 1), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.best_node_first_listed",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 with the best node listed first: n1's victim has "
+             "the lower priority, so n1 is chosen whichever node the dry run reaches first and however the "
+             "candidates are ordered before the criteria",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("a", 700, LOW), "n1"), (_pod("b", 700, MID), "n2")),
+              CreatePod(_pod("p", 600, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.three_candidates_best_first_listed",
+             f"TestSelectBestCandidate ({TEST_FILE}) criterion 2 among three candidates, the best (n1) listed first "
+             "and the others tied on their victim's priority",
+             [ClusterAddNode(n1), ClusterAddNode(n2), ClusterAddNode(n3),
+              *_bound((_pod("a", 800, LOW), "n1"), (_pod("b", 800, MID), "n2"), (_pod("c", 800, MID), "n3")),
+              CreatePod(_pod("p", 800, HIGH)), FailScheduling("p")], "preemption.select"),
+        _pre("mutation.equal_priority_nomination_kept",
+             "A preemption on a node keeps the nomination of a pod of equal priority there (only lower ones are "
+             "cleared, getLowerPriorityNominatedPods): m stays nominated to n1 beside h",
+             [ClusterAddNode(n1), *_bound((_pod("l1", 500, LOW), "n1"), (_pod("l2", 500, LOW, start_time=-5), "n1")),
+              CreatePod(_pod("m", 500, MID)), FailScheduling("m"), CreatePod(_pod("h", 400, MID)),
+              FailScheduling("h")], "preemption.success", "preemption.nomination_cleared"),
+        _pre("mutation.nominated_node_unresolvable",
+             "PodEligibleToPreemptOthers with a nominated node whose status is UnschedulableAndUnresolvable (no "
+             "case of TestPodEligibleToPreemptOthers has it): the pod names n1, which is cordoned, so it may "
+             "preempt, and does so on n2",
+             [ClusterAddNode(n1), ClusterAddNode(n2),
+              *_bound((_pod("v", 600, LOW), "n1"), (_pod("l2", 600, LOW), "n2")),
+              *_cordon("n1"), CreatePod(_pod("p", 600, HIGH, nominated_node_name="n1")), FailScheduling("p")],
+             "preemption.success"),
+        _pre("mutation.nominated_pod_state_is_a_copy",
+             "A pending pod nominated to node a (its own nominatedNodeName) counts in a's zone for a pod of lower "
+             "priority (addGENominatedPods adds it with AddPod to a clone of the cycle state); node b of the other "
+             "zone is judged with the cycle state as PreFilter left it, where zone2's two pods are one too many",
+             [ClusterAddNode(node("a", labels=FrozenMap({"hostname": "a", "zone": "zone1"}))),
+              ClusterAddNode(node("b", labels=FrozenMap({"hostname": "b", "zone": "zone2"}))),
+              *_bound((_foo_pod("w1", LOW), "a"), (_foo_pod("w2", LOW), "b"), (_foo_pod("w3", LOW), "b")),
+              CreatePod(_foo_pod("n", HIGH, nominated_node_name="a")),
+              CreatePod(_foo_pod("q", LOW, topology_spread_constraints=(ZONE_SPREAD,))), SchedulePod("q", "a")],
+             "preemption.nominated_held", "preemption.pre_filter_extensions"),
+        _pre("mutation.affinity_only_by_victim",
+             "The pod's required affinity is met on n1 only by a pod of lower priority: the dry run removes it "
+             "(RemovePod lowers the affinity count) and n1 fails InterPodAffinity, so n2, where a pod of higher "
+             "priority meets the term, is chosen though n1's victim started later",
+             [*hosts, *_bound((_pod("c1", 100, LOW, labels=cache, start_time=0), "n1"),
+                              (_pod("l1", 850, LOW, start_time=9), "n1"),
+                              (_pod("c2", 100, HIGH, labels=cache), "n2"), (_pod("l2", 850, LOW, start_time=1), "n2")),
+              CreatePod(_pod("p", 200, HIGH, pod_affinity=to_cache)), FailScheduling("p")],
+             "preemption.success", "preemption.pre_filter_extensions"),
+        _pre("mutation.anti_affinity_of_the_pod",
+             "The pod's own required anti-affinity rejects n1, where a db pod of lower priority runs; without it "
+             "(RemovePod) the pod fits, and added back (AddPod) it does not: it is the victim",
+             [*hosts, *_bound((_pod("d1", 100, LOW, labels=db), "n1"), (_pod("l1", 100, LOW), "n1"),
+                              (_pod("h2", 950, HIGH), "n2")),
+              CreatePod(_pod("p", 200, HIGH, pod_anti_affinity=from_db)), FailScheduling("p"), *placed("p", "n1")],
+             "preemption.reprieve", "preemption.pre_filter_extensions"),
     ]

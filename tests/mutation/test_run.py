@@ -17,6 +17,7 @@ from mutation.run import (
     read_exit_codes,
     render_problems,
     render_table,
+    restrict_to_functions,
     restrict_to_packages,
     score,
 )
@@ -142,6 +143,15 @@ def test_package_restricts_the_scope_before_the_sample() -> None:
     assert choose_sample(only_queue, 5, seed=13) == [f"{QUEUE}1"]
     with pytest.raises(ValueError, match=r"refimpl\.cahce.*the packages are: refimpl\.cache, refimpl\.dispatcher"):
         restrict_to_packages(current, ["refimpl.cahce"])
+
+
+def test_function_patterns_restrict_the_scope() -> None:
+    current = _current()
+    assert restrict_to_functions(current, []) == current
+    assert list(restrict_to_functions(current, ["refimpl.dispatcher.call_queue:*"])) == [f"{QUEUE}1"]
+    assert restrict_to_functions(current, ["*:Cache.get_pod", "*:CallQueue.add"]) == current
+    with pytest.raises(ValueError, match=r"no in-scope mutant of a function matching \*:Cache\.nope"):
+        restrict_to_functions(current, ["*:Cache.get_pod", "*:Cache.nope"])
 
 
 def test_an_unknown_package_is_a_usage_error_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,11 +53,19 @@ class CycleState:
         self._data.pop(key, None)
 
     def clone(self) -> CycleState:
-        """``Clone``: a shallow copy (plugin data is treated as immutable, as Go's ``StateData.Clone`` mostly is)."""
+        """``Clone``: each plugin's data cloned by its own ``clone`` (the PreFilter states that PreFilterExtensions
+        change: InterPodAffinity's, PodTopologySpread's), shared where it has none (data no one changes after it is
+        written, as Go's ``StateData.Clone`` of such data returns it as it is)."""
         copy = CycleState()
-        copy._data = dict(self._data)
+        copy._data = {key: _cloned(value) for key, value in self._data.items()}
         copy.skip_filter_plugins = self.skip_filter_plugins
         copy.skip_score_plugins = self.skip_score_plugins
         copy.skip_pre_bind_plugins = self.skip_pre_bind_plugins
         copy.record_plugin_metrics = self.record_plugin_metrics
         return copy
+
+
+def _cloned(value: object) -> object:
+    """``StateData.Clone``: ``value.clone()`` if it has one, else ``value`` itself."""
+    clone = getattr(value, "clone", None)
+    return clone() if callable(clone) else value

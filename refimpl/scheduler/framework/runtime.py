@@ -219,14 +219,48 @@ class Framework:
         on the NodeInfo as it is. An Error stops at once; the result is the last status."""
         nominated = [p for p in self.handle.nominated_pods_for_node(node_info.name)
                      if p.priority >= pod.priority and p.uid != pod.uid]
-        if nominated:
+        if nominated:  # addGENominatedPods: each pod added to a copy of the node and of the cycle state
             augmented = node_info.snapshot()
+            state_out = state.clone()
             for other in nominated:
                 augmented.add_pod(other)
-            status = self.run_filter_plugins(state.clone(), pod, augmented)
+                error = self.run_pre_filter_extension_add_pod(state_out, pod, other, augmented)
+                if error is not None:
+                    return error
+            status = self.run_filter_plugins(state_out, pod, augmented)
             if status is not None:
                 return status
         return self.run_filter_plugins(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """``RunPreFilterExtensionAddPod``: each PreFilter plugin with PreFilterExtensions (not skipped at
+        PreFilter) counts ``pod_to_add`` on ``node_info``'s node in its cycle state; the first failure, as an
+        Error."""
+        return self._run_pre_filter_extension("AddPod", state, pod, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        """``RunPreFilterExtensionRemovePod``: as :meth:`run_pre_filter_extension_add_pod`, ``pod_to_remove``
+        no longer counted on the node."""
+        return self._run_pre_filter_extension("RemovePod", state, pod, pod_to_remove, node_info)
+
+    def _run_pre_filter_extension(
+        self, method: str, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        skip = state.skip_filter_plugins
+        for plugin in self.pre_filter_plugins:
+            extension = getattr(plugin, _EXTENSION_METHODS[method], None)
+            if extension is None or plugin.name in skip:
+                continue
+            status = extension(state, pod, other, node_info)
+            if not is_success(status):
+                assert status is not None
+                return as_status(RuntimeError(
+                    f"running {method} on PreFilter plugin {go_quote(plugin.name)}: {status.message()}"))
+        return None
 
     def filter_runner(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
         """:meth:`run_filter_plugins` for one cycle's pod, as a function of the node: the plugins skipped at
@@ -583,6 +617,10 @@ class Framework:
 
 
 _first, _second = itemgetter(0), itemgetter(1)
+
+
+_EXTENSION_METHODS: Final = {"AddPod": "add_pod", "RemovePod": "remove_pod"}
+"""PreFilterExtensions' methods by their Go names: a PreFilter plugin that has them has PreFilterExtensions."""
 
 
 def _attributed(plugin: str, status: Status) -> Status:

@@ -163,8 +163,11 @@ class DefaultPreemption(PostFilterPlugin):
         fwk = self.framework
         assert fwk is not None, "the framework binds itself to the plugin"
         potential = [info.pod for info in node_info.pods if self.is_preemption_allowed(info.pod, pod)]
-        for victim in potential:
+        for victim in potential:  # removePod: from the node's copy and from the cycle state's copy
             node_info.remove_pod(victim)
+            error = fwk.run_pre_filter_extension_remove_pod(state, pod, victim, node_info)
+            if error is not None:
+                return [], 0, error
         if not potential:
             return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
         status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
@@ -176,12 +179,14 @@ class DefaultPreemption(PostFilterPlugin):
         victims: list[Pod] = []
         violations = 0
 
-        def reprieve(candidate: Pod) -> bool:
+        def reprieve(candidate: Pod) -> bool:  # addPod, Filter, and removePod again if it no longer fits
             node_info.add_pod(candidate)
+            fwk.run_pre_filter_extension_add_pod(state, pod, candidate, node_info)
             result = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
             if result is None or result.is_success():
                 return True
             node_info.remove_pod(candidate)
+            fwk.run_pre_filter_extension_remove_pod(state, pod, candidate, node_info)
             victims.append(candidate)
             return False
 
