@@ -55,7 +55,7 @@ def test_the_snapshot_profile_counts_the_clones_updatesnapshot_makes() -> None:
 
     def clones(case: str) -> float:
         profile = peer.snapshot_profile(w, case, rounds=20, top=1000)
-        return sum(f["calls_per_update"] for f in profile["functions"] if f["function"] == "node_info.snapshot")
+        return float(sum(f["calls_per_update"] for f in profile["functions"] if f["function"] == "node_info.snapshot"))
 
     assert clones("full_seconds") == 12
     assert clones("one_changed_seconds") == 1
