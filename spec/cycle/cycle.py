@@ -684,7 +684,10 @@ def add_namespace(cluster: Cluster, namespace: Namespace) -> Cluster:
 
 
 def pdb_key(pdb: PodDisruptionBudget) -> str:
-    """The budget's ``namespace/name``: the key of the API server's object (``MetaNamespaceKeyFunc``)."""
+    """The budget's ``namespace/name``: the key of the API server's object. Never fails.
+
+    Kubernetes: `MetaNamespaceKeyFunc` (staging/src/k8s.io/client-go/tools/cache/store.go)
+    """
     return f"{pdb.namespace}/{pdb.name}"
 
 
