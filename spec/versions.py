@@ -178,7 +178,9 @@ class VersionProfile:
     for a pod in activeQ or backoffQ) while the old one keeps backing off: the pod is in two sub-queues
     (pkg/scheduler/backend/queue/scheduling_queue.go, ``moveToActiveQ`` and ``addPod``, read in v1.36.5 and v1.37.2).
     ``Add`` is documented for new pods only ("there is no chance the pod is already in active/unschedulable/backoff
-    queues"). The spec's queue holds a pod in one place and an observation has one pod info per UID, so with this
+    queues"), and a running scheduler keeps to that: its informer calls ``addPodToSchedulingQueue`` only for a pod its
+    indexer does not hold (client-go's ``processDeltas``: an object already there is an update, a relist included),
+    and the pod's delete event took it out of the queue first (``deletePodFromSchedulingQueue``). The spec's queue holds a pod in one place and an observation has one pod info per UID, so with this
     setting such an ``Add`` is not a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``):
     the spec leaves that state unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
     queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces."""
