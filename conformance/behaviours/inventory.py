@@ -570,6 +570,9 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "is not the scheduler's victim, is not of lower priority, or the node's rejection is "
      "UnschedulableAndUnresolvable", "DefaultPreemption.PodEligibleToPreemptOthers "
      "(pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.terminating_victims_skipped", "from v1.35 a victim already terminating gets no API call, and when "
+     "every victim is terminating the nominations of lower priority on the node are not cleared (v1.34 calls and "
+     "clears all the same)", "Evaluator.prepareCandidateAsync (pkg/scheduler/framework/preemption)"),
     ("preemption.nominated_node_absent", "a pod nominated to a node the snapshot does not hold: the node has the "
      "absent nodes' status (UnschedulableAndUnresolvable), so the pod may preempt elsewhere",
      "NodeToStatus.Get (pkg/scheduler/framework/types.go), DefaultPreemption.PodEligibleToPreemptOthers"),

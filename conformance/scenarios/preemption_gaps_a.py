@@ -62,9 +62,10 @@ def _gapsa_bound(*pods: tuple[Pod, str]) -> list[CycleOperation]:
     return ops
 
 
-def _gapsa_cycle(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str) -> Scenario:
+def _gapsa_cycle(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str,
+                 profiles: tuple[str, ...] = ALL_PROFILES) -> Scenario:
     return Scenario(f"cycle.preemption.eligibility.{sid}", description, ops, area="cycle",
-                    behaviours=("preemption", *behaviours), profiles=ALL_PROFILES, preemption=True)
+                    behaviours=("preemption", *behaviours), profiles=profiles, preemption=True)
 
 
 def gaps_a_preemption_scenarios() -> list[Scenario]:
@@ -127,6 +128,25 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
              *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_VERY_HIGH), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2")),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p")],
             "preemption.eligible_terminating", "preemption.success"),
+        _gapsa_cycle(
+            "all_victims_terminating",
+            "prepareCandidateAsync with every victim already terminating: p's only victim on n1, t, is being deleted "
+            "(no DisruptionTarget, so p is eligible). From v1.35 no goroutine starts and t gets no API call; "
+            "v1.34's goroutine calls PreemptPod for t all the same, whose delete removes it "
+            "(VersionProfile.preemption_skips_terminating_victims)",
+            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1")),
+             CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH)), FailScheduling("p")],
+            "preemption.terminating_victims_skipped", "preemption.success"),
+        _gapsa_cycle(
+            "all_victims_terminating_nomination_kept",
+            "As all_victims_terminating, with m of lower priority nominated to n1 (its own nominatedNodeName): from "
+            "v1.35 no goroutine starts, so m keeps its nomination (getLowerPriorityNominatedPods and "
+            "clearNominatedNodeName run in the goroutine); v1.34's goroutine clears it (a status patch the nominator "
+            "sees as the informer's update, applied at once here)",
+            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1")),
+             CreatePod(_gapsa_pod("m", 400, _GAPSA_LOW + 2, nominated_node_name="n1")),
+             CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH)), FailScheduling("p")],
+            "preemption.terminating_victims_skipped", "preemption.success"),
         _gapsa_cycle(
             "nominated_node_removed",
             "The pod is nominated to n0, a node since removed: the snapshot does not hold it, so Filter gave it no "
