@@ -141,6 +141,15 @@ class VersionProfile:
     the pod under the node name ``""`` (no Filter reads it, but ``nominatedPods`` holds it). ``ModeNoop`` with an
     empty ``NominatedNodeName`` stored nothing in either (pkg/scheduler/backend/queue/nominator.go, read in v1.36.5 and
     v1.37.2). Found by running the preemption vectors on v1.37.2's scheduler (examples/kubernetes-adapter)."""
+    preemption_skips_terminating_victims: bool = True
+    """The async preemption sends no API call for a victim already terminating (``DeletionTimestamp`` set), and when
+    every victim of the chosen candidate is terminating it starts no goroutine at all, so the nominations of the pods
+    of lower priority on that node are not cleared either (``prepareCandidateAsync``: "Graceful pod deletion has
+    already started", read in v1.35.8, v1.36.5 and v1.37.2, pkg/scheduler/framework/preemption). v1.34.12's
+    ``prepareCandidateAsync`` always starts the goroutine, which clears those nominations and calls ``PreemptPod``
+    (the DisruptionTarget patch and the delete) for every victim, terminating ones included. Found by running
+    ``cycle.preemption.eligibility.all_victims_terminating`` on v1.34.12's and v1.35.8's schedulers
+    (examples/kubernetes-adapter)."""
     activate_moves_from_backoff_q: bool = True
     """``Activate`` of a pod in podBackoffQ skips the PreEnqueue plugins when ``pop_from_backoff_q`` is on (they ran
     when it entered backoffQ): ``activate`` passes ``movesFromBackoffQ`` to ``moveToActiveQ`` from v1.35. In v1.34
@@ -205,6 +214,7 @@ V1_34: Final = VersionProfile(
     opportunistic_batching=False,
     activate_moves_from_backoff_q=False,
     dynamic_resources_scores=False,
+    preemption_skips_terminating_victims=False,
     nominated_node_name_for_expectation=False,
 )
 

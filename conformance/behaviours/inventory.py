@@ -562,6 +562,23 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "remove or add in PodTopologySpread's and InterPodAffinity's PreFilter state (PreFilterExtensions)",
      "SelectVictimsOnNode, addGENominatedPods: RunPreFilterExtensionRemovePod, RunPreFilterExtensionAddPod "
      "(pkg/scheduler/framework/plugins/defaultpreemption, pkg/scheduler/framework/runtime)"),
+    ("preemption.not_eligible_terminating", "a pod nominated to a node where a pod of lower priority is terminating "
+     "by preemption (DisruptionTarget, PreemptionByScheduler) does not preempt again while that node's rejection is "
+     "resolvable", "DefaultPreemption.PodEligibleToPreemptOthers, podTerminatingByPreemption "
+     "(pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.eligible_terminating", "a terminating pod on the nominated node does not stop preemption when it "
+     "is not the scheduler's victim, is not of lower priority, or the node's rejection is "
+     "UnschedulableAndUnresolvable", "DefaultPreemption.PodEligibleToPreemptOthers "
+     "(pkg/scheduler/framework/plugins/defaultpreemption)"),
+    ("preemption.terminating_victims_skipped", "from v1.35 a victim already terminating gets no API call, and when "
+     "every victim is terminating the nominations of lower priority on the node are not cleared (v1.34 calls and "
+     "clears all the same)", "Evaluator.prepareCandidateAsync (pkg/scheduler/framework/preemption)"),
+    ("preemption.nominated_node_absent", "a pod nominated to a node the snapshot does not hold: the node has the "
+     "absent nodes' status (UnschedulableAndUnresolvable), so the pod may preempt elsewhere",
+     "NodeToStatus.Get (pkg/scheduler/framework/types.go), DefaultPreemption.PodEligibleToPreemptOthers"),
+    ("queue.nominator.update", "an update of a queued pod re-adds its nomination: the node held in memory when "
+     "neither object names one, otherwise the new object's node (none if it names none)",
+     "nominator.UpdateNominatedPod (pkg/scheduler/backend/queue/nominator.go)"),
 )
 
 _SCHEDULING_QUEUE: Final = "pkg/scheduler/backend/queue/scheduling_queue.go"

@@ -169,9 +169,12 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 			}
 		}
 	}
-	if result != nil && result.NominatingInfo != nil && result.NominatingInfo.NominatedNodeName != "" {
-		// A candidate was chosen, so prepareCandidateAsync started its goroutine: wait for its end as well (v1.34
-		// lets the pod leave the preempting set, which PreEnqueue reads, before it deletes the last victim).
+	chosen := result != nil && result.NominatingInfo != nil && result.NominatingInfo.NominatedNodeName != ""
+	if chosen && preemptionGoroutineAlways {
+		// A candidate was chosen, so v1.34's prepareCandidateAsync started its goroutine: wait for its end as well
+		// (v1.34 lets the pod leave the preempting set, which PreEnqueue reads, before it deletes the last victim).
+		// From v1.35 the goroutine, when there is one (not every victim terminating), leaves the preempting set
+		// after its last API call, so the PreEnqueue wait above suffices.
 		deadline := time.Now().Add(10 * time.Second)
 		for preemptionGoroutinesFinished() == finished {
 			if time.Now().After(deadline) {

@@ -29,6 +29,10 @@ const (
 	profileForgetAssumedPodOnDelete = false
 )
 
+// preemptionGoroutineAlways: v1.34's prepareCandidateAsync starts its goroutine for every chosen candidate,
+// terminating victims included (the negation of spec/versions.py's preemption_skips_terminating_victims).
+const preemptionGoroutineAlways = true
+
 //go:linkname schedFindNodesThatFitPod k8s.io/kubernetes/pkg/scheduler.(*Scheduler).findNodesThatFitPod
 func schedFindNodesThatFitPod(sched *scheduler.Scheduler, ctx context.Context, schedFramework framework.Framework, state fwk.CycleState, pod *v1.Pod) ([]fwk.NodeInfo, framework.Diagnosis, error)
 

@@ -28,6 +28,10 @@ const (
 	profileForgetAssumedPodOnDelete = true
 )
 
+// preemptionGoroutineAlways: v1.35's prepareCandidateAsync starts no goroutine when every victim is already
+// terminating (the negation of spec/versions.py's preemption_skips_terminating_victims).
+const preemptionGoroutineAlways = false
+
 // The scheduler's own search and scoring (see internals.go): what schedulePod calls between UpdateSnapshot and
 // selectHost, and the scored list selectHost pops the host from.
 

@@ -30,6 +30,10 @@ const (
 	profileForgetAssumedPodOnDelete = true
 )
 
+// preemptionGoroutineAlways: v1.37's prepareCandidateAsync starts no goroutine when every victim is already
+// terminating (the negation of spec/versions.py's preemption_skips_terminating_victims).
+const preemptionGoroutineAlways = false
+
 //go:linkname schedFindNodesThatFitPod k8s.io/kubernetes/pkg/scheduler.(*Scheduler).findNodesThatFitPod
 func schedFindNodesThatFitPod(sched *scheduler.Scheduler, ctx context.Context, schedFramework framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) ([]fwk.NodeInfo, framework.Diagnosis, string, error)
 

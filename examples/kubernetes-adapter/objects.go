@@ -260,6 +260,12 @@ type podJSON struct {
 	PreemptionPolicy          *string                        `json:"preemption_policy"`
 	// StartTime is Status.StartTime in ns after the adapter's epoch (preemption's pickOneNodeForPreemption reads it).
 	StartTime *int64 `json:"start_time"`
+	// Terminating sets DeletionTimestamp (the adapter's epoch): a graceful deletion has begun. PreemptedByScheduler
+	// adds the DisruptionTarget condition, status True, reason PreemptionByScheduler (what PreemptPod patches).
+	// DefaultPreemption's PodEligibleToPreemptOthers reads both (podTerminatingByPreemption), and prepareCandidate
+	// sends no API call for a victim whose DeletionTimestamp is set.
+	Terminating          bool `json:"terminating"`
+	PreemptedByScheduler bool `json:"preempted_by_scheduler"`
 }
 
 // preferredSchedulingTermJSON is spec.objects.PreferredSchedulingTerm: a weight and a node selector term.
@@ -420,6 +426,14 @@ func (p podJSON) toPod() *v1.Pod {
 	}
 	if p.StartTime != nil {
 		pod.Status.StartTime = &metav1.Time{Time: epoch.Add(time.Duration(*p.StartTime))}
+	}
+	if p.Terminating {
+		pod.DeletionTimestamp = &metav1.Time{Time: epoch}
+	}
+	if p.PreemptedByScheduler {
+		pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{
+			Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+		})
 	}
 	for i, claim := range p.PVCClaims {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{

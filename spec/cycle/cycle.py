@@ -456,7 +456,8 @@ def post_filter(cluster: Cluster, uid: str) -> tuple[PreemptionResult, ...]:
     pod = cluster.api_pods.get(uid)
     statuses = filter_statuses(cluster, cluster.pending[uid]) if pod is not None else {}
     return preemption_outcomes(pod, cluster.snapshot, statuses, tuple(cluster.pdbs.values()),
-                               nominated_pods(cluster) or _no_nominated, cluster.now, namespaces=cluster.namespaces)
+                               nominated_pods(cluster) or _no_nominated, cluster.now, namespaces=cluster.namespaces,
+                               skips_terminating=cluster.cache.profile.preemption_skips_terminating_victims)
 
 
 def choose_post_filter_result(results: tuple[PreemptionResult, ...], node: str | None) -> PreemptionResult:
@@ -501,9 +502,10 @@ def post_filter_message(cluster: Cluster, uid: str, result: PreemptionResult) ->
 def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> Cluster:
     """What PostFilter's ``result`` leaves for pending pod ``uid``: the failure handler records the nomination in the
     queue's nominator (``AddNominatedPod``: the chosen node, "" after a preemption that found no candidate, the
-    pod's own ``NominatedNodeName`` when the result is nil); each victim not already terminating is deleted at the
-    API server and its informer's delete event handled (:func:`delete_pod`); the pods of lower priority nominated
-    to the chosen node lose their nomination.
+    pod's own ``NominatedNodeName`` when the result is nil); each victim the result deletes (from v1.35 not those
+    already terminating: :func:`spec.cycle.preemption.preparation`) is deleted at the API server and its
+    informer's delete event handled (:func:`delete_pod`); the pods of lower priority nominated to the chosen node
+    that the result clears lose their nomination.
 
     This is one atomic step. In Kubernetes the victims' API calls and the clearing of the lower-priority pods'
     ``NominatedNodeName`` run in a goroutine (``prepareCandidateAsync``, SchedulerAsyncPreemption, on in every

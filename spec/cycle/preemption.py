@@ -20,8 +20,9 @@ A scheduling cycle whose Filter rejected every node runs it with each node's sta
 5. **The result** (:func:`preemption_outcomes`): the pod is nominated to the node (the failure handler records and
    patches it: :mod:`spec.cycle.failure`), each victim that is not already terminating gets the ``DisruptionTarget``
    condition and is deleted through the API, and pods of lower priority nominated to that node lose their
-   nomination. With ``SchedulerAsyncPreemption`` (beta, on, since v1.33: so in every modelled profile) the API calls
-   run in a goroutine and the pod's own PreEnqueue (DefaultPreemption's) keeps it out of activeQ meanwhile.
+   nomination; when every victim is terminating neither happens (v1.34 calls and clears all the same:
+   :func:`preparation`). With ``SchedulerAsyncPreemption`` (beta, on, since v1.33: so in every modelled profile) the
+   API calls run in a goroutine and the pod's own PreEnqueue (DefaultPreemption's) keeps it out of activeQ meanwhile.
 
 A pod's importance (``MoreImportantPod``) is its priority, then the earlier start time; a pod not started yet reads
 as started ``now``. Go's ``sort.Slice`` is unstable and its insertion sort (used below 13 elements) swaps two pods
@@ -383,12 +384,14 @@ class PreemptionResult:
 def preemption_outcomes(
     pod: Pod | None, snapshot: Snapshot, statuses: Mapping[str, Rejection], pdbs: Sequence[PodDisruptionBudget],
     nominated: NominatedPods, now: int, offset: int = 0, namespaces: Namespaces = NO_NAMESPACES,
+    skips_terminating: bool = True,
 ) -> tuple[PreemptionResult, ...]:
     """Every result DefaultPreemption's PostFilter may return for the pod the informer has now (``pod``; None if it
     is gone), after Filter rejected the snapshot's nodes with ``statuses``: one per node
     :func:`best_preemption_nodes` allows, or the single failure. ``nominated`` gives the pods nominated to a node;
     ``offset`` is the dry run's random start (it matters only with more than 100 potential nodes); ``namespaces`` are
-    the cluster's (InterPodAffinity's namespace lister).
+    the cluster's (InterPodAffinity's namespace lister); ``skips_terminating`` is the release's
+    :attr:`spec.versions.VersionProfile.preemption_skips_terminating_victims` (:func:`preparation`).
 
     Kubernetes: `Evaluator.Preempt` (pkg/scheduler/framework/preemption/preemption.go)
     Kubernetes: `PostFilter` (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)
@@ -415,11 +418,28 @@ def preemption_outcomes(
     for node in best_preemption_nodes(candidates, now):
         chosen = next(c for c in candidates if c.node == node)
         victims = chosen.victims.pods
+        deleted, cleared = preparation(pod, victims, nominated(node), skips_terminating)
         results.append(PreemptionResult(
-            Outcome.SUCCESS, "", NominatingInfo(NominatingMode.OVERRIDE, node), victims,
-            tuple(v for v in victims if not v.terminating), lower_priority_nominated_pods(pod, nominated(node)),
+            Outcome.SUCCESS, "", NominatingInfo(NominatingMode.OVERRIDE, node), victims, deleted, cleared,
         ))
     return tuple(results)
+
+
+def preparation(
+    pod: Pod, victims: Sequence[Pod], nominated: Sequence[Pod], skips_terminating: bool
+) -> tuple[tuple[Pod, ...], tuple[Pod, ...]]:
+    """What the async preemption of ``pod`` does once a candidate is chosen: the victims that get ``PreemptPod``'s
+    API calls, and the pods of lower priority among those ``nominated`` to the node whose nomination it clears. With
+    ``skips_terminating`` (v1.35 on) a victim already terminating gets no call, and if no victim is left no goroutine
+    starts, so no nomination is cleared; without it (v1.34) every victim gets the calls and the nominations are
+    cleared (:attr:`spec.versions.VersionProfile.preemption_skips_terminating_victims`).
+
+    Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go, executor.go)
+    """
+    deleted = tuple(v for v in victims if not (skips_terminating and v.terminating))
+    if not deleted and skips_terminating:
+        return (), ()
+    return deleted, lower_priority_nominated_pods(pod, nominated)
 
 
 def placement_message(result: PreemptionResult) -> str:

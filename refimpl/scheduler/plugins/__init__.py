@@ -127,7 +127,8 @@ def new_default_framework(
         plugins = [ScoringDynamicResourcesPostFilter(reason) if isinstance(p, DynamicResources) else p for p in plugins]
         if not any(isinstance(p, DynamicResourcesPostFilter) for p in plugins):
             plugins.append(DynamicResourcesPostFilter(reason))
-        plugins.append(DefaultPreemption(handle, reports_placement=profile.preemption_reports_placement))
+        plugins.append(DefaultPreemption(handle, reports_placement=profile.preemption_reports_placement,
+                                         skips_terminating_victims=profile.preemption_skips_terminating_victims))
     return Framework(
         plugins,
         score_weights=score_weights(profile),

@@ -97,11 +97,14 @@ class DefaultPreemption(PostFilterPlugin):
         min_candidate_nodes_absolute: int = MIN_CANDIDATE_NODES_ABSOLUTE,
         rng: random.Random | None = None,
         reports_placement: bool = False,
+        skips_terminating_victims: bool = True,
     ) -> None:
         """``New``. ``pod_lister`` None reads the pod as given (no informer); ``pdb_lister`` None means no budgets;
         ``reports_placement`` is v1.37's ``Preempt``, whose success status has a message (:data:`PLACEMENT_FOUND`;
-        :attr:`spec.versions.VersionProfile.preemption_reports_placement`). Fails with ``ValueError`` on arguments
-        ``ValidateDefaultPreemptionArgs`` refuses."""
+        :attr:`spec.versions.VersionProfile.preemption_reports_placement`); ``skips_terminating_victims`` False is
+        v1.34's ``prepareCandidateAsync``, which preempts terminating victims too
+        (:attr:`spec.versions.VersionProfile.preemption_skips_terminating_victims`). Fails with ``ValueError`` on
+        arguments ``ValidateDefaultPreemptionArgs`` refuses."""
         if not 0 <= min_candidate_nodes_percentage <= 100 or min_candidate_nodes_absolute < 0:
             raise ValueError("minCandidateNodesPercentage must be in [0, 100] and minCandidateNodesAbsolute >= 0")
         if min_candidate_nodes_percentage == 0 and min_candidate_nodes_absolute == 0:
@@ -113,6 +116,7 @@ class DefaultPreemption(PostFilterPlugin):
         self.min_candidate_nodes_absolute = min_candidate_nodes_absolute
         self.rng = rng if rng is not None else random.Random(0)
         self.reports_placement = reports_placement
+        self.skips_terminating_victims = skips_terminating_victims
         self.preempted: list[Preemption] = []
         """Every victim whose deletion this plugin requested, in order (the driver deletes them)."""
         self.preempt_pod: Callable[[str, Pod, Pod], None] = self._preempt_pod
@@ -279,11 +283,15 @@ class DefaultPreemption(PostFilterPlugin):
         return by_name[pick_one_node_for_preemption(by_name, self.handle.clock.now(), self.rng)]
 
     def prepare_candidate(self, candidate: Candidate, pod: Pod) -> None:
-        """``prepareCandidate``: preempt each victim not already terminating, then clear the nomination of the pods
-        of lower priority nominated to the node (``getLowerPriorityNominatedPods``, ``clearNominatedNodeName``)."""
-        for victim in candidate.victims.pods:
-            if not victim.terminating:
-                self.preempt_pod(candidate.name, pod, victim)
+        """``prepareCandidateAsync``: preempt each victim not already terminating, then clear the nomination of the
+        pods of lower priority nominated to the node (``getLowerPriorityNominatedPods``, ``clearNominatedNodeName``);
+        when every victim is terminating, nothing (no goroutine starts). v1.34's (``skips_terminating_victims``
+        False) preempts every victim and always clears."""
+        victims = [v for v in candidate.victims.pods if not (self.skips_terminating_victims and v.terminating)]
+        if not victims and self.skips_terminating_victims:
+            return
+        for victim in victims:
+            self.preempt_pod(candidate.name, pod, victim)
         nominated = self.handle.nominated_pods_for_node(candidate.name)
         for lower in [p for p in nominated if p.priority < pod.priority]:
             self.handle.clear_nominated_node_name(lower)

@@ -42,10 +42,10 @@ FOO = FrozenMap({"app": "foo"})
 
 
 def pod(uid: str, priority: int, cpu: int, node: str = "", start: int | None = None, labels: bool = False,
-        nominated: str = "") -> Pod:
+        nominated: str = "", terminating: bool = False) -> Pod:
     return Pod(uid, uid, node_name=node, priority=priority, start_time=start,
                containers=(Container("c", resource_list(cpu=cpu, memory=10)),),
-               labels=FOO if labels else FrozenMap(), nominated_node_name=nominated)
+               labels=FOO if labels else FrozenMap(), nominated_node_name=nominated, terminating=terminating)
 
 
 @st.composite
@@ -59,7 +59,8 @@ def clusters(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod, list[PodDisru
         if sum(1 for p in bound if p.node_name == node.name) >= node.allocatable.get("pods", 0):
             continue
         bound.append(pod(f"b{index}", draw(st.integers(-1, 2)), draw(st.sampled_from([100, 200, 300])), node.name,
-                         draw(st.one_of(st.none(), st.integers(0, 20))), draw(st.booleans())))
+                         draw(st.one_of(st.none(), st.integers(0, 20))), draw(st.booleans()),
+                         terminating=draw(st.booleans())))
     preemptor = pod("p", draw(st.integers(0, 3)), draw(st.sampled_from([200, 400, 600])))
     pdbs = [PodDisruptionBudget("pdb", selector=FOO, disruptions_allowed=draw(st.integers(0, 2)))] \
         if draw(st.booleans()) else []
@@ -71,10 +72,12 @@ def clusters(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod, list[PodDisru
     return nodes, bound, preemptor, pdbs, nominated
 
 
-@given(clusters())
+@given(clusters(), st.booleans())
 def test_refimpl_preemption_is_one_the_spec_allows(
-    cluster: tuple[list[Node], list[Pod], Pod, list[PodDisruptionBudget], dict[str, list[Pod]]],
+    cluster: tuple[list[Node], list[Pod], Pod, list[PodDisruptionBudget], dict[str, list[Pod]]], skips: bool,
 ) -> None:
+    """refimpl's PostFilter chooses a result the spec allows, with the victims it deletes and the nominations it
+    clears, on either release's handling of terminating victims (preemption_skips_terminating_victims)."""
     nodes, bound, preemptor, pdbs, nominated = cluster
     # refimpl: a cache, its snapshot, a framework with the default filters and DefaultPreemption
     clock = FakeClock(NOW)
@@ -91,7 +94,7 @@ def test_refimpl_preemption_is_one_the_spec_allows(
     handle.nominated_pods_for_node = lambda name: list(nominated.get(name, ()))
     cleared: list[str] = []
     handle.clear_nominated_node_name = lambda p: cleared.append(p.uid)
-    plugin = DefaultPreemption(handle, pdb_lister=lambda: pdbs, rng=random.Random(0))
+    plugin = DefaultPreemption(handle, pdb_lister=lambda: pdbs, rng=random.Random(0), skips_terminating_victims=skips)
     fwk = Framework([*default_filter_plugins(), plugin], handle=handle)
     m = NodeToStatus()
     for info in handle.snapshot.node_info_list:
@@ -109,7 +112,8 @@ def test_refimpl_preemption_is_one_the_spec_allows(
     if len(statuses) < len(nodes):
         return  # the pod fits somewhere: no PostFilter
     assert {n: s.code.name for n, s in m.node_to_status.items()} == {n: r.code.name for n, r in statuses.items()}
-    allowed = preemption_outcomes(preemptor, snapshot, statuses, pdbs, lambda n: nominated.get(n, ()), NOW)
+    allowed = preemption_outcomes(preemptor, snapshot, statuses, pdbs, lambda n: nominated.get(n, ()), NOW,
+                                  skips_terminating=skips)
     chosen, status = plugin.post_filter(CycleState(), preemptor, m)
     by_node = {r.nominated_node: r for r in allowed}
     assert chosen in by_node, (chosen, list(by_node))

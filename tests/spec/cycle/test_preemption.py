@@ -29,6 +29,7 @@ from spec.cycle.preemption import (
     num_candidates,
     pod_eligible_to_preempt_others,
     preemption_outcomes,
+    preparation,
     select_victims_on_node,
 )
 from spec.frozenmap import FrozenMap
@@ -350,3 +351,15 @@ def test_a_selection_that_also_takes_equal_priority_pods_breaks_the_invariant(mo
     (result,) = outcomes(p, snapshot)
     assert result.outcome is Outcome.SUCCESS
     assert not inv_preemption_victims_have_lower_priority(p, result)
+
+
+def test_preparation_skips_terminating_victims_from_v1_35() -> None:
+    """``prepareCandidateAsync``: from v1.35 a terminating victim gets no API call and, when every victim is
+    terminating, no goroutine starts (no nomination cleared); v1.34's calls every victim and always clears."""
+    preemptor = make_pod("p", HIGH, LARGE)
+    terminating, live = make_pod("t", LOW, SMALL, "n1", terminating=True), make_pod("v", LOW, SMALL, "n1")
+    lower, equal = make_pod("m", MID, SMALL), make_pod("e", HIGH, SMALL)
+    assert preparation(preemptor, (terminating,), (lower, equal), True) == ((), ())
+    assert preparation(preemptor, (terminating, live), (lower, equal), True) == ((live,), (lower,))
+    assert preparation(preemptor, (terminating,), (lower, equal), False) == ((terminating,), (lower,))
+    assert preparation(preemptor, (), (lower,), False) == ((), (lower,))
