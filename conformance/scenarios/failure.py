@@ -17,10 +17,12 @@ from typing import Final
 
 from conformance.operations import (
     ClusterAddNode,
+    ClusterRemoveNode,
     ConfirmBinding,
     CrashScheduler,
     CreatePod,
     CycleOperation,
+    DeletePod,
     FailBinding,
     FailScheduling,
     LandOrphanedBind,
@@ -87,13 +89,25 @@ def failure_scenarios() -> list[Scenario]:
                    [ClusterAddNode(node("n1")), CreatePod(replace(pod("p", 600), nominated_node_name="n1")),
                     FailScheduling("p", "n1", FailurePoint.PERMIT)], preemption=preemption),
         ]
+    for preemption in (False, True):
+        scenarios.append(_failh(
+            "recreated_during_binding",
+            f"TestHandleSchedulingFailureSkipsRecreatedPod ({_FAILH_SCHEDULE_ONE_TEST}): p is deleted during its "
+            "binding cycle and a pod of the same name (another UID) is created; the bind then fails and the handler, "
+            "whose lister finds the new pod under p's name, neither requeues p nor nominates it (without the UID "
+            "check, AddNominatedPod would find an unbound pod of that name and keep p nominated to \"\")",
+            [ClusterAddNode(node("n1")), CreatePod(pod("p", 600)), SchedulePod("p", "n1"), DeletePod("p"),
+             CreatePod(replace(pod("p2", 600), name="pod-p")), FailBinding("p", FailurePoint.BIND)],
+            preemption=preemption))
     scenarios.append(_failh(
         "bound_meanwhile.nomination_dropped",
         f"TestFailureHandler_PodAlreadyBound ({_FAILH_SCHEDULER_TEST}) with a nominated pod: p's first cycle after the "
         "restart finds no node and no victim (q has its priority), so p is nominated to \"\" (through v1.36); p's "
-        "old bind then lands, and its next failed cycle leaves it unqueued and drops the nomination "
-        "(AddNominatedPod deletes the pod's entry before its lister finds p bound)",
+        "old bind then lands and n1 is removed, and p's next cycle (ErrNoNodesAvailable: no PostFilter) leaves it "
+        "unqueued and drops the nomination (the handler's AddNominatedPod deletes the pod's entry before its lister "
+        "finds p bound); r, nominated to \"\" the same way, keeps the nominator observed",
         [ClusterAddNode(node("n1")), CreatePod(pod("p", 600)), SchedulePod("p", "n1"), CrashScheduler(),
-         RestartScheduler(), CreatePod(pod("q", 600)), *placed("q", "n1"), FailScheduling("p"),
-         LandOrphanedBind("p"), FailScheduling("p"), ConfirmBinding("p")], preemption=True))
+         RestartScheduler(), CreatePod(pod("q", 600)), *placed("q", "n1"), CreatePod(pod("r", 600)),
+         FailScheduling("r"), FailScheduling("p"), LandOrphanedBind("p"), ClusterRemoveNode("n1"),
+         FailScheduling("p")], preemption=True))
     return scenarios

@@ -415,15 +415,17 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
 def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingInfo | None,
                    nominator: Nominator) -> Cluster:
     """What the failure handler leaves in ``cluster`` for pod ``uid`` (``pod`` as its cycle had it), starting from
-    ``nominator``: the pod stays queued as the informer has it (the API server's pod), or leaves the queue when the
-    informer has it gone, bound (a crashed predecessor's bind that landed, its event not delivered yet) or recreated;
+    ``nominator``: the informer's lister finds the pod by namespace and name (the API server's pod of that name); the
+    pod stays queued as listed, or leaves the queue when the lister has it gone, bound (a crashed predecessor's bind
+    that landed, its event not delivered yet) or recreated (another UID under its name: deleted and created again);
     with preemption, the queue's nominator records ``nominating``
     (:func:`spec.cycle.failure.handle_scheduling_failure`). Without preemption the cluster keeps no nominator (no pod
     is ever nominated there).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
-    handled = handle_scheduling_failure(pod, True, "", nominating, cluster.api_pods.get(uid), nominator,
+    listed = next((p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
+    handled = handle_scheduling_failure(pod, True, "", nominating, listed, nominator,
                                         cluster.cache.profile.empty_nomination_clears)
     pending = cluster.pending.set(uid, handled.requeued) if handled.requeued is not None \
         else cluster.pending.remove(uid)
