@@ -415,7 +415,8 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
 def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingInfo | None,
                    nominator: Nominator) -> Cluster:
     """What the failure handler leaves in ``cluster`` for pod ``uid`` (``pod`` as its cycle had it), starting from
-    ``nominator``: the informer's lister finds the pod by namespace and name (the API server's pod of that name); the
+    ``nominator``: the informer's lister finds the pod by namespace and name (the API server's pod of that name: the
+    pod itself while it exists, as live pods' names are unique, else a pod created under its name since); the
     pod stays queued as listed, or leaves the queue when the lister has it gone, bound (a crashed predecessor's bind
     that landed, its event not delivered yet) or recreated (another UID under its name: deleted and created again);
     with preemption, the queue's nominator records ``nominating``
@@ -424,7 +425,8 @@ def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingI
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
-    listed = next((p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
+    listed = cluster.api_pods.get(uid) or next(
+        (p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
     handled = handle_scheduling_failure(pod, True, "", nominating, listed, nominator,
                                         cluster.cache.profile.empty_nomination_clears)
     pending = cluster.pending.set(uid, handled.requeued) if handled.requeued is not None \
