@@ -63,7 +63,9 @@ from refimpl.scheduler.nominator import Nominator
 from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
 from refimpl.scheduler.schedule_one import (
+    CLEAR_NOMINATED_NODE,
     ERR_NO_NODES_AVAILABLE,
+    failure_handling,
     pass_filters,
     pass_filters_with_nominated_pods,
     snapshot_columns,
@@ -378,9 +380,7 @@ class RefimplCycle:
         _require(not any(v in self.unconfirmed for v in victims),
                  "a victim's binding has not reached the scheduler's informer yet")
         nominating = NominatingInfo(NominatingMode.OVERRIDE, node) if node is not None else None
-        listed = self.api_pods.get(pod.uid)
-        if listed is not None and not listed.node_name:
-            self.nominator.add_nominated_pod(listed, nominating)
+        self.handle_failure(pod, nominating)
         for victim in victims:
             self.delete_pod(victim)
         self.preemption_result = preemption_json(CODE_NAMES[status.code], node or "", victims)
@@ -417,12 +417,14 @@ class RefimplCycle:
             fitting = self.decision["feasible"]
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
             self.filters = {name: _verdict(status) for name, status in rejected.items()}
-            if self.preemption and self.fit_error is None:  # ErrNoNodesAvailable: clearNominatedNode
-                self.nominator.add_nominated_pod(self.api_pods[uid], NominatingInfo(NominatingMode.OVERRIDE, ""))
-            elif self.fit_error is not None and self.preemption:
+            if self.fit_error is None:  # ErrNoNodesAvailable: clearNominatedNode
+                self.handle_failure(self.pending[uid], CLEAR_NOMINATED_NODE)
+            elif self.preemption:
                 state, pod, diagnosis, count = self.fit_error
                 self.post_filter(state, pod, diagnosis)
                 self.decision = {**self.decision, "message": str(FitError(pod.uid, count, diagnosis))}
+            else:  # a FitError without PostFilter plugins: no nominating info
+                self.handle_failure(self.fit_error[1], None)
             return
         _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
         try:
@@ -432,13 +434,27 @@ class RefimplCycle:
         self.reject_after_assume(replace(pod, node_name=node))
 
     def reject_after_assume(self, assumed: Pod) -> None:
-        """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``; the pod stays pending (with
-        preemption, the failure handler nominates it to no node: ``clearNominatedNode``)."""
+        """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``, then the failure handler with
+        ``clearNominatedNode`` (:meth:`handle_failure`)."""
         self.cache.assume_pod(assumed)
-        self.cache.forget_pod(assumed)
         if self.preemption:
             self.nominator.delete_nominated_pod_if_exists(assumed)
-            self.nominator.add_nominated_pod(self.api_pods[assumed.uid], NominatingInfo(NominatingMode.OVERRIDE, ""))
+        self.cache.forget_pod(assumed)
+        self.handle_failure(assumed, CLEAR_NOMINATED_NODE)
+
+    def handle_failure(self, pod: Pod, nominating: NominatingInfo | None) -> None:
+        """``handleSchedulingFailure`` for ``pod`` (as its cycle had it), as far as the cycle area observes it:
+        refimpl's requeue decision (:func:`refimpl.scheduler.schedule_one.failure_handling`) from the informer's pod
+        (the API server's): the pod stays queued as listed, or leaves the queue when it is gone, bound or recreated;
+        with preemption the queue's nominator records ``nominating`` for the pod the decision names
+        (``AddNominatedPod``)."""
+        handling = failure_handling(pod, self.list_pod(pod.namespace, pod.name))
+        if handling.requeue is not None:
+            self.pending[pod.uid] = handling.requeue
+        else:
+            self.pending.pop(pod.uid, None)
+        if self.preemption and handling.nominee is not None:
+            self.nominator.add_nominated_pod(handling.nominee, nominating)
 
     # -- binding cycle --------------------------------------------------------------------------------
 
@@ -524,16 +540,15 @@ class RefimplCycle:
             self.cache.finish_binding(assumed, self.now)
 
     def fail_binding(self, uid: str, point: FailurePoint) -> None:
-        """``handleBindingCycleError``: FinishBinding if the bind was reached, ForgetPod (errors only logged),
-        and a requeue if the pod still exists unbound."""
+        """``handleBindingCycleError``: FinishBinding if the bind was reached, ForgetPod (errors only logged), then
+        the failure handler with ``clearNominatedNode`` (:meth:`handle_failure`): a requeue if the pod still exists
+        unbound."""
         _require(uid in self.binding and point in BINDING_FAILURES, f"pod {uid} has no binding cycle to fail")
         assumed = self.binding.pop(uid)
         if point is FailurePoint.BIND:
             self.finish_binding(assumed)
         self.forget_after_binding_failure(assumed)
-        current = self.api_pods.get(uid)
-        if current is not None and current.node_name == "":
-            self.pending[uid] = current
+        self.handle_failure(assumed, CLEAR_NOMINATED_NODE)
 
     def forget_after_binding_failure(self, assumed: Pod) -> None:
         with suppress(CacheError):

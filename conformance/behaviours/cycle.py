@@ -50,6 +50,7 @@ from spec.cycle.filters import (
     rejection_code,
 )
 from spec.objects import Node, Pod, PodAffinityTerm, selector_matches
+from spec.queue.nominator import nominated_pods_for_node
 from spec.resources import compute_pod_resource, get_host_ports
 
 _FILTER_TAGS = {"NodeUnschedulable": "cycle.filter.node_unschedulable",
@@ -76,6 +77,7 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags |= _schedule(before, uid, node, outcome) | _decision(outcome) | _namespace_selected(before, uid)
         case FailScheduling(uid, node, point):
             tags |= _fail_scheduling(before, uid, node, point) | _decision(outcome) | _namespace_selected(before, uid)
+            tags |= _failure_handled(uid, after)
         case BindPod(uid):
             tags.add("cycle.bind.ok")
             if before.cache.profile.assumed_pod_expiry:
@@ -88,6 +90,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
                 tags.add("cycle.fail_binding.pod_deleted")
             if uid not in before.cache.pod_states:
                 tags.add("cycle.fail_binding.already_forgotten")
+            tags |= _failure_handled(uid, after)
+            if after.preemption and uid in nominated_pods_for_node(after.nominator, ""):
+                tags.add("cycle.fail_binding.nominated_nowhere")
         case ConfirmBinding(uid):
             tags.add("cycle.confirm.assumed" if uid in before.cache.assumed_pods else "cycle.confirm.expired_readded")
         case DeletePod() | ClusterAddNode() | ClusterUpdateNode() | ClusterRemoveNode() | Tick() \
@@ -185,6 +190,14 @@ def _decision(outcome: CycleOutcome) -> set[str]:
 _SCORE_TAGS = {"TaintToleration": "cycle.score.taint_toleration", "NodeResourcesFit": "cycle.score.least_allocated",
                "NodeResourcesBalancedAllocation": "cycle.score.balanced_allocation",
                "ImageLocality": "cycle.score.image_locality", "NodeAffinity": "cycle.score.node_affinity"}
+
+
+def _failure_handled(uid: str, after: Cluster) -> set[str]:
+    """The failure handler's requeue decision: a pod its lister has bound is not requeued."""
+    listed = after.api_pods.get(uid)
+    if uid not in after.pending and listed is not None and listed.node_name:
+        return {"cycle.failure.bound_not_requeued"}
+    return set()
 
 
 def _fail_scheduling(before: Cluster, uid: str, node: str | None, point: FailurePoint | None) -> set[str]:

@@ -464,6 +464,11 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"handleBindingCycleError ({_CYCLE})"),
     ("cycle.fail_binding.pod_deleted", "a failed binding of a deleted pod does not requeue it",
      f"handleBindingCycleError ({_CYCLE})"),
+    ("cycle.failure.bound_not_requeued", "a failed cycle of a pod the informer's lister already has bound (a "
+     "predecessor's bind that landed) does not requeue it", f"handleSchedulingFailure ({_CYCLE})"),
+    ("cycle.fail_binding.nominated_nowhere", "with preemption, a failed binding's handler nominates the pod to \"\" "
+     "(clearNominatedNode; stored through v1.36, not from v1.37)",
+     f"handleBindingCycleError, handleSchedulingFailure ({_CYCLE})"),
     ("cycle.fail_binding.already_forgotten", "ForgetPod after the delete handler forgot the pod: its result is "
      "only logged", f"handleBindingCycleError ({_CYCLE})"),
     ("cycle.confirm.assumed", "the informer's AddPod confirms the assumed pod", f"addAssignedPodToCache ({_EVENTS})"),
@@ -710,7 +715,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("remove-from-slice", "removeFromSlice", ("cache.node_info.remove_from_slice",)),
     ("reorder", "confirmations out of order", ("cycle.confirm.",)),
     ("requeue", "pods requeued after a failure", ("cycle.fail_binding.requeued", "cycle.unschedulable.",
-                                                  "cycle.reserve.", "cycle.permit.")),
+                                                  "cycle.reserve.", "cycle.permit.", "cycle.failure.")),
     ("reserve", "Reserve rejections", ("cycle.reserve.",)),
     ("resources", "resource accounting and fit", ("resources.", "cycle.fit.", "cycle.filter.node_resources_fit",
                                                   "cache.update_node.allocatable_changed")),

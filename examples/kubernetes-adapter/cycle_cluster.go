@@ -41,7 +41,8 @@ func (a *cycleArea) bindPod(uid string) error {
 }
 
 // failBinding is handleBindingCycleError: FinishBinding if the bind was reached, ForgetPod (its error only
-// logged), and a requeue if the pod still exists unbound.
+// logged), then the failure handler with clearNominatedNode (handleFailure): a requeue if the pod still exists
+// unbound, nominated to no node with preemption.
 func (a *cycleArea) failBinding(uid, point string) error {
 	assumed := a.binding[uid]
 	if err := require(assumed != nil && (point == pointPreBind || point == pointBind), "pod %s has no binding cycle to fail", uid); err != nil {
@@ -54,10 +55,7 @@ func (a *cycleArea) failBinding(uid, point string) error {
 		}
 	}
 	_ = a.sched.Cache.ForgetPod(a.logger, assumed)
-	if current := a.apiPods[uid]; current != nil && current.Spec.NodeName == "" {
-		a.pending[uid] = current
-		a.nominateOnAdd(current)
-	}
+	a.handleFailure(assumed, clearNominatedNode) // handleBindingCycleError's FailureHandler
 	return nil
 }
 

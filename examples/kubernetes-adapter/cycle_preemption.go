@@ -85,17 +85,45 @@ func (a *cycleArea) forgetNomination(pod *v1.Pod) {
 	}
 }
 
-// clearNomination: handleSchedulingFailure with clearNominatedNode for the pod as the informer has it now.
-func (a *cycleArea) clearNomination(uid string) {
-	if !a.preemption {
+// clearNominatedNode is schedule_one.go's clearNominatedNode: the nominating info of every failure but PostFilter's.
+var clearNominatedNode = &nominatingInfo{NominatingMode: modeOverride, NominatedNodeName: ""}
+
+// handleFailure is handleSchedulingFailure (pkg/scheduler/schedule_one.go) as far as the cycle area observes it, for
+// the pod as its cycle had it: the informer's pod of that namespace and name (the API server's) decides the requeue.
+// Gone, or bound meanwhile (a crashed predecessor's bind that landed before its event), the pod leaves the queue
+// (Done) and is still nominated as the cycle had it (the nominator's own lister check drops it); recreated under
+// another UID, it leaves the queue and nothing else happens; otherwise it is queued as listed
+// (AddUnschedulableIfNotPresent) and nominated. With preemption the scheduler's own queue records the nomination
+// (AddNominatedPod).
+func (a *cycleArea) handleFailure(pod *v1.Pod, nominating *nominatingInfo) {
+	uid := string(pod.UID)
+	var listed *v1.Pod
+	for _, p := range a.apiPods {
+		if p.Namespace == pod.Namespace && p.Name == pod.Name {
+			listed = p
+			break
+		}
+	}
+	nominee := pod
+	switch {
+	case listed == nil || listed.Spec.NodeName != "":
+		delete(a.pending, uid)
+		a.forgetNomination(pod) // Done: the pod leaves the queue
+	case listed.UID != pod.UID:
+		delete(a.pending, uid)
+		return
+	default:
+		a.pending[uid] = listed
+		nominee = listed
+	}
+	if !a.preemption || !a.running {
 		return
 	}
-	if listed := a.apiPods[uid]; listed != nil && listed.Spec.NodeName == "" {
-		a.syncAPIServer()
+	a.syncAPIServer()
+	if nominee == listed {
 		schedQueueAdd(a.sched, a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
-		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed),
-			&nominatingInfo{NominatingMode: modeOverride, NominatedNodeName: ""})
 	}
+	a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(nominee), nominating)
 }
 
 // nominated is the observation's "nominated": each node's nominated pods in the order nominated, read from the
@@ -147,7 +175,7 @@ func preemptionGoroutinesFinished() float64 {
 // AddNominatedPod; the async preemption's API calls are waited for and the victims' deletions applied.
 func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	if a.fit == nil { // ErrNoNodesAvailable: no PostFilter, clearNominatedNode
-		a.clearNomination(string(pod.UID))
+		a.handleFailure(pod, clearNominatedNode)
 		return nil
 	}
 	a.syncAPIServer()
@@ -205,9 +233,7 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	if result != nil {
 		nominating = result.NominatingInfo
 	}
-	if listed := a.apiPods[string(pod.UID)]; listed != nil && listed.Spec.NodeName == "" {
-		a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(listed), nominating)
-	}
+	a.handleFailure(pod, nominating)
 	for _, uid := range victims {
 		a.forgetGonePod(uid)
 		a.deleted[uid] = true

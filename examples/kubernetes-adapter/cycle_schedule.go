@@ -150,6 +150,11 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 		if a.preemption {
 			return a.postFilter(pod)
 		}
+		if a.fit == nil { // ErrNoNodesAvailable: clearNominatedNode
+			a.handleFailure(pod, clearNominatedNode)
+		} else { // a FitError without PostFilter plugins: no nominating info
+			a.handleFailure(pod, nil)
+		}
 		return nil
 	}
 	if err := require(args.Point != nil && (*args.Point == pointReserve || *args.Point == pointPermit),
@@ -172,6 +177,6 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 	if err := a.sched.Cache.ForgetPod(a.logger, assumed); err != nil {
 		return err
 	}
-	a.clearNomination(args.UID) // handleSchedulingFailure with clearNominatedNode
+	a.handleFailure(assumed, clearNominatedNode)
 	return nil
 }

@@ -64,6 +64,9 @@ CLEAR_NOMINATED_NODE: Final = NominatingInfo(NominatingMode.OVERRIDE, "")
 POD_SCHEDULED: Final = "PodScheduled"
 REASON_UNSCHEDULABLE: Final = "Unschedulable"
 REASON_SCHEDULER_ERROR: Final = "SchedulerError"
+NOTE_LENGTH_LIMIT: Final = 1024
+"""``validation.NoteLengthLimit``: the longest event note."""
+TRUNCATION_SUFFIX: Final = " ..."
 
 PodLister = Callable[[str, str], Pod | None]
 """The informer's lister: the current pod ``namespace/name``, or None."""
@@ -473,10 +476,11 @@ class Scheduler:
         self, fwk: Framework, pinfo: QueuedPodInfo, status: Status, nominating: NominatingInfo | None, start: int
     ) -> None:
         """``handleSchedulingFailure``: record the rejecting plugins, requeue the pod as the informer now has it
-        (not if it is gone or bound), emit FailedScheduling and patch the PodScheduled=False condition."""
+        (not if it is gone, bound or recreated: :func:`failure_handling`), record the nomination, emit
+        FailedScheduling and patch the PodScheduled=False condition (:func:`failure_condition`); for a recreated pod
+        only ``Done``."""
         pod = pinfo.pod
         error = status.error
-        reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
         if isinstance(error, FitError):
             pinfo.unschedulable_plugins = set(error.diagnosis.unschedulable_plugins)
             pinfo.pending_plugins = set(error.diagnosis.pending_plugins)
@@ -486,26 +490,22 @@ class Scheduler:
             current = self.pod_lister(pod.namespace, pod.name)
         else:  # no informer view: the pod as it was before this cycle assumed it
             current = with_node_name(pod, "")
-        requeued = False
-        if current is None:
-            LOGGER.info("Pod %s doesn't exist in informer cache", klog_kobj(pod))
-        elif current.node_name:
-            LOGGER.info("Pod %s has been assigned to node %s. Abort adding it back to queue.", klog_kobj(pod),
-                        current.node_name)
-        else:
-            pinfo.pod = current
+        handling = failure_handling(pod, current)
+        if handling.requeue is not None:
+            pinfo.pod = handling.requeue
             try:
                 self.queue.add_unschedulable_if_not_present(pinfo, self.queue.scheduling_cycle())
             except Exception as failed:  # Kubernetes logs "Error occurred" and goes on
                 LOGGER.error("Error occurred: %s", failed)
-            requeued = True
-        if not requeued:
+        else:
+            LOGGER.info("Pod %s is gone, bound or recreated in the informer cache; not requeued", klog_kobj(pod))
             self.queue.done(pod.uid)
+        if handling.nominee is None:  # recreated: no nomination, event or status patch
+            return
         # AddNominatedPod before the patch, so the next cycle counts the nomination (the nominator checks the lister)
-        self.queue.add_nominated_pod(pinfo.pod, nominating)
-        message = status.message()
-        self._record_event(pod, "Warning", "FailedScheduling", message)
-        condition = PodCondition(POD_SCHEDULED, "False", reason, message)
+        self.queue.add_nominated_pod(handling.nominee, nominating)
+        condition = failure_condition(status)
+        self._record_event(pod, "Warning", "FailedScheduling", truncate_message(condition.message))
         self.update_pod_status(pod, condition, nominating)
 
     def update_pod_status(self, pod: Pod, condition: PodCondition | None, nominating: NominatingInfo | None) -> None:
@@ -562,6 +562,55 @@ class Scheduler:
         for thread in list(self._threads):
             thread.join(timeout)
         return not any(t.is_alive() for t in self._threads)
+
+
+@dataclass(frozen=True)
+class FailureHandling:
+    """What ``handleSchedulingFailure`` does with a failed pod, given the informer's view of it."""
+
+    requeue: Pod | None
+    """The informer's version of the pod, handed back to the queue (``AddUnschedulableIfNotPresent``); None when the
+    pod is gone, bound or recreated (``Done`` instead)."""
+    nominee: Pod | None
+    """The pod ``AddNominatedPod`` records with the cycle's nominating info: the requeued version, else the cycle's;
+    None when the pod was recreated (Kubernetes returns before the nomination, the event and the status patch)."""
+
+
+def failure_handling(pod: Pod, current: Pod | None) -> FailureHandling:
+    """The failure handler's requeue decision for ``pod`` (as the cycle had it), from ``current``, the pod the
+    informer's lister has under its namespace and name now (None: deleted): a pod gone, or bound meanwhile (an
+    extender's or a crashed predecessor's bind), is not requeued but still nominated as the cycle had it; a pod
+    recreated under its name (another UID) is neither requeued nor nominated; otherwise the informer's version is
+    requeued and nominated.
+
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    """
+    if current is None or current.node_name:
+        return FailureHandling(None, pod)
+    if current.uid != pod.uid:
+        return FailureHandling(None, None)
+    return FailureHandling(current, current)
+
+
+def failure_condition(status: Status) -> PodCondition:
+    """The ``PodScheduled`` condition the failure handler patches: ``False``, reason ``Unschedulable`` for a rejection
+    and ``SchedulerError`` for an error, the status message.
+
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    """
+    reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
+    return PodCondition(POD_SCHEDULED, "False", reason, status.message())
+
+
+def truncate_message(message: str) -> str:
+    """``message`` cut to :data:`NOTE_LENGTH_LIMIT` bytes, ending in " ..." when it was longer (Go slices bytes).
+
+    Kubernetes: `truncateMessage` (pkg/scheduler/schedule_one.go)
+    """
+    raw = message.encode()
+    if len(raw) <= NOTE_LENGTH_LIMIT:
+        return message
+    return raw[: NOTE_LENGTH_LIMIT - len(TRUNCATION_SUFFIX)].decode(errors="replace") + TRUNCATION_SUFFIX
 
 
 class SchedulingError(Exception):

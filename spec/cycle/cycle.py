@@ -60,6 +60,7 @@ from spec.cycle.preemption import (
     preemption_message,
     preemption_outcomes,
 )
+from spec.dispatcher.api_calls import NominatingInfo
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Namespace, Node, Pod, PodDisruptionBudget, with_node_name
@@ -398,22 +399,39 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     if node is None:
         _require(not feasible, f"pod {uid} fits somewhere")
         after = replace(cluster, snapshot=snapshot)
-        if not cluster.preemption:
-            return after
-        if not snapshot.node_info_list:  # ErrNoNodesAvailable: no PostFilter, the nomination is cleared
-            return replace(after, nominator=handle_scheduling_failure(
-                pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid), cluster.nominator,
-                cluster.cache.profile.empty_nomination_clears).nominator)
-        return apply_post_filter(after, uid, choose_post_filter_result(post_filter(after, uid), preempt_on))
+        if cluster.preemption and snapshot.node_info_list:
+            return apply_post_filter(after, uid, choose_post_filter_result(post_filter(after, uid), preempt_on))
+        # ErrNoNodesAvailable: no PostFilter, the nomination is cleared; a FitError without PostFilter: nil
+        nominating = None if snapshot.node_info_list else CLEAR_NOMINATED_NODE
+        return handle_failure(after, uid, pod, nominating, cluster.nominator)
     _require(node in feasible and point in (FailurePoint.RESERVE, FailurePoint.PERMIT), "not a scheduling failure")
     assumed = with_node_name(pod, node)
     state = cache_ops.forget_pod(cache_ops.assume_pod(cluster.cache, assumed), assumed)
-    nominator = cluster.nominator
-    if cluster.preemption:  # assume removed the nomination; the failure re-adds it cleared (clearNominatedNode)
-        nominator = handle_scheduling_failure(pod, True, "", CLEAR_NOMINATED_NODE, cluster.api_pods.get(uid),
-                                              _forget_nomination(cluster, uid),
-                                              cluster.cache.profile.empty_nomination_clears).nominator
-    return replace(cluster, cache=state, snapshot=snapshot, nominator=nominator)
+    after = replace(cluster, cache=state, snapshot=snapshot)
+    # assume removed the nomination; the failure re-adds it cleared (clearNominatedNode)
+    return handle_failure(after, uid, pod, CLEAR_NOMINATED_NODE, _forget_nomination(cluster, uid))
+
+
+def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingInfo | None,
+                   nominator: Nominator) -> Cluster:
+    """What the failure handler leaves in ``cluster`` for pod ``uid`` (``pod`` as its cycle had it), starting from
+    ``nominator``: the informer's lister finds the pod by namespace and name (the API server's pod of that name: the
+    pod itself while it exists, as live pods' names are unique, else a pod created under its name since); the
+    pod stays queued as listed, or leaves the queue when the lister has it gone, bound (a crashed predecessor's bind
+    that landed, its event not delivered yet) or recreated (another UID under its name: deleted and created again);
+    with preemption, the queue's nominator records ``nominating``
+    (:func:`spec.cycle.failure.handle_scheduling_failure`). Without preemption the cluster keeps no nominator (no pod
+    is ever nominated there).
+
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    """
+    listed = cluster.api_pods.get(uid) or next(
+        (p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
+    handled = handle_scheduling_failure(pod, True, "", nominating, listed, nominator,
+                                        cluster.cache.profile.empty_nomination_clears)
+    pending = cluster.pending.set(uid, handled.requeued) if handled.requeued is not None \
+        else cluster.pending.remove(uid)
+    return replace(cluster, pending=pending, nominator=handled.nominator if cluster.preemption else cluster.nominator)
 
 
 # ============================================================================================
@@ -524,9 +542,7 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     nominator = cluster.nominator
     for cleared in result.cleared:
         nominator = delete_nominated_pod_if_exists(nominator, cleared.uid)
-    handled = handle_scheduling_failure(pod, True, "", result.nominating, cluster.api_pods.get(uid), nominator,
-                                        cluster.cache.profile.empty_nomination_clears)
-    after = replace(cluster, nominator=handled.nominator)
+    after = handle_failure(cluster, uid, pod, result.nominating, nominator)
     for victim in result.deleted:
         after = delete_pod(after, victim.uid)
     return after
@@ -577,8 +593,10 @@ def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
     """The binding cycle of ``uid`` fails at PreBind or at the bind call (``handleBindingCycleError``).
 
     ``FinishBinding`` runs only if the bind was reached; then ``Unreserve`` and ``ForgetPod`` (its
-    error, e.g. for a pod already forgotten on deletion, is only logged); the pod is requeued if
-    the API server still has it unbound.
+    error, e.g. for a pod already forgotten on deletion, is only logged); then the failure handler with
+    ``clearNominatedNode`` (:func:`handle_failure`): the pod is requeued if the API server still has it unbound, and
+    with preemption nominated to no node (stored under ``""`` where
+    :attr:`spec.versions.VersionProfile.empty_nomination_clears` is off).
 
     Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
     """
@@ -589,11 +607,8 @@ def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
         state = _finish_binding(state, assumed, cluster.now)
     with suppress(CacheError):  # Kubernetes logs it and sends no move event.
         state = cache_ops.forget_pod(state, assumed)
-    current = cluster.api_pods.get(uid)
-    pending = cluster.pending
-    if current is not None and current.node_name == "":
-        pending = pending.set(uid, current)
-    return replace(cluster, cache=state, binding=cluster.binding.remove(uid), pending=pending)
+    return handle_failure(replace(cluster, cache=state, binding=cluster.binding.remove(uid)), uid, assumed,
+                          CLEAR_NOMINATED_NODE, cluster.nominator)
 
 
 def _finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:

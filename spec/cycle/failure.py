@@ -6,8 +6,9 @@ are no nodes, when Reserve or Permit rejects the pod, or on an error. The handle
 
 1. records the plugins that rejected the pod (for the queueing hints) when the failure is a ``FitError``;
 2. asks the informer for the pod as it is now: if it is gone, or bound meanwhile (an extender's bind that timed out,
-   a crashed predecessor's bind), the pod is not requeued (``Done`` is called instead); otherwise that version is
-   handed back to the queue (``AddUnschedulableIfNotPresent``);
+   a crashed predecessor's bind), the pod is not requeued (``Done`` is called instead); if another pod of the same
+   name (another UID) is there, the pod was recreated: it is not requeued and the handler stops (no nomination, no
+   event, no patch); otherwise that version is handed back to the queue (``AddUnschedulableIfNotPresent``);
 3. records the nomination in the queue's nominator (``AddNominatedPod``, :mod:`spec.queue.nominator`) before the API
    server knows of it, so the next cycle already counts it;
 4. patches the pod's status: the ``PodScheduled`` condition, ``False``, reason ``Unschedulable`` for a rejection or
@@ -51,13 +52,13 @@ class FailureHandling:
     """What ``handleSchedulingFailure`` does with one failed pod.
 
     ``requeued`` is the version of the pod handed back to the queue (None: not requeued, ``Done`` instead);
-    ``nominator`` the queue's nominator afterwards; ``condition`` the ``PodScheduled`` condition patched;
-    ``nominated_node_patch`` the nominated node the patch writes (None: left as it is); ``event_message`` the
-    FailedScheduling event's note."""
+    ``nominator`` the queue's nominator afterwards; ``condition`` the ``PodScheduled`` condition patched (None: no
+    patch and no event, the pod was recreated); ``nominated_node_patch`` the nominated node the patch writes (None:
+    left as it is); ``event_message`` the FailedScheduling event's note ("" without an event)."""
 
     requeued: Pod | None
     nominator: Nominator
-    condition: PodCondition
+    condition: PodCondition | None
     nominated_node_patch: str | None
     event_message: str
 
@@ -86,6 +87,8 @@ def handle_scheduling_failure(
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
+    if listed is not None and listed.node_name == "" and listed.uid != pod.uid:  # recreated: Done, nothing else
+        return FailureHandling(None, nominator, None, None, "")
     requeued = listed if listed is not None and listed.node_name == "" else None
     nominated_pod = requeued if requeued is not None else pod
     nominator = add_nominated_pod(nominator, nominated_pod, nominating, listed, empty_clears)

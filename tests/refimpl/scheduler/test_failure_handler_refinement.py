@@ -1,8 +1,9 @@
 """refimpl's failure handler (``Scheduler.handle_scheduling_failure``) refines the spec's
 (:func:`spec.cycle.failure.handle_scheduling_failure`): for every combination of a rejection or an error, a nominating
-info (none, a node, a clear), the pod as the informer has it (unchanged, updated, gone, bound), and a pod that already
-names a nominated node, refimpl requeues exactly the version the spec requeues, leaves the same nominator, and
-patches the same PodScheduled condition and nominated node."""
+info (none, a node, a clear), the pod as the informer has it (unchanged, updated, gone, bound, recreated under another
+UID), a pod that already names a nominated node, and a message short or over the event note's limit, refimpl requeues
+exactly the version the spec requeues, leaves the same nominator, patches the same PodScheduled condition and
+nominated node (or none), and emits the same FailedScheduling note (or none)."""
 
 from __future__ import annotations
 
@@ -42,21 +43,26 @@ class RecordingClient:
 @given(
     rejected=st.booleans(),
     node=st.sampled_from([None, "", "n1", "n2"]),
-    listed=st.sampled_from(["same", "updated", "gone", "bound"]),
+    listed=st.sampled_from(["same", "updated", "gone", "bound", "recreated"]),
     already=st.sampled_from(["", "n1"]),
+    long=st.booleans(),
 )
-def test_refimpl_failure_handling_is_the_specs(rejected: bool, node: str | None, listed: str, already: str) -> None:
+def test_refimpl_failure_handling_is_the_specs(rejected: bool, node: str | None, listed: str, already: str,
+                                               long: bool) -> None:
     pod = Pod("p", "p", priority=5, nominated_node_name=already)
     current = {"same": pod, "updated": Pod("p", "p", priority=5, nominated_node_name=already,
                                             labels=FrozenMap({"v": "2"})),
-               "gone": None, "bound": with_node_name(pod, "n9")}[listed]
+               "gone": None, "bound": with_node_name(pod, "n9"),
+               "recreated": Pod("p-new", "p", priority=5)}[listed]
     clock = FakeClock()
     queue = SchedulingQueue(clock)
     client = RecordingClient()
+    events: list[tuple[str, str, str]] = []
     sched = Scheduler(Cache(clock=clock), queue, new_default_framework(), client=client, clock=clock,
-                      pod_lister=lambda namespace, name: current, rng=random.Random(0))
-    status = Status(Code.UNSCHEDULABLE, "0/2 nodes are available") if rejected else \
-        Status(Code.ERROR, "boom", error=RuntimeError("boom"))
+                      pod_lister=lambda namespace, name: current, rng=random.Random(0),
+                      event_recorder=lambda p, kind, reason, note: events.append((kind, reason, note)))
+    text = ("0/2 nodes are available: " + "\u00e9" * 600) if long else "0/2 nodes are available"
+    status = Status(Code.UNSCHEDULABLE, text) if rejected else Status(Code.ERROR, text, error=RuntimeError(text))
     nominating = None if node is None else NominatingInfo(NominatingMode.OVERRIDE, node)
     sched.handle_scheduling_failure(sched.frameworks[pod.scheduler_name], QueuedPodInfo(pod, 0), status, nominating, 0)
 
@@ -68,6 +74,10 @@ def test_refimpl_failure_handling_is_the_specs(rejected: bool, node: str | None,
     assert queue.nominator.pod_to_node == dict(expected.nominator.pod_to_node.items())
     assert {n: [r.uid for r in refs] for n, refs in queue.nominator.nominated_pods.items()} == \
         {n: list(u) for n, u in expected.nominator.nominated_pods.items()}
+    if expected.condition is None:
+        assert client.patches == [] and events == []
+        return
+    assert events == [("Warning", "FailedScheduling", expected.event_message)]
     (old, new), = client.patches
     (condition,) = new.conditions
     assert (condition.type, condition.status, condition.reason, condition.message) == (

@@ -12,6 +12,7 @@ from spec.cycle.failure import (
     NOTE_LENGTH_LIMIT,
     REASON_SCHEDULER_ERROR,
     REASON_UNSCHEDULABLE,
+    FailureHandling,
     handle_scheduling_failure,
     truncate_message,
 )
@@ -85,6 +86,7 @@ def test_failure_handler_requeues_the_listed_version_and_nominates_it() -> None:
     handled = handle_scheduling_failure(A, True, "0/1 nodes are available", TO_N1, listed, EMPTY_NOMINATOR, False)
     assert handled.requeued == listed
     assert nominated_node_of(handled.nominator, "a") == "n1"
+    assert handled.condition is not None
     assert handled.condition.reason == REASON_UNSCHEDULABLE and handled.condition.status == "False"
     assert handled.nominated_node_patch == "n1"
 
@@ -93,9 +95,18 @@ def test_failure_handler_does_not_requeue_a_deleted_or_bound_pod() -> None:
     held = add_nominated_pod(EMPTY_NOMINATOR, A, TO_N1, A, False)
     gone = handle_scheduling_failure(A, False, "boom", CLEAR_NOMINATED_NODE, None, held, False)
     assert gone.requeued is None and gone.nominator == EMPTY_NOMINATOR
-    assert gone.condition.reason == REASON_SCHEDULER_ERROR
+    assert gone.condition is not None and gone.condition.reason == REASON_SCHEDULER_ERROR
     bound = handle_scheduling_failure(A, True, "x", None, with_node_name(A, "n9"), held, False)
     assert bound.requeued is None and bound.nominator == EMPTY_NOMINATOR and bound.nominated_node_patch is None
+
+
+def test_failure_handler_skips_a_recreated_pod() -> None:
+    """TestHandleSchedulingFailureSkipsRecreatedPod (pkg/scheduler/schedule_one_test.go, v1.35.8): the informer has
+    another pod (another UID) under the failed pod's name: no requeue, no nomination, no event, no patch."""
+    held = add_nominated_pod(EMPTY_NOMINATOR, A, TO_N1, A, False)
+    recreated = Pod("a2", "a", priority=5)
+    handled = handle_scheduling_failure(A, True, "m", TO_N1, recreated, held, False)
+    assert handled == FailureHandling(None, held, None, None, "")
 
 
 def test_the_patch_writes_the_nominated_node_only_when_it_changes() -> None:
