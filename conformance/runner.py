@@ -10,10 +10,11 @@ restarted and the run goes on, and every result already recorded is kept.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from conformance import protocol
 from conformance.adapters.refimpl_adapter import load_adapter
@@ -115,9 +116,20 @@ def _short(value: JSON) -> str:
     return text if len(text) <= 100 else text[:97] + "..."
 
 
+ABSENT_MEANS: Final[Mapping[str, JSON]] = MappingProxyType({
+    "nominated": {},
+    "scheduler": {"running": True, "orphaned": {}},
+    "kubelet": {"admitted": [], "failed": {}},
+})
+"""Top-level observation keys the spec leaves out while they hold their default (conformance/observe.py: the
+nominator while no pod is nominated, the scheduler while it runs with no orphaned request, the kubelets while they
+handled nothing). An observation that has one of them where the vector's has not is compared with this default, so
+an implementation that nominates, stops or admits where the spec does not is caught rather than ignored."""
+
+
 def observation_diff(expected: JSON, actual: JSON, path: str = "") -> list[str]:
     """Where ``actual`` differs from ``expected``, one readable line per leaf (keys the vector does not expect
-    are ignored)."""
+    are ignored, except the :data:`ABSENT_MEANS` keys, which are compared with their default)."""
     if expected == actual:  # the common case, compared in C; the walk below would find nothing either
         return []
     if isinstance(expected, dict) and isinstance(actual, dict):
@@ -131,6 +143,10 @@ def observation_diff(expected: JSON, actual: JSON, path: str = "") -> list[str]:
         extra = sorted(set(actual) - set(expected))
         if path and extra:  # inside a map (nodes, calls): an entry the implementation has and should not
             lines += [f"{path}.{k}: unexpected entry {_short(actual[k])}" for k in extra]
+        if not path:  # an observation's own key left out by the spec: it must hold its default
+            for key in extra:
+                if key in ABSENT_MEANS:
+                    lines += observation_diff(ABSENT_MEANS[key], actual[key], key)
         return lines
     if expected != actual:
         return [f"{path}: expected {_short(expected)}, got {_short(actual)}"]

@@ -50,3 +50,19 @@ def test_a_difference_is_still_found_below_an_equal_sibling() -> None:
     expected = {"nodes": {"n1": {"pods": ["a"]}, "n2": {"pods": []}}}
     actual = {"nodes": {"n1": {"pods": ["a"]}, "n2": {"pods": ["b"]}}}
     assert observation_diff(expected, actual) == ['nodes.n2.pods: expected [], got ["b"]']
+
+
+def test_a_key_the_spec_leaves_out_must_hold_its_default() -> None:
+    """The spec leaves ``nominated``, ``scheduler`` and ``kubelet`` out while they hold their default: an
+    implementation that reports them otherwise differs (before, any key the vector did not expect was ignored, so
+    a nominator that kept a nomination the spec had dropped passed)."""
+    expected = {"now": 0}
+    assert observation_diff(expected, {"now": 0, "nominated": {}}) == []
+    assert observation_diff(expected, {"now": 0, "nominated": {"n1": ["a"]}}) == [
+        'nominated.n1: unexpected entry ["a"]']
+    assert observation_diff(expected, {"now": 0, "scheduler": {"running": True, "orphaned": {}}}) == []
+    assert observation_diff(expected, {"now": 0, "scheduler": {"running": False, "orphaned": {}}}) == [
+        "scheduler.running: expected true, got false"]
+    assert observation_diff(expected, {"now": 0, "kubelet": {"admitted": ["a"], "failed": {}}}) == [
+        'kubelet.admitted: expected [], got ["a"]']
+    assert observation_diff(expected, {"now": 0, "future_key": 1}) == []  # other keys stay forward-compatible
