@@ -47,6 +47,7 @@ from conformance.scenarios.preemption import (
     preemption_mutation_scenarios,
     preemption_scenarios,
 )
+from conformance.scenarios.preemption_gaps_b import gaps_b_scenarios
 from conformance.scenarios.queue import curated_queue, generated_queue
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache.cache import CacheState, new_cache
@@ -320,7 +321,7 @@ def generate_all() -> list[Vector]:
                  *mutation_curated(), *exploration_scenarios(), *random_scenarios(), *generated_cycle(),
                  *decision_scenarios(), *sampling_scenarios(), *kubelet_scenarios(), *preemption_scenarios(),
                  *pdb_scenarios(), *pre_filter_extension_scenarios(), *preemption_mutation_scenarios(),
-                 *curated_queue(), *generated_queue())
+                 *gaps_b_scenarios(), *curated_queue(), *generated_queue())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
