@@ -23,7 +23,7 @@ from conformance.operations import (
     FailScheduling,
     SchedulePod,
 )
-from conformance.scenarios.cycle import node, placed
+from conformance.scenarios.cycle import _cy, node, placed
 from conformance.scenarios.preemption import (
     FOO,
     HIGH,
@@ -44,12 +44,17 @@ from spec.frozenmap import FrozenMap
 from spec.objects import (
     DO_NOT_SCHEDULE,
     AffinityTerms,
+    Container,
+    ContainerImage,
     LabelSelector,
     LabelSelectorRequirement,
     Namespace,
+    Node,
+    Pod,
     PodAffinityTerm,
     TopologySpreadConstraint,
 )
+from spec.quantities import resource_list
 
 SPREAD_TEST: Final = "podtopologyspread/filtering_test.go"
 AFFINITY_TEST: Final = "interpodaffinity/filtering_test.go"
@@ -191,7 +196,52 @@ def importance_scenarios() -> list[Scenario]:
     ]
 
 
+MIB: Final = 1024 * 1024
+IMAGE_STEP_BELOW: Final = 23 * MIB + 977 * MIB // 4 - 1
+"""One byte below a step of ``calculatePriority`` for one container: (sum - 23 MiB) * 100 / (1000 MiB - 23 MiB) is
+24.99999... here and 25 one byte higher (977 MiB / 4 is a whole number of bytes; a smaller step is not)."""
+
+
+def score_scenarios() -> list[Scenario]:
+    """ImageLocality's ``sumImageScores`` and NodeResourcesFit's LeastAllocated score
+    (imagelocality/image_locality.go, noderesources/least_allocated.go) at figures no other vector has."""
+    big = "registry.example/big:v1"
+
+    def holding(name: str) -> Node:
+        return Node(name, resource_list(cpu=1000, memory=1024 * MIB, pods=10),
+                    images=(ContainerImage((big,), IMAGE_STEP_BELOW),))
+
+    def no_requests(uid: str) -> Pod:
+        return Pod(uid, f"pod-{uid}", containers=(Container("c"),))
+
+    def four_gib(name: str) -> Node:
+        return Node(name, resource_list(cpu=1000, memory=4096 * MIB, pods=20))
+
+    crowded: list[CycleOperation] = [ClusterAddNode(four_gib("a")), ClusterAddNode(four_gib("b"))]
+    for i in range(10):
+        crowded += [CreatePod(no_requests(f"a{i}")), *placed(f"a{i}", "a")]
+    crowded += [CreatePod(Pod("b0", "pod-b0", containers=(Container("c", resource_list(cpu=900, memory=2048 * MIB)),))),
+                *placed("b0", "b"), CreatePod(no_requests("q")), SchedulePod("q", "a")]
+    return [
+        _cy("score.gaps.image_locality_one_byte_below_a_step",
+            "calculatePriority (imagelocality/image_locality.go) of an image sum one byte below a step of its "
+            f"integer scale: both nodes hold the pod's one image of {IMAGE_STEP_BELOW} bytes (scaled by 2/2 nodes, "
+            "unchanged), (sum - 23 MiB) * 100 / 977 MiB truncates to 24 on each (one byte more would give 25)",
+            [ClusterAddNode(holding("i1")), ClusterAddNode(holding("i2")),
+             CreatePod(Pod("p", "pod-p", containers=(Container("c", resource_list(cpu=100), image=big),))),
+             SchedulePod("p", "i1")], "score"),
+        _cy("score.gaps.least_allocated_non_zero_cpu_beyond_allocatable",
+            "leastRequestedScore (noderesources/least_allocated.go) scores a resource 0 when the non-zero requests "
+            "exceed the allocatable: node a holds ten pods without requests (100m of cpu and 200 MiB counted for "
+            "each, GetNonzeroRequests), so with the incoming pod's own 100m its cpu counts 1100m of 1000m and "
+            "scores 0, not below; node b's one pod of 900m leaves the pod's 100m exactly room (cpu 0 too). a's "
+            "memory left makes it the higher total by 1",
+            crowded, "score", "resources"),
+    ]
+
+
 def gaps_b_scenarios() -> list[Scenario]:
     """Every scenario of this module."""
-    return [*spread_scenarios(), *affinity_scenarios(), *budget_scenarios(), *importance_scenarios()]
+    return [*spread_scenarios(), *affinity_scenarios(), *budget_scenarios(), *importance_scenarios(),
+            *score_scenarios()]
 
