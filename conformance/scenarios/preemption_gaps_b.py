@@ -20,6 +20,7 @@ from conformance.operations import (
     ClusterAddNode,
     CreatePod,
     CycleOperation,
+    DeletePod,
     FailScheduling,
     SchedulePod,
 )
@@ -52,6 +53,8 @@ from spec.objects import (
     Node,
     Pod,
     PodAffinityTerm,
+    Taint,
+    Toleration,
     TopologySpreadConstraint,
 )
 from spec.quantities import resource_list
@@ -217,7 +220,19 @@ def score_scenarios() -> list[Scenario]:
     def four_gib(name: str) -> Node:
         return Node(name, resource_list(cpu=1000, memory=4096 * MIB, pods=20))
 
-    crowded: list[CycleOperation] = [ClusterAddNode(four_gib("a")), ClusterAddNode(four_gib("b"))]
+    shaping = FrozenMap({"pool": "shape"})
+
+    def shape_node(name: str) -> Node:
+        return Node(name, resource_list(cpu=64000, memory=64 * 1024 * MIB, pods=110), labels=shaping,
+                    taints=(Taint("pool", "shape"),))
+
+    crowded: list[CycleOperation] = [ClusterAddNode(four_gib("a")), ClusterAddNode(four_gib("b")),
+                                     ClusterAddNode(shape_node("s1")), ClusterAddNode(shape_node("s2"))]
+    for i in range(36):  # 36 pod shapes scored on s1 and s2 fill the rows' 32 memo columns
+        requests = resource_list(cpu=200 + 50 * i, memory=(64 + 16 * i) * MIB)
+        crowded += [CreatePod(Pod(f"s{i}", f"pod-s{i}", containers=(Container("c", requests),), node_selector=shaping,
+                                  tolerations=(Toleration("pool", "Equal", "shape"),))),
+                    SchedulePod(f"s{i}", "s1"), DeletePod(f"s{i}")]
     for i in range(10):
         crowded += [CreatePod(no_requests(f"a{i}")), *placed(f"a{i}", "a")]
     crowded += [CreatePod(Pod("b0", "pod-b0", containers=(Container("c", resource_list(cpu=900, memory=2048 * MIB)),))),
@@ -235,7 +250,9 @@ def score_scenarios() -> list[Scenario]:
             "exceed the allocatable: node a holds ten pods without requests (100m of cpu and 200 MiB counted for "
             "each, GetNonzeroRequests), so with the incoming pod's own 100m its cpu counts 1100m of 1000m and "
             "scores 0, not below; node b's one pod of 900m leaves the pod's 100m exactly room (cpu 0 too). a's "
-            "memory left makes it the higher total by 1",
+            "memory left makes it the higher total by 1. Thirty-six pods of as many shapes, scored first on two "
+            "tainted nodes the pod does not tolerate, leave the reference implementation no memo column for this "
+            "pod's shape, so it scores the nodes from the rows' figures",
             crowded, "score", "resources"),
     ]
 
