@@ -42,7 +42,28 @@ def snapshot_with(snapshot: Snapshot | None, info: NodeInfo) -> Snapshot:
     if snapshot is None:
         return Snapshot(FrozenMap({name: info}), (name,), (name,) if info.pods_with_affinity else (),
                         (name,) if info.pods_with_required_anti_affinity else ())
-    return replace(snapshot, node_info_map=snapshot.node_info_map.set(name, info))
+    order = snapshot.node_info_list
+    return replace(
+        snapshot, node_info_map=snapshot.node_info_map.set(name, info),
+        have_pods_with_affinity_list=_listed(snapshot.have_pods_with_affinity_list, order, name,
+                                             bool(info.pods_with_affinity)),
+        have_pods_with_required_anti_affinity_list=_listed(
+            snapshot.have_pods_with_required_anti_affinity_list, order, name,
+            bool(info.pods_with_required_anti_affinity)))
+
+
+def _listed(names: tuple[str, ...], order: tuple[str, ...], name: str, holds: bool) -> tuple[str, ...]:
+    """``names`` (a snapshot's list of the nodes holding pods with (anti-)affinity) with node ``name`` listed
+    if and only if it now ``holds`` such a pod, in ``order`` (the snapshot's node order). A nominated pod with a
+    required anti-affinity term added to a node that had none must be seen: Kubernetes' InterPodAffinity AddPod
+    (``preFilterState.updateWithPod``, interpodaffinity/filtering.go) counts its terms whatever the node held."""
+    if holds == (name in names):
+        return names
+    if not holds:
+        return tuple(n for n in names if n != name)
+    listed = set(names) | {name}
+    ordered = tuple(n for n in order if n in listed)
+    return ordered if name in ordered else (*ordered, name)
 
 
 def higher_or_equal_nominated(pod: Pod, nominated: Sequence[Pod]) -> tuple[Pod, ...]:

@@ -33,7 +33,16 @@ from spec.cycle.preemption import (
     select_victims_on_node,
 )
 from spec.frozenmap import FrozenMap
-from spec.objects import PREEMPT_NEVER, Container, Node, Pod, PodDisruptionBudget
+from spec.objects import (
+    PREEMPT_NEVER,
+    AffinityTerms,
+    Container,
+    LabelSelector,
+    Node,
+    Pod,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+)
 from spec.quantities import resource_list
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
@@ -313,6 +322,26 @@ def test_room_held_for_a_higher_priority_nominated_pod_is_not_taken() -> None:
     assert filter_with_nominated_pods(make_pod("p", HIGH, SMALL), info, [nominated]) is not None
     assert filter_with_nominated_pods(make_pod("p", VERY_HIGH, SMALL), info, [nominated]) is None
     assert filter_with_nominated_pods(nominated, info, [nominated]) is None, "a pod never yields to itself"
+
+
+def test_a_nominated_pods_anti_affinity_counts_on_a_node_that_had_none() -> None:
+    """InterPodAffinity's AddPod (``preFilterState.updateWithPod``, interpodaffinity/filtering.go) counts a nominated
+    pod's required anti-affinity term on its node even when no pod there had one: the snapshot the filters see must
+    list the node among those with such pods (cycle.preemption.gaps.affinity.* on v1.35.8 and v1.37.2)."""
+    web = FrozenMap({"app": "web"})
+    keep_off = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(web), topology_key="hostname"),))
+    state = cache_ops.add_node(cache_ops.new_cache(), Node("node1", resource_list(cpu=1000, memory=1000, pods=32),
+                                                           labels=FrozenMap({"hostname": "node1"})))
+    snapshot = update_snapshot(state, EMPTY_SNAPSHOT)
+    assert snapshot.have_pods_with_required_anti_affinity_list == ()
+    own = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(FrozenMap({"app": "none"})),
+                                                        topology_key="hostname"),))
+    pod = make_pod("p", LOW, SMALL, labels=web, pod_anti_affinity=own)
+    nominated = make_pod("n", HIGH, SMALL, pod_anti_affinity=keep_off, nominated_node_name="node1")
+    info = snapshot.node_info_map["node1"]
+    assert filter_with_nominated_pods(pod, info, [], snapshot) is None
+    rejection = filter_with_nominated_pods(pod, info, [nominated], snapshot)
+    assert rejection is not None and rejection.plugin == "InterPodAffinity"
 
 
 def test_victims_are_chosen_with_the_nominated_pods_counted() -> None:
