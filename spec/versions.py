@@ -189,9 +189,10 @@ class VersionProfile:
     ``Add`` is documented for new pods only ("there is no chance the pod is already in active/unschedulable/backoff
     queues"), and a running scheduler keeps to that: its informer calls ``addPodToSchedulingQueue`` only for a pod its
     indexer does not hold (client-go's ``processDeltas``: an object already there is an update, a relist included),
-    and the pod's delete event took it out of the queue first (``deletePodFromSchedulingQueue``). The spec's queue holds a pod in one place and an observation has one pod info per UID, so with this
-    setting such an ``Add`` is not a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``):
-    the spec leaves that state unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
+    and the pod's delete event took it out of the queue first (``deletePodFromSchedulingQueue``). The spec's queue
+    holds a pod in one place and an observation has one pod info per UID, so with this setting such an ``Add`` is not
+    a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``): the spec leaves that state
+    unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
     queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
