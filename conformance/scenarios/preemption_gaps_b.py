@@ -13,6 +13,7 @@ from the spec (:func:`conformance.traces.expand`), never from here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from conformance.operations import (
@@ -226,17 +227,23 @@ def score_scenarios() -> list[Scenario]:
         return Node(name, resource_list(cpu=64000, memory=64 * 1024 * MIB, pods=110), labels=shaping,
                     taints=(Taint("pool", "shape"),))
 
-    crowded: list[CycleOperation] = [ClusterAddNode(four_gib("a")), ClusterAddNode(four_gib("b")),
+    def two_gib(name: str) -> Node:
+        return Node(name, resource_list(cpu=4000, memory=2048 * MIB, pods=20))
+
+    def crowded(small: Callable[[str], Node], b0: Mapping[str, int]) -> list[CycleOperation]:
+        """Nodes a and b of ``small``, the 36 shapes, ten pods without requests on a, b0 of ``b0`` on b, then q."""
+        ops: list[CycleOperation] = [ClusterAddNode(small("a")), ClusterAddNode(small("b")),
                                      ClusterAddNode(shape_node("s1")), ClusterAddNode(shape_node("s2"))]
-    for i in range(36):  # 36 pod shapes scored on s1 and s2 fill the rows' 32 memo columns
-        requests = resource_list(cpu=200 + 50 * i, memory=(64 + 16 * i) * MIB)
-        crowded += [CreatePod(Pod(f"s{i}", f"pod-s{i}", containers=(Container("c", requests),), node_selector=shaping,
-                                  tolerations=(Toleration("pool", "Equal", "shape"),))),
+        for i in range(36):  # 36 pod shapes scored on s1 and s2 fill the rows' 32 memo columns
+            requests = resource_list(cpu=200 + 50 * i, memory=(64 + 16 * i) * MIB)
+            ops += [CreatePod(Pod(f"s{i}", f"pod-s{i}", containers=(Container("c", requests),),
+                                  node_selector=shaping, tolerations=(Toleration("pool", "Equal", "shape"),))),
                     SchedulePod(f"s{i}", "s1"), DeletePod(f"s{i}")]
-    for i in range(10):
-        crowded += [CreatePod(no_requests(f"a{i}")), *placed(f"a{i}", "a")]
-    crowded += [CreatePod(Pod("b0", "pod-b0", containers=(Container("c", resource_list(cpu=900, memory=2048 * MIB)),))),
+        for i in range(10):
+            ops += [CreatePod(no_requests(f"a{i}")), *placed(f"a{i}", "a")]
+        return [*ops, CreatePod(Pod("b0", "pod-b0", containers=(Container("c", resource_list(**b0)),))),
                 *placed("b0", "b"), CreatePod(no_requests("q")), SchedulePod("q", "a")]
+
     return [
         _cy("score.gaps.image_locality_one_byte_below_a_step",
             "calculatePriority (imagelocality/image_locality.go) of an image sum one byte below a step of its "
@@ -253,7 +260,15 @@ def score_scenarios() -> list[Scenario]:
             "memory left makes it the higher total by 1. Thirty-six pods of as many shapes, scored first on two "
             "tainted nodes the pod does not tolerate, leave the reference implementation no memo column for this "
             "pod's shape, so it scores the nodes from the rows' figures",
-            crowded, "score", "resources"),
+            crowded(four_gib, {"cpu": 900, "memory": 2048 * MIB}), "score", "resources"),
+        _cy("score.gaps.least_allocated_non_zero_memory_beyond_allocatable",
+            "leastRequestedScore (noderesources/least_allocated.go) scores a resource 0 when the non-zero requests "
+            "exceed the allocatable, memory this time: node a (4 cpu, 2 GiB) holds ten pods without requests (200 "
+            "MiB of memory counted for each, GetNonzeroRequests), so with the incoming pod's own 200 MiB its memory "
+            "counts 2200 MiB of 2048 and scores 0, not below; node b's one pod of 1848 MiB leaves the pod's 200 MiB "
+            "exactly room (memory 0 too) and its 900m of cpu scores b's cpu 75 against a's 72. The same 36 shapes "
+            "first leave the reference implementation no memo column for this pod's shape",
+            crowded(two_gib, {"cpu": 900, "memory": 1848 * MIB}), "score", "resources"),
     ]
 
 

@@ -432,9 +432,10 @@ def preparation(
     API calls, and the pods of lower priority among those ``nominated`` to the node whose nomination it clears. With
     ``skips_terminating`` (v1.35 on) a victim already terminating gets no call, and if no victim is left no goroutine
     starts, so no nomination is cleared; without it (v1.34) every victim gets the calls and the nominations are
-    cleared (:attr:`spec.versions.VersionProfile.preemption_skips_terminating_victims`).
+    cleared (:attr:`spec.versions.VersionProfile.preemption_skips_terminating_victims`). v1.36 moved the function to
+    the same package's executor.go.
 
-    Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go, executor.go)
+    Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go)
     """
     deleted = tuple(v for v in victims if not (skips_terminating and v.terminating))
     if not deleted and skips_terminating:
