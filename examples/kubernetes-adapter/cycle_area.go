@@ -139,6 +139,10 @@ func (a *cycleArea) startScheduler() error {
 		cancel()
 		return err
 	}
+	if err := parkCache(sched.Cache); err != nil { // its own cache's loop would overwrite the gauge (cycle_park.go)
+		cancel()
+		return err
+	}
 	sched.Cache = a.cache.cache
 	a.client = client
 	indexer := factory.Core().V1().Namespaces().Informer().GetIndexer()

@@ -9,10 +9,10 @@
 # holds its Kubernetes packages (`go list` says k8s.io/kubernetes/pkg/scheduler/backend/cache is not stale): a cold
 # build of a release takes minutes of CPU, which CI spends on the default release only (.ci/run).
 #
-# For each release: the //go:linkname signature check (linkname_test.go), the build into bin/kubernetes-adapter-
-# PROFILE, then `ksspec conform --profile PROFILE --expected-failures expected-failures-PROFILE.txt`. A failed
-# check or build stops the script; a failed run does not stop the other releases' runs, and the script then fails.
-# Each release's build and run wall times are printed.
+# For each release: the //go:linkname signature check (linkname_test.go) and the parked scheduler cache
+# (cycle_park_test.go), the build into bin/kubernetes-adapter-PROFILE, then `ksspec conform --profile PROFILE
+# --expected-failures expected-failures-PROFILE.txt`. A failed check or build stops the script; a failed run does
+# not stop the other releases' runs, and the script then fails. Each release's build and run wall times are printed.
 set -eu
 ksspec=$1
 shift
@@ -42,8 +42,8 @@ while read -r profile version tag modfile; do
 	fi
 	echo "== Kubernetes $version ($profile)"
 	start=$(date +%s)
-	go test "$@" -count=1 -run 'TestLinkedSignatures|TestSignatureCheckRejectsMismatch' . >/dev/null || {
-		go test "$@" -count=1 -run 'TestLinkedSignatures|TestSignatureCheckRejectsMismatch' -v .
+	go test "$@" -count=1 -run 'TestLinkedSignatures|TestSignatureCheckRejectsMismatch|TestSchedulerCacheLoopParked' . >/dev/null || {
+		go test "$@" -count=1 -run 'TestLinkedSignatures|TestSignatureCheckRejectsMismatch|TestSchedulerCacheLoopParked' -v .
 		exit 1
 	}
 	go build "$@" -o "bin/kubernetes-adapter-$profile" .
