@@ -24,6 +24,7 @@ from conformance.console import make_console
 from conformance.interrupts import received
 from conformance.usage import UsageError, check_report_path, cluster_error, usage_error
 from spec.quantities import SECOND
+from spec.verify.cache.snapshot_abstraction import SnapshotAbstractionInexact
 from spec.verify.cache.system import CacheSystem
 from spec.verify.cache.universe import (
     DEFAULT_DEPTH,
@@ -109,7 +110,9 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
         profile=get_profile(_given(args.profile, u.profile.name)),
     )
     mode = Mode(args.mode)
-    cache = CacheSystem(universe, mode, symmetry=symmetry, known_violations=known)
+    cache = CacheSystem(
+        universe, mode, symmetry=symmetry, known_violations=known, abstract_snapshots=args.abstract_snapshots
+    )
     return cache, f"cache ({mode.value})", f"{universe.describe()}; mode {mode.value}"
 
 
@@ -162,6 +165,9 @@ def check(args: argparse.Namespace, console: Console) -> int:
             )
     except (EngineMissing, ClusterFailed, OSError) as error:
         return cluster_error(console, error, args.cluster)
+    except SnapshotAbstractionInexact as error:
+        console.print(f"[bold red]inexact abstraction[/]: {escape(str(error))}", highlight=False)
+        return 2
     except KeyboardInterrupt:  # with -j or --cluster: the parts' figures died with their processes (or actors)
         signals = received()
         signals.hold()
@@ -172,7 +178,8 @@ def check(args: argparse.Namespace, console: Console) -> int:
     if report.stopped_by == INTERRUPTED:
         signals = received()
         signals.hold()
-        console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
+        console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster",
+                                abstraction=args.abstract_snapshots and name.startswith("cache")))
         for violation in report.violations:
             console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
             console.out(violation.render(), highlight=False)
@@ -181,7 +188,8 @@ def check(args: argparse.Namespace, console: Console) -> int:
         return signals.exit_code()
     if args.save_fingerprints is not None:
         save_fingerprints(report, args.save_fingerprints)
-    console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster"))
+    console.print(figures_table(report, symmetry=not args.no_symmetry and name != "cluster",
+                                abstraction=args.abstract_snapshots and name.startswith("cache")))
     console.print(coverage_table(report.coverage))
     for violation in report.violations:
         console.rule(f"[bold red]VIOLATION[/] {escape(violation.property)}")
@@ -204,7 +212,7 @@ def check(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def figures_table(report: Report, *, symmetry: bool) -> Table:
+def figures_table(report: Report, *, symmetry: bool, abstraction: bool = False) -> Table:
     table = Table(title=f"ksspec check: {report.system}")
     table.add_column("Figure")
     table.add_column("Value", justify="right")
@@ -216,6 +224,7 @@ def figures_table(report: Report, *, symmetry: bool) -> Table:
         ("time", f"{report.seconds:.1f}s"),
         ("states/s", f"{report.states_per_second:,.0f}"),
         ("symmetry reduction", "on" if symmetry else "off"),
+        *((("snapshot abstraction", "on: states are abstract worlds (--abstract-snapshots)"),) if abstraction else ()),
         ("states pruned (outside the bounds)", f"{report.pruned:,}"),
         ("exhausted", _exhausted(report)),
         ("processes (-j)", str(report.jobs)) if report.cluster is None
@@ -377,6 +386,11 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="cache: operation streams (default contract)",
     )
     parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
+    parser.add_argument(
+        "--abstract-snapshots", action="store_true",
+        help="cache: summarise the snapshot entries UpdateSnapshot will overwrite or delete (fewer states; distinct "
+        "states then count abstract worlds; stops with exit 2 if the abstraction is inexact on a path)",
+    )
     parser.add_argument("--time-limit", type=positive("--time-limit"), default=None,
                         help="stop after this many seconds of exploring (then exit 1)")
     parser.add_argument(
