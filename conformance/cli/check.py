@@ -224,7 +224,8 @@ def figures_table(report: Report, *, symmetry: bool, abstraction: bool = False) 
         ("time", f"{report.seconds:.1f}s"),
         ("states/s", f"{report.states_per_second:,.0f}"),
         ("symmetry reduction", "on" if symmetry else "off"),
-        *((("snapshot abstraction", "on: states are abstract worlds (--abstract-snapshots)"),) if abstraction else ()),
+        *((("snapshot abstraction", "on: states are abstract worlds (--no-abstract-snapshots: concrete)"),)
+          if abstraction else ()),
         ("states pruned (outside the bounds)", f"{report.pruned:,}"),
         ("exhausted", _exhausted(report)),
         ("processes (-j)", str(report.jobs)) if report.cluster is None
@@ -387,9 +388,10 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-symmetry", action="store_true", help="do not identify states that differ by renaming")
     parser.add_argument(
-        "--abstract-snapshots", action="store_true",
-        help="cache: summarise the snapshot entries UpdateSnapshot will overwrite or delete (fewer states; distinct "
-        "states then count abstract worlds; stops with exit 2 if the abstraction is inexact on a path)",
+        "--abstract-snapshots", action=argparse.BooleanOptionalAction, default=True,
+        help="cache: summarise the snapshot entries UpdateSnapshot will overwrite or delete (default on: fewer "
+        "states, and distinct states count abstract worlds; a run stops with exit 2 if the abstraction is inexact "
+        "on a path); --no-abstract-snapshots counts concrete worlds, as before",
     )
     parser.add_argument("--time-limit", type=positive("--time-limit"), default=None,
                         help="stop after this many seconds of exploring (then exit 1)")

@@ -28,8 +28,10 @@ from spec.verify.cache.universe import Mode, Universe
 from spec.verify.checker import explore
 from spec.verify.exploration import Report
 from spec.versions import PROFILES
+from tests.verify.checker_universes import RUNS, Run, build, figures, load
 from tests.verify.test_checker import SMALL, assume_without_charging, cleanup_ignoring_binding, stale_snapshot
 
+RECORDED = load()
 UNIVERSES = [
     pytest.param(SMALL, Mode.CONTRACT, None, id="2x1-affinity-claims"),
     pytest.param(Universe(nodes=2, pods=1, pod_variants=1, node_variants=2), Mode.CONTRACT, None, id="2x1-zones"),
@@ -179,11 +181,33 @@ def test_summaries_keep_what_update_snapshot_reads() -> None:
                or world.cache.nodes[n].generation > i.generation for n, i in current.node_info_map.items())
 
 
-def test_cli_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check", "--nodes", "2", "--pods", "1", "--pod-variants", "2", "--node-variants", "1",
-                 "--abstract-snapshots"])
+def test_ksspec_check_abstracts_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    small = ["check", "--nodes", "2", "--pods", "1", "--pod-variants", "2", "--node-variants", "1"]
+    assert main(small) == 0
     out = capsys.readouterr().out
-    assert code == 0 and "snapshot abstraction" in out and "every reachable state" in out
+    assert "snapshot abstraction" in out and "every reachable state" in out
+    assert main([*small, "--no-abstract-snapshots"]) == 0
+    out = capsys.readouterr().out
+    assert "snapshot abstraction" not in out and "4,292" in out  # the concrete count, as recorded
+
+
+CACHE_RUNS = [run for run in RUNS if "--system" not in run.argv]
+
+
+@pytest.mark.parametrize("run", CACHE_RUNS, ids=lambda r: r.name)
+def test_every_recorded_cache_run_finds_the_same_violations_abstracted(run: Run) -> None:
+    """Every cache run the project uses (tests/verify/checker_universes.py), with the abstraction on: the same
+    violated properties with the same shortest traces, the same coverage classes and how it stopped as recorded
+    without it, no more states, and it never stops as inexact."""
+    system, name, args = build(run)
+    system.abstract_snapshots = True
+    report = explore(system, name=name, depth_limit=None if args.depth <= 0 else args.depth,
+                     stop_at_first=not args.keep_going)
+    found, recorded = figures(report), RECORDED[run.name]
+    assert found["violations"] == recorded["violations"]
+    assert found["coverage"].keys() == recorded["coverage"].keys()
+    assert (found["exhausted"], found["complete"]) == (recorded["exhausted"], recorded["complete"])
+    assert found["states"] <= recorded["states"]
 
 
 def test_removing_a_node_summarises_its_entry() -> None:
