@@ -38,8 +38,9 @@ successor re-summarises relative to the new cache. The two agree unless an entry
 after (a live NodeInfo the walk will not reach, or one reached with a generation not above the entry's): the
 abstract world then holds a summary where the concrete one holds an entry that ``UpdateSnapshot`` will not
 overwrite, and the next ``UpdateSnapshot`` (always enabled, so explored from that world) leaves it in its result and
-stops the run as in (ii). With the spec's operations that does not happen (a NodeInfo that becomes live again gets a
-fresh generation, above the snapshot's): no run of the project's universes stops so.
+stops the run as in (ii). Under the informer contract the spec's operations do not do that (a NodeInfo that becomes
+live again gets a fresh generation, above the snapshot's): no contract-mode run of the project's universes stops so.
+Adversarial streams can (one recorded adversarial run stops), so ``ksspec check`` abstracts in contract mode only.
 
 So the abstract search visits exactly the abstractions of the concrete reachable worlds, with the same properties
 violated (``tests/verify/test_snapshot_abstraction.py`` compares them, including on broken transitions), unless it
