@@ -1,4 +1,4 @@
-"""The snapshot relative to the cache: entries no future step reads in full, summarised (``--abstract-snapshots``).
+"""The snapshot relative to the cache: entries no future step reads in full, summarised (``ksspec check``'s default).
 
 A world is a cache and its snapshot, and the snapshot multiplies the cache's states: on the default universe
 27,176 worlds hold 610 distinct caches. Most of that multiplicity is in snapshot entries that nothing reads again
@@ -19,7 +19,8 @@ reads: an entry is not current when the cache has no NodeInfo of its name (*gone
 the NodeInfo's, so the clone differs from it). A summary is a NodeInfo with generation ``-1`` (no real NodeInfo has
 one: generations start at 0 and only grow), no node and no pods, a marker pod in each affinity list that the entry
 had non-empty, and the entry's PVC keys. Two worlds with the same cache whose snapshots differ only inside such
-entries become one state.
+entries become one state. ``ksspec check`` does this for the cache system in contract mode unless given
+``--no-abstract-snapshots``.
 
 **Why it is sound (checked as it runs).** Let ``w`` be a world and ``a`` its abstraction. (i) Every state property
 and every cache operation's step properties read the cache alone, which ``a`` keeps. (ii) ``UpdateSnapshot`` on
