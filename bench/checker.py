@@ -4,7 +4,8 @@ run into parts costs, a bounded -j 2 sample, and (with ``--full``) the large uni
 ``bench/run.py`` (``make bench``) runs this script in a fresh interpreter and prints its rows: the quick ones, about a
 minute. ``python -P bench/checker.py`` prints them alone, as JSON lines (``-P``: bench/conformance.py must not shadow
 the conformance package); ``python -P bench/checker.py --full`` adds the issue's large universes (the cache with 3
-nodes x 3 pods and the cycle system with 2 nodes x 3 pods, -j 2, up to 600 s each: about 20 minutes). Today's
+nodes x 3 pods, with the snapshot abstraction that is ``ksspec check``'s default, and the cycle system with 2 nodes x 3
+pods, -j 2, up to 600 s each: about 20 minutes). Today's
 figures (main before issue 16, on the project's 2-core machine) are the issue's: 1,366 distinct states/s for the
 default cache universe, and neither large universe exhausted within 600 s.
 """
@@ -31,7 +32,9 @@ TODAY_LARGE: Final = {
     "cycle, 2 nodes x 3 pods": "not exhausted in 600 s",
 }
 """The issue's figures for the large universes (the cache's with the overrun the time limit then had)."""
-SAMPLE: Final = ("--nodes", "3", "--pods", "3", "--depth", "6")
+CONCRETE: Final = ("--no-abstract-snapshots",)
+"""The rows that compare with figures measured before the snapshot abstraction run without it (same states)."""
+SAMPLE: Final = ("--nodes", "3", "--pods", "3", "--depth", "6", *CONCRETE)
 """The quick -j 2 row: the 3 x 3 cache universe to depth 6 (a few tens of thousands of states)."""
 REPEATS: Final = 3
 PROFILE: Final = "docs/proofs.md, Measured figures"
@@ -60,7 +63,7 @@ def one_core() -> list[dict[str, str]]:
     process only ever adds time). Each run builds its system afresh; the module-level tables (fingerprints of small
     values, renamed NodeInfos, pod resources) stay warm after the first run, so its figure, as a fresh
     ``ksspec check`` process would see it, is given too."""
-    runs = [timed_check(()) for _ in range(REPEATS)]
+    runs = [timed_check(CONCRETE) for _ in range(REPEATS)]
     best = min((report for report, _ in runs), key=lambda r: r.seconds)
     cpu = min(seconds for _, seconds in runs)
     first, first_cpu = runs[0]
@@ -121,8 +124,8 @@ def sample() -> dict[str, str]:
 def split(parts: int = 2) -> dict[str, str]:
     """The default cache universe whole, then as ``parts`` parts run one after the other (as separate machines
     would run them at once): the states the parts explore together, and their time."""
-    whole = check(())
-    reports = [check((), partition=(part, parts)) for part in range(parts)]
+    whole = check(CONCRETE)
+    reports = [check(CONCRETE, partition=(part, parts)) for part in range(parts)]
     explored = sum(r.states for r in reports)
     slowest = max(r.seconds for r in reports)
     return {

@@ -55,6 +55,14 @@ from spec.cache.snapshot import Snapshot
 from spec.errors import ErrorKind
 from spec.objects import Node, Pod
 from spec.quantities import SECOND
+from spec.verify.cache.snapshot_abstraction import (
+    CacheView,
+    SnapshotAbstractionInexact,
+    abstract_snapshot,
+    cache_view,
+    has_summaries,
+    is_summary,
+)
 from spec.verify.cache.symmetry import IDENTITY, Renaming, Representatives, rename_operation
 from spec.verify.cache.universe import Mode, Universe, node_variant, pod_variant
 from spec.verify.fingerprint import MASK, fingerprint
@@ -82,12 +90,19 @@ class CacheSystem:
         symmetry: bool = True,
         step: StepFunction = apply,
         known_violations: bool = False,
+        abstract_snapshots: bool = False,
     ) -> None:
         """``step`` applies an operation to a world; like :func:`spec.cache.operations.apply`, it must leave
         the snapshot alone for every operation but ``UpdateSnapshot`` (checked as it runs).
         ``known_violations`` also checks :data:`spec.cache.invariants.KNOWN_VIOLATIONS` after each
-        successful ``UpdateSnapshot``, to show Kubernetes breaking them."""
+        successful ``UpdateSnapshot``, to show Kubernetes breaking them. ``abstract_snapshots`` summarises the
+        snapshot's entries that are not current (:mod:`spec.verify.cache.snapshot_abstraction`)."""
         self.universe = universe
+        self.abstract_snapshots = abstract_snapshots
+        self._views: dict[CacheView, int] = {}
+        self._view_list: list[CacheView] = []
+        self._abstracted: dict[tuple[int, int], tuple[int, Snapshot]] = {}
+        """(snapshot fingerprint, view number) -> the abstracted snapshot's fingerprint and object."""
         self.mode = mode
         self.known_violations = known_violations
         self.step = step
@@ -109,8 +124,43 @@ class CacheSystem:
         """The representative of ``state``: the cache's (:mod:`spec.verify.cache.symmetry`) and the
         snapshot renamed alike. Equal representatives are the same objects."""
         cache, renamer_number = self.representatives.cache(state.cache)
-        _, snapshot = self.representatives.snapshot(renamer_number, state.snapshot)
-        return World(cache, snapshot), self.representatives.renamers[renamer_number].renaming
+        known = self.representatives.snapshot(renamer_number, state.snapshot)
+        if self.abstract_snapshots:
+            known = self._abstract(known, self._view(cache))
+        return World(cache, known[1]), self.representatives.renamers[renamer_number].renaming
+
+    def _view(self, cache: CacheState) -> int:
+        """The number of the cache's :func:`cache_view` (0 for every cache without the abstraction)."""
+        if not self.abstract_snapshots:
+            return 0
+        view = cache_view(cache)
+        number = self._views.get(view)
+        if number is None:
+            number = self._views[view] = len(self._view_list)
+            self._view_list.append(view)
+        return number
+
+    def _abstract(self, known: tuple[int, Snapshot], view: int) -> tuple[int, Snapshot]:
+        """The fingerprint and the object of the snapshot (fingerprint, object) ``known`` abstracted relative to
+        view number ``view``, remembered."""
+        key = (known[0], view)
+        found = self._abstracted.get(key)
+        if found is None:
+            abstracted = abstract_snapshot(self._view_list[view], known[1])
+            found = known if abstracted is known[1] else self.representatives.snapshot_fingerprint(abstracted)
+            if len(self._abstracted) >= MEMO_LIMIT:
+                self._abstracted.clear()
+            self._abstracted[key] = found
+        return found
+
+    def _guard(self, after: World) -> None:
+        """Stop if ``UpdateSnapshot`` left a summary in its result (:mod:`~spec.verify.cache.snapshot_abstraction`)."""
+        if self.abstract_snapshots and has_summaries(after.snapshot):
+            raise SnapshotAbstractionInexact(
+                "the snapshot abstraction is not exact on this path: UpdateSnapshot left a summarised entry in the "
+                f"snapshot ({sorted(n for n, i in after.snapshot.node_info_map.items() if is_summary(i))}); "
+                "rerun without --abstract-snapshots"
+            )
 
     def fingerprint(self, representative: World) -> int:
         """The fingerprint of the cache's and the snapshot's (:func:`world_fingerprint`)."""
@@ -129,12 +179,19 @@ class CacheSystem:
         to the world."""
         node = self._node(state.cache)
         snapshot = state.snapshot
-        renamed = self.representatives.renamed(snapshot, node.renamers)
+        if self.abstract_snapshots:
+            renamed = [
+                self._abstract(known, view)
+                for known, view in zip(self.representatives.renamed(snapshot, node.renamers), node.views, strict=True)
+            ]
+        else:
+            renamed = self.representatives.renamed(snapshot, node.renamers)
         fps = [known[0] for known in renamed]
         targets = [((cache_key + fps[slot]) & MASK, index) for cache_key, slot, index in node.plan]
         index = len(node.coverage)
         op = _UPDATE_SNAPSHOT
         after, outcome = self.step(state, op)
+        self._guard(after)
         status = outcome.status
         coverage_class = _outcome_coverage(op, outcome)
         coverage = node.coverages.get(coverage_class)
@@ -146,6 +203,8 @@ class CacheSystem:
             snapshot_target = None
         else:
             step_violations, snapshot_target = self._refresh(node, state, op, outcome, after)
+            if self.abstract_snapshots and snapshot_target is not None:
+                snapshot_target = self._abstract(snapshot_target, node.view)
         if step_violations:
             violations = (*violations, (index, step_violations))
         if snapshot_target is not None and snapshot_target[1] is not snapshot:
@@ -186,7 +245,7 @@ class CacheSystem:
         coverage = tuple(edge.coverage for edge in edges)
         violations = tuple((i, edge.violations) for i, edge in enumerate(edges) if edge.violations)
         after: dict[int, tuple[CacheState, int]] = {}
-        slots: dict[int, int] = {}
+        slots: dict[tuple[int, int], int] = {}
         plan: list[tuple[int, int, int]] = []
         seen: set[tuple[int, int]] = set()
         for i, edge in enumerate(edges):
@@ -194,17 +253,18 @@ class CacheSystem:
             if edge.after is None or edge.after is cache:
                 continue
             rep, renamer_number = self.representatives.cache(edge.after, remember=False)
-            slot = slots.setdefault(renamer_number, len(slots))
+            slot = slots.setdefault((renamer_number, self._view(rep)), len(slots))
             after[i] = (rep, slot)
             cache_fp = fingerprint(rep)
-            if (cache_fp, renamer_number) in seen:
+            if (cache_fp, slot) in seen:
                 continue  # the same next world as an earlier edge's
-            seen.add((cache_fp, renamer_number))
+            seen.add((cache_fp, slot))
             plan.append(((cache_fp * _MULTIPLIER) & MASK, slot, i))
         cache_fp = fingerprint(cache)
         node = _CacheNode(
             cache, cache_fp, (cache_fp * _MULTIPLIER) & MASK, own,
-            self.representatives.renamers[own].keeps_representatives, coverage, violations, tuple(slots),
+            self.representatives.renamers[own].keeps_representatives, coverage, violations,
+            tuple(renamer for renamer, _ in slots), tuple(view for _, view in slots), self._view(cache),
             tuple(plan), len(after) - len(plan), after, {},
         )  # fmt: skip
         if len(self._nodes) >= MEMO_LIMIT:
@@ -245,6 +305,7 @@ class CacheSystem:
             yield Edge(edge.op, edge.coverage, target, edge.violations)
         op = UpdateSnapshot()
         after, outcome = self.step(state, op)
+        self._guard(after)
         violations = tuple(self.step_violations(state, op, outcome, after))
         yield Edge(op, _coverage(op, outcome), None if outcome.status is Status.FATAL else after, violations)
 
@@ -378,8 +439,12 @@ class _CacheNode:
     """The coverage classes of the cache operations' edges."""
     violations: tuple[tuple[int, tuple[str, ...]], ...]
     renamers: tuple[int, ...]
-    """The renamers (numbers) that take the next caches to their representatives; a renamer's
-    position here is its *slot*."""
+    """The renamers (numbers) that take the next caches to their representatives, one per *slot*."""
+    views: tuple[int, ...]
+    """Per slot, the number of the next caches' view (all 0 without the snapshot abstraction): a slot is a
+    (renamer, view) pair."""
+    view: int
+    """The number of this cache's view."""
     plan: tuple[tuple[int, int, int], ...]
     """(next cache's fingerprint key, slot of its renamer, edge index) of the edges that change
     the cache, in edge order, an edge left out when an earlier one reaches the same next world."""
