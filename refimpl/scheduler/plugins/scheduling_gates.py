@@ -26,7 +26,7 @@ class SchedulingGates:
 
     name = NAME
 
-    def __init__(self, target_pod: bool = False) -> None:
+    def __init__(self, target_pod: bool) -> None:
         self.target_pod = target_pod
 
     def pre_enqueue(self, pod: Pod) -> str | None:
@@ -35,7 +35,7 @@ class SchedulingGates:
             return None
         return f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]"
 
-    def events_to_register(self, queueing_hints_enabled: bool = True) -> dict[ClusterEvent, list[QueueingHintFunction]]:
+    def events_to_register(self, queueing_hints_enabled: bool) -> dict[ClusterEvent, list[QueueingHintFunction]]:
         """``EventsToRegister``: :func:`scheduling_gates_hints`."""
         return scheduling_gates_hints(queueing_hints_enabled, self.target_pod)
 
@@ -47,7 +47,7 @@ def is_schedulable_after_gates_eliminated(pod: Pod, old: object | None, new: obj
 
 
 def scheduling_gates_hints(
-    queueing_hints_enabled: bool = True, target_pod: bool = False
+    queueing_hints_enabled: bool, target_pod: bool
 ) -> dict[ClusterEvent, list[QueueingHintFunction]]:
     """SchedulingGates' registrations for a hint map: from v1.37 (``target_pod``) the TargetPod event with the
     framework's always-Queue hint; through v1.36 the Pod event with :func:`is_schedulable_after_gates_eliminated`,
