@@ -94,7 +94,7 @@ def gates_queue_scenarios() -> list[Scenario]:
             "for a (through v1.36 the move would reach SchedulingGates' pod-reading hint without a pod, which "
             "Kubernetes' scheduler never does)",
             [GATES, QueueAdd(a), QueuePop(), QueueMoveAll(unscheduled_gates_eliminated), QueueDone("a"), QueueAdd(g)],
-            area="queue", behaviours=("scheduling-gates", "hints"),
+            area="queue", behaviours=("scheduling-gates",),
             profiles=tuple(name for name, p in PROFILES.items() if p.target_pod_update_events),
         ),
     ]
