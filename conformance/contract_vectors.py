@@ -35,7 +35,7 @@ def kind_meanings() -> dict[str, str]:
         for member in enum:
             meanings[str(member.value)] = docs.get(member.name, "")
     docs = field_docs(operations)
-    for name in ("UNSCHEDULABLE", "NODE_NOT_IN_SNAPSHOT", "NOT_ENABLED"):
+    for name in ("UNSCHEDULABLE", "NODE_NOT_IN_SNAPSHOT", "ALREADY_EXISTS", "NOT_ENABLED"):
         meanings[getattr(operations, name)] = docs.get(name, "")
     return meanings
 

@@ -24,6 +24,8 @@ Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes
   the nodes ``selectHost`` may return (``allowed``), and the failure message (``FitError.Error()``, the text of the
   pod's ``PodScheduled`` condition). An implementation also reports the node its own selection ``chosen``, which
   the runner accepts if it is one of ``allowed``.
+- ``create_pod`` of a namespace/name that a live pod (a terminating one included) has is refused by the API server:
+  an ``error`` of kind ``AlreadyExists`` that changes nothing (:class:`spec.cycle.cycle.PodAlreadyExists`).
 - Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
 - The scheduler in its cluster (:mod:`spec.cluster.restart`, :mod:`spec.cluster.kubelet`): ``crash_scheduler``
@@ -44,7 +46,7 @@ from spec.cache.cache import CacheState, update_metrics
 from spec.cache.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
 from spec.cluster import kubelet, restart
 from spec.cycle import cycle
-from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint
+from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint, PodAlreadyExists
 from spec.cycle.filters import Rejection, first_rejection
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
@@ -57,6 +59,9 @@ UNSCHEDULABLE: Final = "Unschedulable"
 """A filter rejected the node the step names (Kubernetes' ``framework.Unschedulable`` status)."""
 NODE_NOT_IN_SNAPSHOT: Final = "NodeNotInSnapshot"
 """The node the step names is not a candidate: it is not in the scheduling cycle's snapshot."""
+ALREADY_EXISTS: Final = "AlreadyExists"
+"""The API server refused to create the pod: a live pod has its namespace/name (``pods "name" already exists``;
+:class:`spec.cycle.cycle.PodAlreadyExists`). Nothing changed."""
 NOT_ENABLED: Final = "NotEnabled"
 """The step's guard is false in the implementation's state (never expected by a vector)."""
 
@@ -284,7 +289,8 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
     """Apply ``op`` to ``cluster``: the next cluster and the outcome.
 
     Fails with :class:`spec.cycle.cycle.CycleNotEnabled` when the step's guard is false, except for a ``schedule_pod``
-    onto a node that is not feasible, which is an error outcome with the cluster unchanged.
+    onto a node that is not feasible and a ``create_pod`` of a namespace/name a live pod has
+    (:class:`spec.cycle.cycle.PodAlreadyExists`), which are error outcomes with the cluster unchanged.
     """
     match op:
         case SchedulePod(uid, node):
@@ -324,7 +330,10 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
             after = cycle.record_search(after, decision.next_start)
             return after, CycleOutcome(decision=decision)
         case CreatePod(pod):
-            return cycle.create_pod(cluster, pod), CycleOutcome()
+            try:
+                return cycle.create_pod(cluster, pod), CycleOutcome()
+            except PodAlreadyExists as refused:
+                return cluster, CycleOutcome(ALREADY_EXISTS, str(refused))
         case DeletePod(uid):
             return cycle.delete_pod(cluster, uid), CycleOutcome()
         case BindPod(uid):

@@ -172,7 +172,11 @@ class VersionProfile:
     the rejected pod's own update (one that registered ``Pod`` still is), and the in-flight events record
     ``TargetPod`` (pkg/scheduler/framework/events.go and backend/queue/scheduling_queue.go, ``Update``, read in
     v1.36.5 and v1.37.2). Found by running the queue vectors on v1.37.2's queue (queue.k8s.update_when_in_flight,
-    queue.k8s.update.with_hints.unschedulable_backing_off)."""
+    queue.k8s.update.with_hints.unschedulable_backing_off). In the same release SchedulingGates' ``EventsToRegister``
+    moved to ``TargetPod`` updates with a hint that always queues, where through v1.36 it registered ``Pod`` updates
+    (QueueingHints on only) with ``isSchedulableAfterUpdatePodSchedulingGatesEliminated``, which queues the pod for
+    its own update only (plugins/schedulinggates/scheduling_gates.go, read in v1.34.12, v1.35.8, v1.36.5 and v1.37.2;
+    :func:`spec.queue.events.scheduling_gates_hints`)."""
     update_requires_same_uid: bool = False
     """``PodInfo.Update`` refuses a pod object of another UID ("pod UID mismatch", v1.37.2); through v1.36 it takes
     it. The queue's ``Update`` finds the entry by namespace/name, so for an update to an object of another UID

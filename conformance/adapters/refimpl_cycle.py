@@ -30,6 +30,7 @@ from typing import Any, Final
 from conformance.adapters.refimpl_observe import cache_json
 from conformance.observe import cluster_json, decision_json, metrics_json, preemption_json
 from conformance.operations import (
+    ALREADY_EXISTS,
     NODE_NOT_IN_SNAPSHOT,
     NOT_ENABLED,
     UNSCHEDULABLE,
@@ -254,10 +255,13 @@ class RefimplCycle:
     # -- pods entering and leaving ----------------------------------------------------------------
 
     def create_pod(self, pod: Pod) -> None:
-        """``addPod``: the pod is queued if the scheduler runs and is responsible for it (``responsibleForPod``)."""
+        """``addPod``: the pod is queued if the scheduler runs and is responsible for it (``responsibleForPod``). The
+        API server refuses a pod whose namespace/name a live pod has (``AlreadyExists``)."""
         used = pod.uid in self.api_pods or pod.uid in self.deleted or pod.uid in self.failed
         _require(pod.uid != "" and not used, f"pod {pod.uid!r} has no UID or one already used")
         _require(pod.node_name == "", "a created pod must be unscheduled")
+        if any(p.namespace == pod.namespace and p.name == pod.name for p in self.api_pods.values()):
+            raise Rejected(ALREADY_EXISTS, f'pods "{pod.name}" already exists', {})  # the API server's store key
         self.api_pods[pod.uid] = pod
         if self.running and pod.scheduler_name == self.scheduler_name:
             self.pending[pod.uid] = pod

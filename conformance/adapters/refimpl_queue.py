@@ -18,6 +18,7 @@ from conformance.adapters.refimpl_queue_abstraction import ref_event, ref_hint_m
 from conformance.observe import NO_TIME, NOTHING, QueuedPodView, event_json, queue_json
 from refimpl.cache import FakeClock
 from refimpl.dispatcher import NominatingInfo, NominatingMode
+from refimpl.scheduler.events import QueueingHintMap, QueueingHintMapPerProfile
 from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
 from refimpl.scheduler.queue import QueueError, SchedulingQueue
 from refimpl.scheduler.queued_pod_info import QueuedPodInfo
@@ -67,14 +68,32 @@ class RefimplQueue:
 
     def __init__(self, profile: VersionProfile) -> None:
         self.config = new_scheduling_queue(profile).config
+        self.default_hints = True
+        """Whether the queue's hint map is the default plugins' (no ``NewQueue.hints`` given)."""
         self.clock = FakeClock(0)
         self.queue = self.new_queue(self.config)
         self.held: dict[str, QueuedPodInfo] = {}
 
+    def hint_map(self, config: QueueConfig) -> QueueingHintMapPerProfile:
+        """The queue's hint map: the vector's own (``NewQueue.hints``, as ``WithQueueingHintMapPerProfile``), or the
+        default plugins' from the spec with each PreEnqueue plugin's own ``EventsToRegister`` in place of the spec's
+        statement of it (``buildQueueingHintMap``: SchedulingGates registers its events and hint itself)."""
+        if not self.default_hints or SCHEDULING_GATES not in config.pre_enqueue_plugins:
+            return ref_hint_map(config)
+        per_profile = ref_hint_map(config, without=frozenset({SCHEDULING_GATES}))
+        plugin = SchedulingGates(config.target_pod_update_events)
+        result: dict[str, QueueingHintMap] = {}
+        for name, defaults in per_profile.items():
+            merged = {event: list(functions) for event, functions in defaults.items()}
+            for event, functions in plugin.events_to_register(config.queueing_hints).items():
+                merged.setdefault(event, []).extend(functions)
+            result[name] = merged
+        return result
+
     def new_queue(self, config: QueueConfig) -> SchedulingQueue:
         return SchedulingQueue(
             self.clock,
-            queueing_hints=ref_hint_map(config),
+            queueing_hints=self.hint_map(config),
             pod_initial_backoff=config.pod_initial_backoff,
             pod_max_backoff=config.pod_max_backoff,
             pod_max_in_unschedulable_pods_duration=config.pod_max_in_unschedulable_pods_duration,
@@ -86,7 +105,8 @@ class RefimplQueue:
             update_requires_same_uid=config.update_requires_same_uid,
             empty_nomination_clears=config.empty_nomination_clears,
             add_leaves_backoff_entry=config.add_leaves_backoff_entry,
-            pre_enqueue_plugins={name: [SchedulingGates()] for name in config.scheduler_names}
+            pre_enqueue_plugins={name: [SchedulingGates(config.target_pod_update_events)]
+                                 for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
         )
 
@@ -174,6 +194,7 @@ class RefimplQueue:
             empty_nomination_clears=base.empty_nomination_clears,
             add_leaves_backoff_entry=base.add_leaves_backoff_entry,
         ).config
+        self.default_hints = op.hints is None
         self.queue, self.held = self.new_queue(self.config), {}
 
     def hand_back(self, pod: Pod, unschedulable: frozenset[str], pending: frozenset[str], cycle: int | None) -> str:

@@ -68,12 +68,29 @@ def _constant(hint: spec.QueueingHint) -> ref.QueueingHintFn:
     return fn
 
 
-def ref_hint_map(config: QueueConfig) -> ref.QueueingHintMapPerProfile:
-    """The spec queue's hint map as refimpl's, one per profile in ``scheduler_names``."""
+def _own_update(hint: spec.HintFunction) -> ref.QueueingHintFn:
+    def fn(pod: Pod, old: object | None, new: object | None) -> ref.QueueingHint:
+        target = new.uid if isinstance(new, Pod) else None
+        return _constant(hint.answer(pod.uid, target))(pod, old, new)
+
+    return fn
+
+
+def _ref_function(hint: spec.HintFunction) -> ref.QueueingHintFunction:
+    """A spec hint function as refimpl's: a constant, or one that reads the event's pod."""
+    if isinstance(hint, spec.OwnUpdateHintFunction):
+        return ref.QueueingHintFunction(hint.plugin, _own_update(hint))
+    return ref.QueueingHintFunction(hint.plugin, _constant(hint.hint))
+
+
+def ref_hint_map(config: QueueConfig, without: frozenset[str] = frozenset()) -> ref.QueueingHintMapPerProfile:
+    """The spec queue's hint map as refimpl's, one per profile in ``scheduler_names``, leaving out the functions of
+    the plugins named in ``without``."""
     hint_map: dict[ref.ClusterEvent, list[ref.QueueingHintFunction]] = {}
     for registration in config.hints:
-        functions = [ref.QueueingHintFunction(f.plugin, _constant(f.hint)) for f in registration.functions]
-        hint_map.setdefault(ref_event(registration.event), []).extend(functions)
+        functions = [_ref_function(f) for f in registration.functions if f.plugin not in without]
+        if functions:
+            hint_map.setdefault(ref_event(registration.event), []).extend(functions)
     return {name: hint_map for name in config.scheduler_names}
 
 

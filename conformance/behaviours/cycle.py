@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from conformance.behaviours.pods import accounting_behaviours
 from conformance.operations import (
+    ALREADY_EXISTS,
     NODE_NOT_IN_SNAPSHOT,
     AdmitPod,
     BindPod,
@@ -67,7 +68,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
     tags = accounting_behaviours(before.cache, after.cache)
     match op:
         case CreatePod(pod):
-            if pod.uid in after.pending:
+            if outcome.kind == ALREADY_EXISTS:
+                tags.add("cycle.create.name_taken")
+            elif pod.uid in after.pending:
                 tags.add("cycle.create.queued")
             elif not before.running:
                 tags.add("cycle.create.while_down")

@@ -506,6 +506,9 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cycle.create.other_scheduler", "a pod naming another scheduler is not queued", f"responsibleForPod ({_EVENTS})"),
     ("cycle.create.while_down", "a pod created while the scheduler is down waits at the API server",
      f"addPod ({_EVENTS})"),
+    ("cycle.create.name_taken", "the API server refuses a pod whose namespace/name a live pod (a terminating one too) "
+     "has: AlreadyExists, nothing changes",
+     "Store.Create (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go)"),
     ("cycle.crash.memory_lost", "a crash loses the cache, the snapshot and the queue", f"runCommand ({_SERVER})"),
     ("cycle.crash.binding_orphaned", "a crash leaves each binding cycle's bind request behind",
      f"runCommand ({_SERVER})"),
@@ -726,6 +729,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("sync", "syncing calls with the informer's object", ("dispatcher.sync.",)),
     ("taints", "taints and tolerations", ("cycle.filter.taint_toleration", "cycle.taint.")),
     ("transition-coverage", "shortest trace to a transition class (bounded exploration)", ()),
+    ("unique-name", "a pod's namespace/name is its key at the API server: no two live pods share it",
+     ("cycle.create.name_taken",)),
     ("unschedulable", "cycles that find no node", ("cycle.unschedulable.",)),
     ("update", "UpdatePod, or the scheduling queue's Update", ("cache.update.", "queue.update.")),
     ("version-dependent", "expectations that differ between version profiles (added by the generator)", ()),

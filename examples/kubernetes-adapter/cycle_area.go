@@ -28,6 +28,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -401,6 +402,13 @@ func (a *cycleArea) createPod(pod *v1.Pod) error {
 	}
 	if err := require(pod.Spec.NodeName == "", "a created pod must be unscheduled"); err != nil {
 		return err
+	}
+	// The API server's store keys a pod by namespace/name: a live pod (a terminating one too) holds its key.
+	for _, live := range a.apiPods {
+		if live.Namespace == pod.Namespace && live.Name == pod.Name {
+			taken := apierrors.NewAlreadyExists(v1.Resource("pods"), pod.Name)
+			return rejected{kind: string(apierrors.ReasonForError(taken)), message: taken.Error()}
+		}
 	}
 	a.apiPods[uid] = pod
 	if a.running && pod.Spec.SchedulerName == v1.DefaultSchedulerName {

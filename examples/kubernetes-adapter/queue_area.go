@@ -242,9 +242,9 @@ func specEvent(e fwk.ClusterEvent) map[string]any {
 
 // defaultHintMap is the spec's default_hint_map (spec/queue/events.py DEFAULT_PLUGIN_EVENTS): the default filter
 // plugins' EventsToRegister, each with a constant Queue hint; with QueueingHints off Node/Add registrations also
-// cover taint and label updates and the toleration registrations are absent. Plus SchedulingGates' registration
-// when it is a PreEnqueue plugin and QueueingHints is on.
-func defaultHintMap(hintsOn, schedulingGates bool) internalqueue.QueueingHintMap {
+// cover taint and label updates and the toleration registrations are absent. SchedulingGates' registrations are the
+// plugin's own (addRegistrations).
+func defaultHintMap(hintsOn bool) internalqueue.QueueingHintMap {
 	type reg struct {
 		plugin string
 		event  fwk.ClusterEvent
@@ -262,9 +262,6 @@ func defaultHintMap(hintsOn, schedulingGates bool) internalqueue.QueueingHintMap
 		{"TaintToleration", fwk.ClusterEvent{Resource: pod, ActionType: fwk.UpdatePodToleration}},
 		{"NodeAffinity", fwk.ClusterEvent{Resource: node, ActionType: fwk.Add | fwk.UpdateNodeLabel}},
 	}
-	if schedulingGates && hintsOn {
-		regs = append(regs, reg{"SchedulingGates", fwk.ClusterEvent{Resource: pod, ActionType: fwk.UpdatePodSchedulingGatesEliminated}})
-	}
 	m := internalqueue.QueueingHintMap{}
 	for _, r := range regs {
 		event := r.event
@@ -278,6 +275,31 @@ func defaultHintMap(hintsOn, schedulingGates bool) internalqueue.QueueingHintMap
 		m[event] = append(m[event], &internalqueue.QueueingHintFunction{PluginName: r.plugin, QueueingHintFn: constantHint(fwk.Queue)})
 	}
 	return m
+}
+
+// eventsRegistrar is fwk.EnqueueExtensions' EventsToRegister (the interface moved packages between releases; the
+// method did not).
+type eventsRegistrar interface {
+	EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error)
+}
+
+// addRegistrations adds plugin's own EventsToRegister to m as scheduler.go's buildQueueingHintMap does for each
+// plugin: its hint function, or the framework's always-Queue one where it has none or QueueingHints is off (no
+// registration of SchedulingGates' is a Node/Add one, so buildQueueingHintMap's extra Node/UpdateNodeTaint
+// registration does not arise).
+func addRegistrations(m internalqueue.QueueingHintMap, name string, plugin eventsRegistrar, hintsOn bool) error {
+	events, err := plugin.EventsToRegister(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, event := range events {
+		fn := event.QueueingHintFn
+		if fn == nil || !hintsOn {
+			fn = constantHint(fwk.Queue)
+		}
+		m[event.Event] = append(m[event.Event], &internalqueue.QueueingHintFunction{PluginName: name, QueueingHintFn: fn})
+	}
+	return nil
 }
 
 // constantHint is a QueueingHintFn that always answers hint (scheduling_queue_test.go's queueHintReturnQueue and
@@ -341,9 +363,22 @@ func (a *queueArea) newQueue(c queueConfig) error {
 		}
 		gates = true
 	}
+	var gatesPlugin any // framework.Plugin in v1.34, fwk.Plugin after
+	if gates {
+		plugin, err := schedulinggates.New(context.Background(), nil, nil, schedulingGatesFeatures(hintsOn))
+		if err != nil {
+			return err
+		}
+		gatesPlugin = plugin
+	}
 	var hintMap internalqueue.QueueingHintMap
 	if c.Hints == nil {
-		hintMap = defaultHintMap(hintsOn, gates)
+		hintMap = defaultHintMap(hintsOn)
+		if gates {
+			if err := addRegistrations(hintMap, schedulinggates.Name, gatesPlugin.(eventsRegistrar), hintsOn); err != nil {
+				return err
+			}
+		}
 	} else {
 		hintMap = internalqueue.QueueingHintMap{}
 		for _, r := range c.Hints {
@@ -369,11 +404,7 @@ func (a *queueArea) newQueue(c queueConfig) error {
 	for _, name := range names {
 		perProfile[name] = hintMap
 		if gates {
-			plugin, err := schedulinggates.New(context.Background(), nil, nil, schedulingGatesFeatures(hintsOn))
-			if err != nil {
-				return err
-			}
-			preEnqueue[name] = map[string]preEnqueuePlugin{schedulinggates.Name: plugin.(preEnqueuePlugin)}
+			preEnqueue[name] = map[string]preEnqueuePlugin{schedulinggates.Name: gatesPlugin.(preEnqueuePlugin)}
 		}
 	}
 	restore, err := setQueueGates(hintsOn, popFromBackoffQ)

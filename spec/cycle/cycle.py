@@ -81,6 +81,11 @@ class CycleNotEnabled(Exception):
     """The transition's guard is false in this state (the step cannot happen now)."""
 
 
+class PodAlreadyExists(CycleNotEnabled):
+    """The API server refuses to create a pod: a live pod (one it still lists, a terminating one included) has its
+    namespace/name (``pods "name" already exists``, an AlreadyExists error). Nothing changes."""
+
+
 class FailurePoint(StrEnum):
     """Where a scheduling or binding cycle can fail after a node was chosen."""
 
@@ -279,12 +284,27 @@ def refreshed_snapshot(cluster: Cluster) -> Snapshot:
 # ============================================================================================
 
 
+def live_pod_named(cluster: Cluster, namespace: str, name: str) -> Pod | None:
+    """The pod the API server lists as ``namespace/name``, None if none: a pod's key in the API server's store is its
+    namespace and name, so at most one live pod has it (a terminating pod is listed, and holds its name, until it is
+    removed; a deleted or terminal one no longer does).
+
+    Kubernetes: `Store.Create` (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go)
+    """
+    for pod in cluster.api_pods.values():
+        if pod.namespace == namespace and pod.name == name:
+            return pod
+    return None
+
+
 def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     """A user creates an unscheduled pod; the informer hands it to the scheduling queue.
 
     The pod is queued only if the scheduler runs and is responsible for it (``responsibleForPod``);
     a pod for another scheduler, or created while this one is down, exists at the API server only.
-    Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node.
+    Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node, and with
+    :class:`PodAlreadyExists` (the API server's refusal) if a live pod has its namespace/name
+    (:func:`live_pod_named`).
 
     With preemption, a pod whose ``NominatedNodeName`` is set is nominated there.
 
@@ -294,6 +314,8 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     """
     _require(pod.uid != "" and not uid_in_use(cluster, pod.uid), f"pod {pod.uid!r} has no UID or one already used")
     _require(pod.node_name == "", "a created pod must be unscheduled")
+    if live_pod_named(cluster, pod.namespace, pod.name) is not None:
+        raise PodAlreadyExists(f'pods "{pod.name}" already exists')
     pending, nominator = cluster.pending, cluster.nominator
     if cluster.running and responsible_for_pod(cluster, pod):
         pending = pending.set(pod.uid, pod)

@@ -215,6 +215,29 @@ class HintFunction:
     plugin: str
     hint: QueueingHint = QueueingHint.QUEUE
 
+    def answer(self, pod_uid: str, target: str | None) -> QueueingHint:
+        """The hint for the pod ``pod_uid`` about an event whose new object is the pod ``target`` (None: no pod):
+        ``hint``, whatever the event's objects."""
+        return self.hint
+
+
+@dataclass(frozen=True)
+class OwnUpdateHintFunction(HintFunction):
+    """A hint function that reads the event's new pod: ``hint`` for an update of the pod being requeued itself,
+    ``QueueSkip`` for another pod's: SchedulingGates' ``isSchedulableAfterUpdatePodSchedulingGatesEliminated``
+    (pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go, v1.34 to v1.36).
+
+    An event with no pod object gets ``QueueSkip`` here. Kubernetes never asks this hint about one: the scheduler
+    sends a pod update with its pods (``Update``, and ``AssignedPodUpdated``'s ``AssignedPod`` events, which this
+    registration's ``Pod`` resource would also match, are never gates-eliminated: a bound pod has no gates), and
+    its hint would dereference the missing pod. The queue world refuses a move that could reach this hint
+    (:func:`spec.queue.operations.apply_queue_operation`), so no vector contains one.
+    """
+
+    def answer(self, pod_uid: str, target: str | None) -> QueueingHint:
+        """``hint`` when ``target`` is ``pod_uid``, else ``QueueSkip``."""
+        return self.hint if target == pod_uid else QueueingHint.QUEUE_SKIP
+
 
 @dataclass(frozen=True)
 class HintRegistration:
@@ -301,11 +324,34 @@ SCHEDULING_GATES: Final = "SchedulingGates"
 SCHEDULING_GATES_HINTS: Final[HintMap] = (
     HintRegistration(
         ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
+        (OwnUpdateHintFunction(SCHEDULING_GATES),),
+    ),
+)
+"""``SchedulingGates.EventsToRegister`` with QueueingHints on, v1.34 to v1.36: ``Pod`` gates-eliminated updates, with
+a hint that queues the pod for its own update only (:class:`OwnUpdateHintFunction`; another pod's update reaches
+it through the events recorded while pods are in flight). With QueueingHints off it registers nothing."""
+SCHEDULING_GATES_TARGET_POD_HINTS: Final[HintMap] = (
+    HintRegistration(
+        ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),
         (HintFunction(SCHEDULING_GATES),),
     ),
 )
-"""``SchedulingGates.EventsToRegister`` with QueueingHints on: the hint queues the updated pod itself (the queue
-applies an update's events only to the updated pod, so the spec's hint always answers Queue)."""
+"""``SchedulingGates.EventsToRegister`` from v1.37 (:attr:`spec.versions.VersionProfile.target_pod_update_events`):
+``TargetPod`` gates-eliminated updates with a hint that always answers Queue
+(``isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated``), registered whatever the gates (v1.37 has no
+SchedulerQueueingHints gate)."""
+
+
+def scheduling_gates_hints(queueing_hints: bool, target_pod: bool) -> HintMap:
+    """SchedulingGates' registrations for the hint map: :data:`SCHEDULING_GATES_TARGET_POD_HINTS` in a release whose
+    pod updates are ``TargetPod`` events (``target_pod``, v1.37), else :data:`SCHEDULING_GATES_HINTS` with
+    QueueingHints on and none with them off.
+
+    Kubernetes: `SchedulingGates.EventsToRegister` (pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go)
+    """
+    if target_pod:
+        return SCHEDULING_GATES_TARGET_POD_HINTS
+    return SCHEDULING_GATES_HINTS if queueing_hints else ()
 
 
 def matching_hints(hints: HintMap, event: ClusterEvent) -> tuple[HintFunction, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from spec.objects import Pod
-from spec.queue.events import SCHEDULING_GATES, SCHEDULING_GATES_HINTS
+from spec.queue.events import SCHEDULING_GATES, SCHEDULING_GATES_HINTS, scheduling_gates_hints
 from spec.queue.state import QueueConfig, QueuedPod
 from spec.valuetypes import replace
 
@@ -36,7 +36,7 @@ PRE_ENQUEUE_PLUGINS: Final = {SCHEDULING_GATES: scheduling_gates_pre_enqueue}
 
 
 __all__ = ["SCHEDULING_GATES", "SCHEDULING_GATES_HINTS", "is_gated", "run_pre_enqueue_plugins",
-           "scheduling_gates_pre_enqueue"]
+           "scheduling_gates_hints", "scheduling_gates_pre_enqueue"]
 
 
 def run_pre_enqueue_plugins(config: QueueConfig, pinfo: QueuedPod) -> QueuedPod:

@@ -31,7 +31,9 @@ from spec.queue.events import (
     EVENT_FORCE_ACTIVATE,
     ClusterEvent,
     HintMap,
+    OwnUpdateHintFunction,
     is_event_of_interest,
+    matching_hints,
     pod_scheduling_properties_change,
 )
 from spec.queue.state import (
@@ -259,7 +261,8 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
     """Apply ``op``; returns the world and the outcome. A hand-back the queue refuses is an outcome
     (with the queue as ``Done`` left it), not an exception. Fails with
     :class:`~spec.queue.state.QueueNotEnabled` for a pop that would block or names a pod that is not
-    a head, and with ``ValueError`` for a negative duration."""
+    a head, and with ``ValueError`` for a negative duration or a move that would reach a hint reading the event's
+    pod (:func:`_require_no_pod_reading_hint`)."""
     queue = world.queue
     match op:
         case NewQueue():
@@ -281,6 +284,7 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
         case QueueAddUnschedulable(pod, unschedulable, pending, cycle):
             return _hand_back(world, pod, unschedulable, pending, cycle)
         case QueueMoveAll(event, pre_check):
+            _require_no_pod_reading_hint(queue, event)
             history = world.since_pop
             if is_event_of_interest(queue.config.registered_hints, event):
                 history = _seen(world, None, frozenset({RecordedEvent(event)}))
@@ -316,6 +320,20 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
         case QueueDeleteNominatedPod(uid):
             return replace(world, queue=q.delete_nominated(queue, uid)), OK
     raise TypeError(f"not a queue operation: {op!r}")
+
+
+def _require_no_pod_reading_hint(queue: SchedulingQueue, event: ClusterEvent) -> None:
+    """A move carries no objects, so it must not reach a hint that reads the event's pod
+    (:class:`~spec.queue.events.OwnUpdateHintFunction`, SchedulingGates' through v1.36): Kubernetes' would dereference
+    the missing pod, for a pod waiting in unschedulablePods now or, through the events recorded for the pods in
+    flight, at a later hand-back. The scheduler never makes such a call (it sends a pod's updates with the pod:
+    :class:`QueueUpdate`). Fails with ``ValueError`` naming the plugin."""
+    readers = {f.plugin for f in matching_hints(queue.config.registered_hints, event)
+               if isinstance(f, OwnUpdateHintFunction)}
+    asked = readers & {p for pinfo in queue.unschedulable_pods.values() for p in pinfo.rejector_plugins}
+    if readers and (asked or queue.in_flight_pods):
+        raise ValueError(f"a move of {event.label} carries no pod, and {sorted(readers)}'s hint reads the event's "
+                         "pod (Kubernetes' would dereference nil); send the pod's update with queue_update")
 
 
 def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:

@@ -108,7 +108,7 @@ def is_pod_worth_requeuing(config: QueueConfig, pinfo: QueuedPod, recorded: Reco
         return QueueingStrategy.QUEUE_AFTER_BACKOFF
     strategy = QueueingStrategy.QUEUE_SKIP
     for function in matching_hints(config.hints, recorded.event):
-        if function.plugin not in rejectors or function.hint is QueueingHint.QUEUE_SKIP:
+        if function.plugin not in rejectors or function.answer(pinfo.uid, recorded.target) is QueueingHint.QUEUE_SKIP:
             continue
         if function.plugin in pinfo.pending_plugins:
             return QueueingStrategy.QUEUE_IMMEDIATELY

@@ -27,7 +27,7 @@ from spec.queue.backoff import (
     backoff_expiration,
     is_backing_off,
 )
-from spec.queue.events import SCHEDULING_GATES, SCHEDULING_GATES_HINTS, ClusterEvent, HintMap, default_hint_map
+from spec.queue.events import SCHEDULING_GATES, ClusterEvent, HintMap, default_hint_map, scheduling_gates_hints
 from spec.queue.nominator import EMPTY_NOMINATOR, Nominator
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
@@ -261,7 +261,8 @@ def new_scheduling_queue(
     ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
-    PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' hint joins the default map). Fails with
+    PreEnqueue plugins (:mod:`spec.queue.gates`; SchedulingGates' registrations,
+    :func:`spec.queue.events.scheduling_gates_hints`, join the default map). Fails with
     ``ValueError`` on a negative duration or time, a flush period that is not positive, an unknown PreEnqueue
     plugin, or QueueingHints off in a release without the gate (one that keeps no ``moveRequestCycle``: v1.37).
 
@@ -282,6 +283,7 @@ def new_scheduling_queue(
         raise ValueError(f"unknown PreEnqueue plugin(s) {unknown}; the spec models {SCHEDULING_GATES!r}")
     gate = profile.queueing_hints if queueing_hints is None else queueing_hints
     keeps_cycle = profile.queueing_hints_gate if keeps_move_request_cycle is None else keeps_move_request_cycle
+    target_pod = profile.target_pod_update_events if target_pod_update_events is None else target_pod_update_events
     if not gate and not keeps_cycle:
         raise ValueError("the release has no SchedulerQueueingHints gate (v1.37 removed it with moveRequestCycle): "
                          "its queue always runs the queueing hints")
@@ -291,15 +293,14 @@ def new_scheduling_queue(
         pod_initial_backoff=pod_initial_backoff,
         pod_max_backoff=pod_max_backoff,
         pod_max_in_unschedulable_pods_duration=pod_max_in_unschedulable_pods_duration,
-        hints=_default_hints(gate, pre_enqueue_plugins) if hints is None else hints,
+        hints=_default_hints(gate, pre_enqueue_plugins, target_pod) if hints is None else hints,
         scheduler_names=scheduler_names,
         unschedulable_flush_period=unschedulable_flush_period,
         pre_enqueue_plugins=pre_enqueue_plugins,
         activate_moves_from_backoff_q=(profile.activate_moves_from_backoff_q if activate_moves_from_backoff_q is None
                                        else activate_moves_from_backoff_q),
         keeps_move_request_cycle=keeps_cycle,
-        target_pod_update_events=(profile.target_pod_update_events if target_pod_update_events is None
-                                  else target_pod_update_events),
+        target_pod_update_events=target_pod,
         update_requires_same_uid=(profile.update_requires_same_uid if update_requires_same_uid is None
                                   else update_requires_same_uid),
         empty_nomination_clears=(profile.empty_nomination_clears if empty_nomination_clears is None
@@ -310,12 +311,12 @@ def new_scheduling_queue(
     return SchedulingQueue(config, now=now)
 
 
-def _default_hints(queueing_hints: bool, pre_enqueue_plugins: tuple[str, ...]) -> HintMap:
-    """The default plugins' hint map, with SchedulingGates' registration when it is a PreEnqueue plugin (and
-    QueueingHints is on: without it SchedulingGates registers nothing)."""
+def _default_hints(queueing_hints: bool, pre_enqueue_plugins: tuple[str, ...], target_pod: bool) -> HintMap:
+    """The default plugins' hint map, with SchedulingGates' registrations when it is a PreEnqueue plugin
+    (:func:`spec.queue.events.scheduling_gates_hints`: none with QueueingHints off through v1.36)."""
     hints = default_hint_map(queueing_hints)
-    if SCHEDULING_GATES in pre_enqueue_plugins and queueing_hints:
-        hints = (*hints, *SCHEDULING_GATES_HINTS)
+    if SCHEDULING_GATES in pre_enqueue_plugins:
+        hints = (*hints, *scheduling_gates_hints(queueing_hints, target_pod))
     return hints
 
 

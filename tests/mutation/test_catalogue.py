@@ -77,13 +77,15 @@ def test_the_scope_rules_keep_the_implementation_under_test() -> None:
                     "refimpl.scheduler.framework.runtime:Framework.run_post_filter_plugins",
                     "refimpl.scheduler.plugins.default_preemption:DefaultPreemption.select_victims_on_node",
                     "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.remove_pod",
-                    "refimpl.scheduler.nominator:Nominator.add_nominated_pod"]:
+                    "refimpl.scheduler.nominator:Nominator.add_nominated_pod",
+                    "refimpl.scheduler.plugins.scheduling_gates:scheduling_gates_hints",
+                    "refimpl.scheduler.plugins.scheduling_gates:is_schedulable_after_gates_eliminated"]:
         assert scope_rule_of(counted, rules) is None, counted
     for left_out in ["refimpl.dispatcher.fake_api_server:FakeAPIServer.bind",
                      "refimpl.dispatcher.dispatcher:APIDispatcher._run_loop",
                      "refimpl.scheduler.framework.runtime:Framework.run_reserve_plugins_reserve",
                      "refimpl.scheduler.plugins.pod_topology_spread:PodTopologySpread.sign_pod",
-                     "refimpl.scheduler.plugins.scheduling_gates:scheduling_gates_hints",
+                     "refimpl.scheduler.nominator:PodRef.to_pod",
                      "refimpl.cache.snapshot:Snapshot.get", "refimpl.cache.resources:_named",
                      "refimpl.scheduler.schedule_one:Scheduler.schedule_pod",
                      "refimpl.scheduler.framework.runtime:_wrapped"]:

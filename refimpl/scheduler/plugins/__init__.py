@@ -186,4 +186,4 @@ def default_pre_enqueue_plugins(
 ) -> dict[str, list[SchedulingGates]]:
     """The default profile's PreEnqueue plugins for each scheduler name: SchedulingGates (DefaultPreemption's
     PreEnqueue only acts while an asynchronous preemption runs, which this scheduler finishes within PostFilter)."""
-    return {name: [SchedulingGates()] for name in scheduler_names}
+    return {name: [SchedulingGates(target_pod=False)] for name in scheduler_names}  # v1.35's registration
