@@ -317,6 +317,14 @@ CYCLE_OBSERVATION: Final = Record(fields=(
                              value=_uids("in the order nominated")),
           "vectors with `preemption` only: the scheduling queue's nominator, the pods nominated to each node; present "
           "only while some pod is nominated", optional=True),
+    Field("failures", MapOf(key="a pod's UID", value=Record(fields=(
+        Field("reason", String(enum=("Unschedulable", "SchedulerError")),
+              "the reason of the `PodScheduled` condition (status False) the failure handler patched"),
+        Field("message", String(), "the condition's message, in full"),
+        Field("event", String(), "the note of the `FailedScheduling` event it recorded (`truncateMessage`: at most "
+                                 "1,024 bytes, ending in \" ...\" when cut)")))),
+          "what the failure handler last wrote for each pod the API server has (format 4.6.0); present only while "
+          "some pod has one", optional=True),
 ))
 
 DISPATCHER_OBSERVATION: Final = Record(fields=(

@@ -34,8 +34,20 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.5.0"
+FORMAT_VERSION: Final = "4.6.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.6.0 (from 4.5.0) is a minor bump: the cycle-area observation gains ``failures`` (issues 25 and 26), what the
+scheduler's failure handler (``handleSchedulingFailure``) last wrote for each pod the API server still has: the reason
+(``Unschedulable`` for a rejection, ``SchedulerError`` for an error) and full message of the ``PodScheduled`` condition
+its status patch set, and the note of its ``FailedScheduling`` event (``truncateMessage``: at most 1,024 bytes, ending
+in " ..."). It is present only while some pod has one (absent means ``{}``). The message is the decision's for a cycle
+that found no node; a Reserve or Permit failure is a rejection of the chosen node (``"0/1 nodes are available: 1
+rejected on reserve."``), a PreBind or Bind failure an error (``running Bind plugin "DefaultBinder": binder``), as
+TestSchedulerScheduleOne's plugins fail (:data:`spec.cycle.cycle.INJECTED_FAILURES`). So every earlier cycle vector with
+a failed cycle or binding now expects it, and a cycle-area adapter that does not report it fails those steps; no other
+field or operation changes. New vectors: ``cycle.failure.condition.*`` (schedule_one_test.go's cases of the condition
+and the event, a message longer than 1,024 bytes, an error, a recreated pod).
 
 4.5.0 (from 4.4.0) is a minor bump: the cycle area gains the operation ``cluster_add_pod_disruption_budget`` (a
 PodDisruptionBudget created, or the object of its namespace and name replaced: :func:`spec.cycle.cycle.add_pdb`),

@@ -40,6 +40,7 @@ from conformance.scenarios.cache import curated
 from conformance.scenarios.cycle import curated_cluster, curated_cycle, generated_cycle
 from conformance.scenarios.decision import decision_scenarios, sampling_scenarios
 from conformance.scenarios.failure import failure_scenarios
+from conformance.scenarios.failure_condition import condition_scenarios
 from conformance.scenarios.gates_skip import gates_skip_scenarios
 from conformance.scenarios.kubelet import kubelet_scenarios
 from conformance.scenarios.mutation import curated as mutation_curated
@@ -325,7 +326,8 @@ def generate_all() -> list[Vector]:
                  *decision_scenarios(), *sampling_scenarios(), *kubelet_scenarios(), *preemption_scenarios(),
                  *pdb_scenarios(), *pre_filter_extension_scenarios(), *preemption_mutation_scenarios(),
                  *failure_scenarios(), *gaps_b_scenarios(), *curated_queue(), *generated_queue(),
-                 *gaps_a_preemption_scenarios(), *gaps_a_queue_scenarios(), *gates_skip_scenarios())
+                 *gaps_a_preemption_scenarios(), *gaps_a_queue_scenarios(), *gates_skip_scenarios(),
+                 *condition_scenarios())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

@@ -120,11 +120,13 @@ ABSENT_MEANS: Final[Mapping[str, JSON]] = MappingProxyType({
     "nominated": {},
     "scheduler": {"running": True, "orphaned": {}},
     "kubelet": {"admitted": [], "failed": {}},
+    "failures": {},
 })
 """Top-level observation keys the spec leaves out while they hold their default (conformance/observe.py: the
 nominator while no pod is nominated, the scheduler while it runs with no orphaned request, the kubelets while they
-handled nothing). An observation that has one of them where the vector's has not is compared with this default, so
-an implementation that nominates, stops or admits where the spec does not is caught rather than ignored."""
+handled nothing, the failure handler's writes while it wrote none). An observation that has one of them where the
+vector's has not is compared with this default, so an implementation that nominates, stops, admits or writes a
+failure where the spec does not is caught rather than ignored."""
 
 
 def observation_diff(expected: JSON, actual: JSON, path: str = "") -> list[str]:

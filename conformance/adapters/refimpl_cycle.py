@@ -59,20 +59,23 @@ from refimpl.kubelet.admission import can_admit_pod
 from refimpl.kubelet.preemption import PREEMPTING
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status
 from refimpl.scheduler.framework.node_slice import NodeColumns
-from refimpl.scheduler.framework.status import CODE_NAMES, Code, is_success
+from refimpl.scheduler.framework.status import CODE_NAMES, Code, as_status, fit_error_on_one_node, is_success
 from refimpl.scheduler.nominator import Nominator
 from refimpl.scheduler.plugins import new_default_framework
 from refimpl.scheduler.plugins.default_preemption import DefaultPreemption
 from refimpl.scheduler.schedule_one import (
     CLEAR_NOMINATED_NODE,
     ERR_NO_NODES_AVAILABLE,
+    NoNodesAvailable,
+    failure_condition,
     failure_handling,
     pass_filters,
     pass_filters_with_nominated_pods,
     snapshot_columns,
+    truncate_message,
 )
 from refimpl.scheduler.select_host import num_feasible_nodes_to_find, select_host
-from spec.cycle.cycle import FailurePoint
+from spec.cycle.cycle import INJECTED_FAILURES, FailurePoint
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
 from spec.objects import DEFAULT_SCHEDULER_NAME, Node, Pod, PodDisruptionBudget
@@ -134,6 +137,10 @@ class RefimplCycle:
         """The API server's nodes (while the scheduler runs, those its informer delivered and did not delete)."""
         self.now = 0
         self.filters: dict[str, tuple[str, str]] = {}
+        self.failures: dict[str, tuple[str, str, str]] = {}
+        """What the failure handler last wrote for each API pod: its PodScheduled condition's reason and message, and
+        its FailedScheduling event's note (refimpl's :func:`refimpl.scheduler.schedule_one.failure_condition` and
+        :func:`refimpl.scheduler.schedule_one.truncate_message`)."""
         """This step's rejections: each node's (plugin, status code), as ``Diagnosis.NodeToStatus`` holds them."""
         self.decision: JSON | None = None
         """This step's scheduling cycle, as observed (:func:`conformance.observe.decision_json`); None if none ran."""
@@ -287,6 +294,7 @@ class RefimplCycle:
             self.cache.forget_pod(self.cache.get_pod(pod))
         self.pending.pop(uid, None)
         self.admitted.discard(uid)
+        self.failures.pop(uid, None)
 
     # -- scheduling cycle ---------------------------------------------------------------------------
 
@@ -372,7 +380,7 @@ class RefimplCycle:
                   for s, total in zip(scores, totals, strict=True))
         return decision_json(names, detail, allowed, "", chosen)
 
-    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> None:
+    def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis, count: int) -> None:
         """``RunPostFilterPlugins`` as ``schedulingCycle`` runs it after a ``FitError``: its message becomes
         ``Diagnosis.PostFilterMsg``; the failure handler then records the nomination (``AddNominatedPod``) and the
         harness deletes the victims DefaultPreemption asked for (the goroutine's API calls, waited for)."""
@@ -384,7 +392,8 @@ class RefimplCycle:
         _require(not any(v in self.unconfirmed for v in victims),
                  "a victim's binding has not reached the scheduler's informer yet")
         nominating = NominatingInfo(NominatingMode.OVERRIDE, node) if node is not None else None
-        self.handle_failure(pod, nominating)
+        fit_error = FitError(pod.uid, count, diagnosis)  # of ``count`` nodes, with the PostFilter message
+        self.handle_failure(pod, nominating, Status(Code.UNSCHEDULABLE, str(fit_error), error=fit_error))
         for victim in victims:
             self.delete_pod(victim)
         self.preemption_result = preemption_json(CODE_NAMES[status.code], node or "", victims)
@@ -422,43 +431,59 @@ class RefimplCycle:
             _require(not fitting, f"pod {uid} fits on {', '.join(fitting)}")
             self.filters = {name: _verdict(status) for name, status in rejected.items()}
             if self.fit_error is None:  # ErrNoNodesAvailable: clearNominatedNode
-                self.handle_failure(self.pending[uid], CLEAR_NOMINATED_NODE)
+                error = NoNodesAvailable()
+                status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(error), error=error)
+                self.handle_failure(self.pending[uid], CLEAR_NOMINATED_NODE, status)
             elif self.preemption:
                 state, pod, diagnosis, count = self.fit_error
-                self.post_filter(state, pod, diagnosis)
+                self.post_filter(state, pod, diagnosis, count)
                 self.decision = {**self.decision, "message": str(FitError(pod.uid, count, diagnosis))}
             else:  # a FitError without PostFilter plugins: no nominating info
-                self.handle_failure(self.fit_error[1], None)
+                state, pod, diagnosis, count = self.fit_error
+                fit_error = FitError(pod.uid, count, diagnosis)
+                self.handle_failure(pod, None, Status(Code.UNSCHEDULABLE, str(fit_error), error=fit_error))
             return
         _require(point in SCHEDULING_FAILURES, f"{point} is not a scheduling-cycle failure point")
         try:
             pod = self.feasible(uid, node)
         except Rejected as rejection:
             raise NotEnabled(str(rejection)) from None
-        self.reject_after_assume(replace(pod, node_name=node))
+        assert point is not None
+        plugin_status = Status(Code.UNSCHEDULABLE, INJECTED_FAILURES[point], plugin=f"Fake{point.value}")
+        fit_error = fit_error_on_one_node(uid, node, plugin_status)  # schedulingCycle: a FitError on the chosen node
+        self.reject_after_assume(replace(pod, node_name=node),
+                                 Status(plugin_status.code, str(fit_error), error=fit_error))
 
-    def reject_after_assume(self, assumed: Pod) -> None:
+    def reject_after_assume(self, assumed: Pod, status: Status) -> None:
         """Reserve or Permit rejected the assumed pod: ``Unreserve`` and ``ForgetPod``, then the failure handler with
-        ``clearNominatedNode`` (:meth:`handle_failure`)."""
+        ``clearNominatedNode`` and ``status`` (:meth:`handle_failure`)."""
         self.cache.assume_pod(assumed)
         if self.preemption:
             self.nominator.delete_nominated_pod_if_exists(assumed)
         self.cache.forget_pod(assumed)
-        self.handle_failure(assumed, CLEAR_NOMINATED_NODE)
+        self.handle_failure(assumed, CLEAR_NOMINATED_NODE, status)
 
-    def handle_failure(self, pod: Pod, nominating: NominatingInfo | None) -> None:
-        """``handleSchedulingFailure`` for ``pod`` (as its cycle had it), as far as the cycle area observes it:
-        refimpl's requeue decision (:func:`refimpl.scheduler.schedule_one.failure_handling`) from the informer's pod
-        (the API server's): the pod stays queued as listed, or leaves the queue when it is gone, bound or recreated;
-        with preemption the queue's nominator records ``nominating`` for the pod the decision names
-        (``AddNominatedPod``)."""
+    def handle_failure(self, pod: Pod, nominating: NominatingInfo | None, status: Status) -> None:
+        """``handleSchedulingFailure`` for ``pod`` (as its cycle had it) failed with ``status``, as far as the cycle
+        area observes it: refimpl's requeue decision (:func:`refimpl.scheduler.schedule_one.failure_handling`) from
+        the informer's pod (the API server's): the pod stays queued as listed, or leaves the queue when it is gone,
+        bound or recreated; with preemption the queue's nominator records ``nominating`` for the pod the decision
+        names (``AddNominatedPod``); unless the pod was recreated, the FailedScheduling event and the PodScheduled
+        condition refimpl writes (:func:`refimpl.scheduler.schedule_one.failure_condition`, the note cut by
+        :func:`refimpl.scheduler.schedule_one.truncate_message`), kept for the pod while the API server has it (the
+        patch of a deleted pod fails)."""
         handling = failure_handling(pod, self.list_pod(pod.namespace, pod.name))
         if handling.requeue is not None:
             self.pending[pod.uid] = handling.requeue
         else:
             self.pending.pop(pod.uid, None)
-        if self.preemption and handling.nominee is not None:
+        if handling.nominee is None:  # recreated: no nomination, event or status patch
+            return
+        if self.preemption:
             self.nominator.add_nominated_pod(handling.nominee, nominating)
+        if pod.uid in self.api_pods:
+            condition = failure_condition(status)
+            self.failures[pod.uid] = (condition.reason, condition.message, truncate_message(condition.message))
 
     # -- binding cycle --------------------------------------------------------------------------------
 
@@ -552,7 +577,7 @@ class RefimplCycle:
         if point is FailurePoint.BIND:
             self.finish_binding(assumed)
         self.forget_after_binding_failure(assumed)
-        self.handle_failure(assumed, CLEAR_NOMINATED_NODE)
+        self.handle_failure(assumed, CLEAR_NOMINATED_NODE, as_status(RuntimeError(INJECTED_FAILURES[point])))
 
     def forget_after_binding_failure(self, assumed: Pod) -> None:
         with suppress(CacheError):
@@ -579,7 +604,8 @@ class RefimplCycle:
                             orphaned=self.orphaned, admitted=self.admitted, failed=self.failed,
                             decision=self._decision_observed(),
                             nominated={node: [ref.uid for ref in refs]
-                                       for node, refs in self.nominator.nominated_pods.items() if refs})
+                                       for node, refs in self.nominator.nominated_pods.items() if refs},
+                            failures=self.failures)
 
     def _decision_observed(self) -> JSON | None:
         if self.decision is None or self.preemption_result is None:

@@ -461,8 +461,9 @@ def transition_class(cluster: Cluster, op: CycleOperation, kind: str) -> str:
 
 
 def _key(cluster: Cluster) -> Cluster:
-    """The gauge is write-only: states differing only in it behave the same from here on."""
-    return replace(cluster, cache=replace(cluster.cache, metrics=NO_METRICS))
+    """The gauge and the failure handler's writes (``failures``) are write-only: states differing only in them behave
+    the same from here on."""
+    return replace(cluster, cache=replace(cluster.cache, metrics=NO_METRICS), failures=FrozenMap())
 
 
 def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, list[CycleOperation]]:

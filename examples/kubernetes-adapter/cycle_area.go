@@ -98,6 +98,9 @@ type cycleArea struct {
 	orphaned map[string]*v1.Pod
 	admitted map[string]bool
 	failed   map[string]string
+	// failures is the observation's "failures" (format 4.6.0): what the failure handler last wrote for each API pod,
+	// its PodScheduled condition's reason and message and its FailedScheduling event's note (failureWritten).
+	failures map[string]map[string]any
 	now      int64
 	running  bool
 
@@ -120,7 +123,7 @@ func newCycleArea(logger klog.Logger, ttl time.Duration, preemption bool) (*cycl
 		pending: map[string]*v1.Pod{}, binding: map[string]*v1.Pod{}, apiPods: map[string]*v1.Pod{},
 		unconfirmed: map[string]bool{}, deleted: map[string]bool{}, liveNodes: map[string]*v1.Node{},
 		namespaces: map[string]*v1.Namespace{}, pdbs: map[string]*policyv1.PodDisruptionBudget{}, orphaned: map[string]*v1.Pod{}, admitted: map[string]bool{},
-		failed: map[string]string{}, running: true,
+		failed: map[string]string{}, failures: map[string]map[string]any{}, running: true,
 	}
 	return a, a.startScheduler()
 }
@@ -438,6 +441,7 @@ func (a *cycleArea) forgetGonePod(uid string) {
 	}
 	delete(a.pending, uid)
 	delete(a.admitted, uid)
+	delete(a.failures, uid)
 }
 
 // -- observation --------------------------------------------------------------------------------------------
@@ -484,6 +488,9 @@ func (a *cycleArea) observe() map[string]any {
 	}
 	if admitted := trueKeys(a.admitted); len(admitted) > 0 || len(a.failed) > 0 {
 		out["kubelet"] = map[string]any{"admitted": admitted, "failed": a.failed}
+	}
+	if len(a.failures) > 0 {
+		out["failures"] = a.failures
 	}
 	return out
 }

@@ -55,7 +55,7 @@ func (a *cycleArea) failBinding(uid, point string) error {
 		}
 	}
 	_ = a.sched.Cache.ForgetPod(a.logger, assumed)
-	a.handleFailure(assumed, clearNominatedNode) // handleBindingCycleError's FailureHandler
+	a.handleFailure(assumed, clearNominatedNode, bindingError(point)) // handleBindingCycleError's FailureHandler
 	return nil
 }
 

@@ -95,7 +95,7 @@ var clearNominatedNode = &nominatingInfo{NominatingMode: modeOverride, Nominated
 // another UID, it leaves the queue and nothing else happens; otherwise it is queued as listed
 // (AddUnschedulableIfNotPresent) and nominated. With preemption the scheduler's own queue records the nomination
 // (AddNominatedPod).
-func (a *cycleArea) handleFailure(pod *v1.Pod, nominating *nominatingInfo) {
+func (a *cycleArea) handleFailure(pod *v1.Pod, nominating *nominatingInfo, status *fwk.Status) {
 	uid := string(pod.UID)
 	var listed *v1.Pod
 	for _, p := range a.apiPods {
@@ -115,6 +115,9 @@ func (a *cycleArea) handleFailure(pod *v1.Pod, nominating *nominatingInfo) {
 	default:
 		a.pending[uid] = listed
 		nominee = listed
+	}
+	if a.apiPods[uid] != nil { // the status patch of a deleted pod fails (NotFound)
+		a.failures[uid] = failureWritten(status)
 	}
 	if !a.preemption || !a.running {
 		return
@@ -175,7 +178,7 @@ func preemptionGoroutinesFinished() float64 {
 // AddNominatedPod; the async preemption's API calls are waited for and the victims' deletions applied.
 func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	if a.fit == nil { // ErrNoNodesAvailable: no PostFilter, clearNominatedNode
-		a.handleFailure(pod, clearNominatedNode)
+		a.handleFailure(pod, clearNominatedNode, noNodesStatus())
 		return nil
 	}
 	a.syncAPIServer()
@@ -233,7 +236,7 @@ func (a *cycleArea) postFilter(pod *v1.Pod) error {
 	if result != nil {
 		nominating = result.NominatingInfo
 	}
-	a.handleFailure(pod, nominating)
+	a.handleFailure(pod, nominating, fwk.NewStatus(fwk.Unschedulable).WithError(a.fit))
 	for _, uid := range victims {
 		a.forgetGonePod(uid)
 		a.deleted[uid] = true

@@ -151,9 +151,9 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 			return a.postFilter(pod)
 		}
 		if a.fit == nil { // ErrNoNodesAvailable: clearNominatedNode
-			a.handleFailure(pod, clearNominatedNode)
+			a.handleFailure(pod, clearNominatedNode, noNodesStatus())
 		} else { // a FitError without PostFilter plugins: no nominating info
-			a.handleFailure(pod, nil)
+			a.handleFailure(pod, nil, fwk.NewStatus(fwk.Unschedulable).WithError(a.fit))
 		}
 		return nil
 	}
@@ -177,6 +177,6 @@ func (a *cycleArea) failScheduling(args failSchedulingArgs) error {
 	if err := a.sched.Cache.ForgetPod(a.logger, assumed); err != nil {
 		return err
 	}
-	a.handleFailure(assumed, clearNominatedNode)
+	a.handleFailure(assumed, clearNominatedNode, rejectedOnNode(pod, *args.Node, *args.Point))
 	return nil
 }

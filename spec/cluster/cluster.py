@@ -40,7 +40,7 @@ from spec.frozenmap import FrozenMap
 from spec.objects import Node
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
-API_FIELDS: Final = ("api_pods", "deleted", "now", "nodes", "orphaned", "bind_count", "admitted", "failed")
+API_FIELDS: Final = ("api_pods", "deleted", "now", "nodes", "orphaned", "bind_count", "admitted", "failed", "failures")
 """The fields of a :class:`~spec.cycle.cycle.Cluster` that are the API server's (and its nodes' kubelets'), shared by
 every scheduler; the others are one scheduler's memory."""
 SCHEDULER_FIELDS: Final = tuple(f.name for f in fields(Cluster) if f.name not in API_FIELDS)

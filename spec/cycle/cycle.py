@@ -43,15 +43,16 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from spec.cache import cache as cache_ops
 from spec.cache.cache import CacheState, new_cache
 from spec.cache.nodeinfo import NodeInfo
 from spec.cache.snapshot import EMPTY_SNAPSHOT, Snapshot, SnapshotInconsistent, update_snapshot
-from spec.cycle.failure import handle_scheduling_failure
+from spec.cycle.failure import FailureRecord, failure_record, handle_scheduling_failure
 from spec.cycle.filters import Rejection, is_feasible
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
-from spec.cycle.messages import filter_reasons
+from spec.cycle.messages import filter_reasons, fit_error_message
 from spec.cycle.nominated import NominatedPods, filter_with_nominated_pods
 from spec.cycle.preemption import (
     Outcome,
@@ -60,6 +61,7 @@ from spec.cycle.preemption import (
     preemption_message,
     preemption_outcomes,
 )
+from spec.cycle.select import schedule_decision
 from spec.dispatcher.api_calls import NominatingInfo
 from spec.errors import CacheError
 from spec.frozenmap import FrozenMap
@@ -95,6 +97,32 @@ class FailurePoint(StrEnum):
     """Before the bind call: ``FinishBinding`` is not called."""
     BIND = "Bind"
     """The bind call itself failed: ``FinishBinding`` runs (deferred), then ``ForgetPod``."""
+
+
+INJECTED_FAILURES: Final[dict[FailurePoint, str]] = {
+    FailurePoint.RESERVE: "rejected on reserve",
+    FailurePoint.PERMIT: "rejected on permit",
+    FailurePoint.PRE_BIND: 'running PreBind plugin "FakePreBind": on PreBind',
+    FailurePoint.BIND: 'running Bind plugin "DefaultBinder": binder',
+}
+"""The status message of the cycle area's failure at each point, those of TestSchedulerScheduleOne
+(pkg/scheduler/schedule_one_test.go): its ``FakeReserve`` and ``FakePermit`` plugins reject the pod ("reserve failed
+with status code rejected", "permit failed with status code rejected"); its ``FakePreBind`` plugin and the bind call
+(``DefaultBinder``) fail with an error, wrapped by the framework ("prebind failed with status code error", "binding
+failed")."""
+
+
+def injected_failure(point: FailurePoint) -> tuple[bool, str]:
+    """Whether the cycle area's failure at ``point`` is a rejection, and the status message the failure handler gets.
+    A Reserve or Permit plugin rejects the pod on the chosen node, which ``schedulingCycle`` turns into a ``FitError``
+    of one node (``"0/1 nodes are available: 1 rejected on reserve."``); PreBind and Bind return an error, whose
+    text is the message (:data:`INJECTED_FAILURES`). Never fails.
+
+    Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
+    """
+    if point in (FailurePoint.RESERVE, FailurePoint.PERMIT):
+        return True, fit_error_message(1, ((INJECTED_FAILURES[point],),))
+    return False, INJECTED_FAILURES[point]
 
 
 @cached_hash
@@ -152,6 +180,14 @@ class Cluster:
     pdbs: FrozenMap[str, PodDisruptionBudget] = field(default_factory=FrozenMap)
     """The API server's PodDisruptionBudgets, by ``namespace/name`` (:func:`add_pdb`). DefaultPreemption lists them
     (``getPodDisruptionBudgets``) when it selects victims; nothing else in the scheduler reads them."""
+    failures: FrozenMap[str, FailureRecord] = field(default_factory=FrozenMap)
+    """What the scheduler's failure handler last wrote for each pod the API server has, by UID
+    (:func:`handle_failure`): the ``PodScheduled`` condition its status patch set (``False``, reason
+    ``Unschedulable`` or ``SchedulerError``, the full message) and the note of its ``FailedScheduling`` event. Only
+    what the scheduler writes is kept: the API server's binding sets ``PodScheduled`` to ``True``
+    (``BindingREST.setPodNodeAndMetadata``) and the kubelet writes the pod's status later, neither of which is
+    modelled, so an entry stays until the handler writes again or the pod leaves the API server. The API server keeps
+    it across a crash of the scheduler. No transition reads it."""
 
 
 def new_cluster(profile: VersionProfile = DEFAULT_PROFILE, ttl: Duration = 0, preemption: bool = False) -> Cluster:
@@ -364,6 +400,7 @@ def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
         unlisted_pods=tuple(u for u in cluster.unlisted_pods if u != uid),
         admitted=cluster.admitted - {uid},
         nominator=_forget_nomination(cluster, uid) if watches_pod(cluster, uid) else cluster.nominator,
+        failures=cluster.failures.remove(uid),
     )
 
 
@@ -425,17 +462,30 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
             return apply_post_filter(after, uid, choose_post_filter_result(post_filter(after, uid), preempt_on))
         # ErrNoNodesAvailable: no PostFilter, the nomination is cleared; a FitError without PostFilter: nil
         nominating = None if snapshot.node_info_list else CLEAR_NOMINATED_NODE
-        return handle_failure(after, uid, pod, nominating, cluster.nominator)
+        return handle_failure(after, uid, pod, nominating, cluster.nominator, True, no_fit_message(after, uid))
     _require(node in feasible and point in (FailurePoint.RESERVE, FailurePoint.PERMIT), "not a scheduling failure")
     assumed = with_node_name(pod, node)
     state = cache_ops.forget_pod(cache_ops.assume_pod(cluster.cache, assumed), assumed)
     after = replace(cluster, cache=state, snapshot=snapshot)
     # assume removed the nomination; the failure re-adds it cleared (clearNominatedNode)
-    return handle_failure(after, uid, pod, CLEAR_NOMINATED_NODE, _forget_nomination(cluster, uid))
+    assert point is not None  # the guard above
+    rejected, message = injected_failure(point)
+    return handle_failure(after, uid, pod, CLEAR_NOMINATED_NODE, _forget_nomination(cluster, uid), rejected, message)
+
+
+def no_fit_message(cluster: Cluster, uid: str) -> str:
+    """The error of a scheduling cycle of pending pod ``uid`` that found no feasible node in the cluster's (refreshed)
+    snapshot, before PostFilter: ``ErrNoNodesAvailable``'s text without nodes, else ``FitError.Error()`` with the
+    reasons of every node Filter rejected (with the queue's nominated pods) and no PostFilter message.
+
+    Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
+    """
+    return schedule_decision(cluster.snapshot, cluster.pending[uid], cluster.cache.profile,
+                             namespaces=cluster.namespaces, nominated=nominated_pods(cluster)).message
 
 
 def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingInfo | None,
-                   nominator: Nominator) -> Cluster:
+                   nominator: Nominator, rejected: bool, message: str) -> Cluster:
     """What the failure handler leaves in ``cluster`` for pod ``uid`` (``pod`` as its cycle had it), starting from
     ``nominator``: the informer's lister finds the pod by namespace and name (the API server's pod of that name: the
     pod itself while it exists, as live pods' names are unique, else a pod created under its name since); the
@@ -443,17 +493,24 @@ def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingI
     that landed, its event not delivered yet) or recreated (another UID under its name: deleted and created again);
     with preemption, the queue's nominator records ``nominating``
     (:func:`spec.cycle.failure.handle_scheduling_failure`). Without preemption the cluster keeps no nominator (no pod
-    is ever nominated there).
+    is ever nominated there). Unless the pod was recreated, the handler records the ``FailedScheduling`` event and
+    patches the pod's ``PodScheduled`` condition (``Unschedulable`` if ``rejected``, else ``SchedulerError``, with
+    ``message``): :attr:`Cluster.failures` gets both for the pod if the API server still has it (the patch of a
+    deleted pod fails with ``NotFound``; a pod bound meanwhile is patched).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
     listed = cluster.api_pods.get(uid) or next(
         (p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
-    handled = handle_scheduling_failure(pod, True, "", nominating, listed, nominator,
+    handled = handle_scheduling_failure(pod, rejected, message, nominating, listed, nominator,
                                         cluster.cache.profile.empty_nomination_clears)
     pending = cluster.pending.set(uid, handled.requeued) if handled.requeued is not None \
         else cluster.pending.remove(uid)
-    return replace(cluster, pending=pending, nominator=handled.nominator if cluster.preemption else cluster.nominator)
+    record = failure_record(handled)
+    failures = cluster.failures.set(uid, record) if record is not None and uid in cluster.api_pods \
+        else cluster.failures
+    return replace(cluster, pending=pending, nominator=handled.nominator if cluster.preemption else cluster.nominator,
+                   failures=failures)
 
 
 # ============================================================================================
@@ -552,8 +609,9 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     modelled profile), and the clearing reaches the nominator through the API server and the informer's update
     (``UpdateNominatedPod``); the preemptor's own PreEnqueue keeps it out of activeQ until the goroutine ends, so no
     cycle of it sees the state in between. The status patch of the preemptor's ``NominatedNodeName`` is not
-    modelled (the pod objects keep the value they were created with). Fails with :class:`CycleNotEnabled` when a
-    victim's binding has not reached the informer yet (the delete event cannot come before the add).
+    modelled (the pod objects keep the value they were created with); its ``PodScheduled`` condition and the event
+    are (:attr:`Cluster.failures`: the ``FitError`` message with PostFilter's). Fails with :class:`CycleNotEnabled`
+    when a victim's binding has not reached the informer yet (the delete event cannot come before the add).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go)
@@ -564,7 +622,9 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     nominator = cluster.nominator
     for cleared in result.cleared:
         nominator = delete_nominated_pod_if_exists(nominator, cleared.uid)
-    after = handle_failure(cluster, uid, pod, result.nominating, nominator)
+    message, post = no_fit_message(cluster, uid), post_filter_message(cluster, uid, result)
+    message = f"{message} {post}" if post else message  # FitError.Error() with Diagnosis.PostFilterMsg
+    after = handle_failure(cluster, uid, pod, result.nominating, nominator, True, message)
     for victim in result.deleted:
         after = delete_pod(after, victim.uid)
     return after
@@ -618,7 +678,8 @@ def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
     error, e.g. for a pod already forgotten on deletion, is only logged); then the failure handler with
     ``clearNominatedNode`` (:func:`handle_failure`): the pod is requeued if the API server still has it unbound, and
     with preemption nominated to no node (stored under ``""`` where
-    :attr:`spec.versions.VersionProfile.empty_nomination_clears` is off).
+    :attr:`spec.versions.VersionProfile.empty_nomination_clears` is off). The failure is an error
+    (``SchedulerError``: :func:`injected_failure`).
 
     Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
     """
@@ -630,7 +691,7 @@ def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
     with suppress(CacheError):  # Kubernetes logs it and sends no move event.
         state = cache_ops.forget_pod(state, assumed)
     return handle_failure(replace(cluster, cache=state, binding=cluster.binding.remove(uid)), uid, assumed,
-                          CLEAR_NOMINATED_NODE, cluster.nominator)
+                          CLEAR_NOMINATED_NODE, cluster.nominator, *injected_failure(point))
 
 
 def _finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:

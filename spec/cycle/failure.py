@@ -63,6 +63,27 @@ class FailureHandling:
     event_message: str
 
 
+@dataclass(frozen=True)
+class FailureRecord:
+    """What the failure handler last wrote for a pod that the API server still has: the ``PodScheduled`` condition
+    it patched (``False``, its reason and its full message) and the note of the ``FailedScheduling`` event it
+    recorded (the message cut by :func:`truncate_message`)."""
+
+    condition: PodCondition
+    event_message: str
+
+
+def failure_record(handled: FailureHandling) -> FailureRecord | None:
+    """What ``handled`` writes to the pod: its condition and event note, or None when the handler stopped before the
+    event and the patch (the pod was recreated).
+
+    Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    """
+    if handled.condition is None:
+        return None
+    return FailureRecord(handled.condition, handled.event_message)
+
+
 def nominated_node_needs_update(pod: Pod, nominating: NominatingInfo | None) -> bool:
     """The status patch writes the nominated node only when the info overrides it with a different value.
 

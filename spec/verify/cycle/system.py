@@ -262,9 +262,11 @@ def rename_step(step: CycleStep, renaming: Renaming) -> CycleStep:
 
 
 def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluster:
-    """``cluster`` with its cache and snapshot replaced by ``world``'s and every other UID renamed."""
+    """``cluster`` with its cache and snapshot replaced by ``world``'s and every other UID renamed, without what the
+    failure handler wrote (:attr:`spec.cycle.cycle.Cluster.failures`: no transition reads it, and its messages would
+    split states that behave alike)."""
     if renaming.is_identity:
-        return replace(cluster, cache=world.cache, snapshot=world.snapshot)
+        return replace(cluster, cache=world.cache, snapshot=world.snapshot, failures=FrozenMap())
 
     def uid(value: str) -> str:
         return renaming.pods.get(value, value)
@@ -295,6 +297,7 @@ def rename_cluster(cluster: Cluster, world: World, renaming: Renaming) -> Cluste
         crashed_in_flight=uids(cluster.crashed_in_flight),
         admitted=uids(cluster.admitted),
         failed=FrozenMap({uid(k): r for k, r in cluster.failed.items()}),
+        failures=FrozenMap(),
         nominator=Nominator(
             FrozenMap({node(n): tuple(uid(u) for u in us) for n, us in cluster.nominator.nominated_pods.items()}),
             FrozenMap({uid(u): node(n) for u, n in cluster.nominator.pod_to_node.items()})),

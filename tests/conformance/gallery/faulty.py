@@ -268,7 +268,7 @@ class ResourcesBeforePorts(RefimplCycle):
 
 
 class RejectionLeavesPodAssumed(RefimplCycle):
-    def reject_after_assume(self, assumed: Pod) -> None:
+    def reject_after_assume(self, assumed: Pod, status: Any) -> None:
         self.cache.assume_pod(assumed)
 
 
