@@ -32,6 +32,10 @@ from spec.quantities import resource_list, resources_from
 
 _TEST: Final = "schedule_one_test.go"
 LONG_RESOURCES: Final = 40
+NOTE_BOUNDARY_RESOURCES: Final = 14
+"""How many extended resources the pods of ``note_limit.*`` request: their FitError message ("0/2 nodes are
+available: " and one "2 Insufficient example.com/..." reason each) is 976 bytes before the names are padded to
+reach 1,024 or 1,025 bytes (``tests/conformance/test_failure_condition.py`` checks the lengths)."""
 """How many extended resources the pod of ``long_message`` requests that its node lacks: each adds a reason
 ("1 Insufficient example.com/...") to the FitError message, which then passes 1,024 bytes."""
 
@@ -55,6 +59,18 @@ def _greedy_pod(uid: str) -> Pod:
     """A pod requesting :data:`LONG_RESOURCES` extended resources with long names, none of which a node has."""
     requests = {"cpu": 100, **{f"example.com/a-rather-long-extended-resource-name-{i:02}": 1
                                for i in range(LONG_RESOURCES)}}
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", resources_from(requests)),))
+
+
+def _padded_pod(uid: str, padding: int) -> Pod:
+    """A pod requesting :data:`NOTE_BOUNDARY_RESOURCES` extended resources no node has, their names ``padding``
+    characters longer in all than ``example.com/a-rather-long-extended-resource-name-NN`` (each name stays within a
+    qualified name's 63 characters)."""
+    names = []
+    for i in range(NOTE_BOUNDARY_RESOURCES):
+        extra = padding // NOTE_BOUNDARY_RESOURCES + (1 if i < padding % NOTE_BOUNDARY_RESOURCES else 0)
+        names.append(f"example.com/a-rather-long-extended-resource-name-{i:02}{'x' * extra}")
+    requests = {"cpu": 100, **{name: 1 for name in names}}
     return Pod(uid, f"pod-{uid}", containers=(Container("c", resources_from(requests)),))
 
 
@@ -99,6 +115,16 @@ def condition_scenarios() -> list[Scenario]:
               f"{LONG_RESOURCES} extended resources no node has gets a FitError message longer than 1,024 bytes; the "
               "event's note is cut to 1,024 bytes ending in ' ...', the condition's message is not",
               [ClusterAddNode(node("n1")), ClusterAddNode(node("n2")), CreatePod(_greedy_pod("p")),
+               FailScheduling("p")]),
+        _cond("note_limit.exact",
+              f"truncateMessage ({_TEST}'s handler, validation.NoteLengthLimit): a FitError message of exactly 1,024 "
+              "bytes is the event's note unchanged (len(message) <= NoteLengthLimit), not cut",
+              [ClusterAddNode(node("n1")), ClusterAddNode(node("n2")), CreatePod(_padded_pod("p", 48)),
+               FailScheduling("p")]),
+        _cond("note_limit.exceeded_by_one",
+              f"truncateMessage ({_TEST}'s handler, validation.NoteLengthLimit): a FitError message of 1,025 bytes "
+              "is cut to its first 1,020 bytes and ' ...' in the event's note; the condition keeps all of it",
+              [ClusterAddNode(node("n1")), ClusterAddNode(node("n2")), CreatePod(_padded_pod("p", 49)),
                FailScheduling("p")]),
         _cond("recreated",
               f"TestHandleSchedulingFailureSkipsRecreatedPod ({_TEST}): p fails once (a condition and an event), is "
