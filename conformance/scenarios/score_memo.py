@@ -192,6 +192,88 @@ def scenario(case: Case, crowded: bool) -> Scenario:
                     profiles=ALL_PROFILES, preemption=not crowded)
 
 
+@dataclass(frozen=True)
+class Shape:
+    """A curated case (no Go test): what it shows, its nodes (name, millicores, bytes), the existing pods on their
+    nodes and the pod."""
+
+    name: str
+    what: str
+    nodes: tuple[tuple[str, int, int], ...]
+    existing: tuple[tuple[Pod, str], ...]
+    pod: Pod
+
+
+HUGE: Final = 281474976710629
+"""An allocatable figure above 2**48 with 69 * HUGE - 1 a multiple of 100."""
+JUST_BELOW: Final = HUGE - (69 * HUGE - 1) // 100
+"""A request that leaves (69 * HUGE - 1) / 100 of HUGE: LeastAllocated's quotient is 69 - 1/HUGE."""
+
+
+def shapes() -> list[Shape]:
+    """LeastAllocated at figures the ported cases do not reach: a node without cpu or without memory, non-zero
+    requests beyond the allocatable with the other resource's score odd (a wrong 1 instead of 0 would show), and a
+    quotient a hair below an integer (a floating-point division would show)."""
+    no_requests = Pod("pod", "pod", containers=(container("c"),))
+    beyond = tuple((Pod(f"e{i}", f"e{i}", containers=(container("c"),)), node_name)
+                   for node_name in ("a", "b") for i in ((0, 1, 2, 3, 4) if node_name == "a" else (5, 6, 7, 8, 9)))
+    return [
+        Shape("least_allocated_zero_capacity",
+              "leastResourceScorer (noderesources/least_allocated.go) leaves out a resource the node has none of: a "
+              "pod without requests (100m and 200 MiB counted, GetNonzeroRequests; BalancedAllocation skips it) on "
+              "n1 (4 cpu, 4 GiB) scores the mean of cpu and memory, on n2 (4 cpu, no memory) its cpu score alone, "
+              "on n3 (no cpu, 4 GiB) its memory score alone; the Filter passes a pod that requests nothing",
+              (("n1", 4000, 4096 * MI), ("n2", 4000, 0), ("n3", 0, 4096 * MI)), (), no_requests),
+        Shape("least_allocated_non_zero_beyond_allocatable_odd",
+              "leastRequestedScore (noderesources/least_allocated.go) scores 0 a resource whose non-zero requests "
+              "exceed the allocatable: five pods without requests on each node (100m and 200 MiB counted for each) "
+              "and the pod's own make 600m and 1200 MiB; on a (500m, 2 GiB) cpu scores 0 and memory 41, on b "
+              "(1100m, 1 GiB) memory scores 0 and cpu 45: both odd, so a 1 in place of either 0 would raise the "
+              "mean by one",
+              (("a", 500, 2048 * MI), ("b", 1100, 1024 * MI)), beyond, no_requests),
+        Shape("least_allocated_quotient_just_below_an_integer",
+              "leastRequestedScore (noderesources/least_allocated.go) divides integers: (capacity - requested) * "
+              f"100 / capacity truncates. With capacity {HUGE} (cpu in millicores on n1, memory in bytes on n2) "
+              f"and the pod's {JUST_BELOW} of it, the exact quotient is 69 - 1/capacity, so that resource scores 68 "
+              "(a floating-point division would round it to 69.0); the other resource, four times the pod's request, "
+              "scores 75, and each node (68 + 75) / 2 = 71 (with 69 it would be 72)",
+              (("n1", HUGE, 4 * JUST_BELOW), ("n2", 4 * JUST_BELOW, HUGE)), (),
+              Pod("pod", "pod", containers=(container("c", cpu=JUST_BELOW, memory=JUST_BELOW),))),
+    ]
+
+
+def shape_scenario(shape: Shape, crowded: bool) -> Scenario:
+    """``shape`` after the memo filler (``crowded``), or in a cluster with preemption."""
+    variant = "" if crowded else "with_preemption."
+    case = Case(LEAST, shape.name, shape.nodes, shape.existing, shape.pod, None)
+    where = (f"; first {SHAPES} pods of as many shapes are scored on two tainted nodes the pod does not tolerate, so "
+             "the reference implementation has no memo column left for the pod's shape" if crowded else
+             "; the scheduler runs DefaultPreemption (no pod is preempted), so the reference implementation scores "
+             "the node list without its rows")
+    return Scenario(f"{PREFIX}{variant}{shape.name}", shape.what + where, _ops(case, crowded), area="cycle",
+                    behaviours=("score", "resources"), profiles=ALL_PROFILES, preemption=not crowded)
+
+
+def held_scenario() -> Scenario:
+    """Two pods of one shape, the second scored only on nodes the first left unchanged."""
+    pool = FrozenMap({"pool": "b"})
+    nodes = [Node("n1", resource_list(cpu=4000, memory=4096 * MI, pods=10)),
+             Node("n2", resource_list(cpu=2000, memory=4096 * MI, pods=10), labels=pool),
+             Node("n3", resource_list(cpu=4000, memory=2048 * MI, pods=10), labels=pool)]
+    first = Pod("a", "pod-a", containers=(container("c", cpu=500, memory=256 * MI),))
+    second = Pod("b", "pod-b", containers=(container("c", cpu=500, memory=256 * MI),), node_selector=pool)
+    return Scenario(f"{PREFIX}least_allocated_same_shape_on_unchanged_nodes",
+                    "Fit.Score (noderesources/fit.go) of two pods of the same requests (500m, 256 MiB): the first is "
+                    "scored on n1, n2 and n3 and placed on n1; the second selects pool b, so it is scored on n2 "
+                    "(2 cpu, 4 GiB: 75 and 93, 84) and n3 (4 cpu, 2 GiB: 87 and 87, 87), which did not change in "
+                    "between; the reference implementation then reads every score from the memo column the first "
+                    "cycle filled",
+                    [*(ClusterAddNode(n) for n in nodes), CreatePod(first), *placed("a", "n1"), CreatePod(second),
+                     SchedulePod("b", "n3")], area="cycle", behaviours=("score", "resources"), profiles=ALL_PROFILES)
+
+
 def score_memo_scenarios(variants: Sequence[bool] = (True, False)) -> list[Scenario]:
-    """Every scenario of this module: each case crowded, then with preemption."""
-    return [scenario(case, crowded) for crowded in variants for case in cases()]
+    """Every scenario of this module: each case crowded, then with preemption; the same for the curated shapes;
+    then two pods of one shape (:func:`held_scenario`)."""
+    return [*(scenario(case, crowded) for crowded in variants for case in cases()),
+            *(shape_scenario(shape, crowded) for crowded in variants for shape in shapes()), held_scenario()]
