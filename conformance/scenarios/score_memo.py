@@ -235,9 +235,10 @@ def shapes() -> list[Shape]:
               "leastRequestedScore (noderesources/least_allocated.go) divides integers: (capacity - requested) * "
               f"100 / capacity truncates. With capacity {HUGE} (cpu in millicores on n1, memory in bytes on n2) "
               f"and the pod's {JUST_BELOW} of it, the exact quotient is 69 - 1/capacity, so that resource scores 68 "
-              "(a floating-point division would round it to 69.0); the other resource, four times the pod's request, "
-              "scores 75, and each node (68 + 75) / 2 = 71 (with 69 it would be 72)",
-              (("n1", HUGE, 4 * JUST_BELOW), ("n2", 4 * JUST_BELOW, HUGE)), (),
+              "(a floating-point division would round it to 69.0); the other resource, four times the pod's request "
+              "on n1 and eight times on n2, scores 75 and 87, so n1 scores (68 + 75) / 2 = 71 and n2 (87 + 68) / 2 "
+              "= 77 (with 69, 72 and 78)",
+              (("n1", HUGE, 4 * JUST_BELOW), ("n2", 8 * JUST_BELOW, HUGE)), (),
               Pod("pod", "pod", containers=(container("c", cpu=JUST_BELOW, memory=JUST_BELOW),))),
     ]
 
