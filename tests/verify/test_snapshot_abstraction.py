@@ -115,16 +115,22 @@ def test_broken_transitions_are_caught_with_the_same_shortest_trace(step: StepFu
     assert all("NOT reproduced" not in v.final_state for v in reduced.violations)
 
 
-def test_a_stale_snapshot_is_caught_or_the_run_refuses() -> None:
-    """A broken UpdateSnapshot that keeps the old snapshot: every property the full search finds past it, the
-    reduced one finds, unless it stops because a summary survived (never a clean verdict)."""
-    full = run(SMALL, abstract=False, step=stale_snapshot, stop_at_first=False)
+def assert_caught_or_refused(universe: Universe, step: StepFunction) -> None:
+    """The full search finds a violation past the broken ``step``; the reduced one finds the same properties or
+    stops as inexact (never a clean verdict)."""
+    full = run(universe, abstract=False, step=step, stop_at_first=False)
     assert full.violations
     try:
-        reduced = run(SMALL, abstract=True, step=stale_snapshot, stop_at_first=False)
+        reduced = run(universe, abstract=True, step=step, stop_at_first=False)
     except SnapshotAbstractionInexact:
         return
     assert {v.property for v in reduced.violations} == {v.property for v in full.violations}
+
+
+def test_a_stale_snapshot_is_caught_or_the_run_refuses() -> None:
+    """A broken UpdateSnapshot that keeps the old snapshot: every property the full search finds past it, the
+    reduced one finds, unless it stops because a summary survived (never a clean verdict)."""
+    assert_caught_or_refused(SMALL, stale_snapshot)
 
 
 def add_node_keeping_generation(world: World, op: Operation) -> tuple[World, Outcome]:
@@ -144,14 +150,8 @@ def add_node_keeping_generation(world: World, op: Operation) -> tuple[World, Out
 def test_a_transition_that_defeats_the_abstraction_stops_the_run() -> None:
     """The abstraction assumes a NodeInfo that becomes live again is re-cloned by the next UpdateSnapshot; a broken
     AddNode that breaks that is still caught (by the full search's properties) or stops the reduced run."""
-    universe = Universe(nodes=2, pods=1, pod_variants=1, node_variants=1, ttls=(0,))
-    full = run(universe, abstract=False, step=add_node_keeping_generation, stop_at_first=False)
-    assert full.violations
-    try:
-        reduced = run(universe, abstract=True, step=add_node_keeping_generation, stop_at_first=False)
-    except SnapshotAbstractionInexact:
-        return
-    assert {v.property for v in reduced.violations} == {v.property for v in full.violations}
+    assert_caught_or_refused(Universe(nodes=2, pods=1, pod_variants=1, node_variants=1, ttls=(0,)),
+                             add_node_keeping_generation)
 
 
 def test_two_processes_give_the_same_reduced_figures() -> None:
