@@ -29,14 +29,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	schedprofile "k8s.io/kubernetes/pkg/scheduler/profile"
 )
 
 // cycleAreas: the builds of this file serve the cycle area (cycle_area_none.go's do not yet).
@@ -99,8 +98,13 @@ type cycleArea struct {
 	admitted map[string]bool
 	failed   map[string]string
 	// failures is the observation's "failures" (format 4.6.0): what the failure handler last wrote for each API pod,
-	// its PodScheduled condition's reason and message and its FailedScheduling event's note (failureWritten).
+	// its PodScheduled condition's reason and message and its FailedScheduling event's note (cycle_failure.go).
 	failures map[string]map[string]any
+	// events is the running process's event recorder; replayed counts the fake clientset's actions whose status
+	// patches were delivered as informer updates; writes numbers the API server's writes (resourceVersion).
+	events   *eventCapture
+	replayed int
+	writes   int
 	now      int64
 	running  bool
 
@@ -131,14 +135,21 @@ func newCycleArea(logger klog.Logger, ttl time.Duration, preemption bool) (*cycl
 // startScheduler builds a scheduler process as kube-scheduler does (scheduler.New with the default profile and
 // the in-tree registry), over a fresh fake clientset and informer factory that are never started: the harness
 // delivers every event itself. Its cache is replaced by a.cache, built as scheduler.New builds it but with the
-// vector's TTL and no background loop (newCacheArea), so expiry happens at the vector's instants.
+// vector's TTL and no background loop (newCacheArea), so expiry happens at the vector's instants. The process's
+// feature gates are the release's defaults while scheduler.New reads them (main.go turns SchedulerAsyncAPICalls on
+// for the dispatcher area; off, as in every release by default, the scheduler has no API dispatcher and its status
+// patches reach the clientset at once). The profile's event recorder is an eventCapture (cycle_failure.go).
 func (a *cycleArea) startScheduler() error {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), a.logger))
 	client := fake.NewClientset()
 	factory := newInformerFactory(client)
-	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
-	sched, err := scheduler.New(ctx, client, factory, nil, schedprofile.NewRecorderFactory(broadcaster),
-		scheduler.WithParallelism(1))
+	recorder := newEventCapture()
+	saved := utilfeature.DefaultFeatureGate
+	if pristineGate != nil { // nil in tests, whose process keeps the defaults
+		utilfeature.DefaultFeatureGate = pristineGate.DeepCopy()
+	}
+	sched, err := scheduler.New(ctx, client, factory, nil, recorderFactory(recorder), scheduler.WithParallelism(1))
+	utilfeature.DefaultFeatureGate = saved
 	if err != nil {
 		cancel()
 		return err
@@ -148,7 +159,7 @@ func (a *cycleArea) startScheduler() error {
 		return err
 	}
 	sched.Cache = a.cache.cache
-	a.client = client
+	a.client, a.events, a.replayed = client, recorder, 0
 	indexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
 	for _, ns := range a.namespaces {
 		if err := indexer.Add(ns); err != nil {

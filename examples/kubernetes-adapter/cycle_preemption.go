@@ -2,12 +2,14 @@ package main
 
 // The cycle area's PostFilter (a vector's "preemption", format 4.4.0), for Kubernetes v1.34 to v1.37 (the same code
 // builds against each; v1.37's schedQueueAdd and schedQueueDelete are in cycle_release_v1_37.go): what schedulingCycle
-// does after a FitError (pkg/scheduler/schedule_one.go) and handleSchedulingFailure's AddNominatedPod. Kubernetes
+// does after a FitError (pkg/scheduler/schedule_one.go), then the scheduler's own failure handler (cycle_failure.go). Kubernetes
 // decides everything here: RunPostFilterPlugins runs the profile's DefaultPreemption (its PodNominator is the
 // scheduler's own queue, which scheduler.New sets with SetPodNominator), the harness waits for the async preemption's
 // goroutine (DefaultPreemption.PreEnqueue refuses the pod until it ends) and reads the victims from the deletions the fake clientset received;
 // it then plays the informer's delete events. The API server's pods are mirrored into the fake clientset's tracker and
-// the pod informer's indexer (syncAPIServer), which the Evaluator's and the nominator's pod listers read.
+// the pod informer's indexer (syncAPIServer), which the Evaluator's and the nominator's pod listers read; the status
+// patches the clientset received (the failure handler's NominatedNodeName, clearNominatedNodeName's) reach the
+// scheduler as the informer's updates first (replayStatusPatches).
 // PodDisruptionBudgets (cluster_add_pod_disruption_budget, format 4.5.0) are in the PDB informer's indexer
 // (cycle_area.go), which DefaultPreemption's PDB lister reads when it selects victims and a node.
 
@@ -30,11 +32,13 @@ import (
 
 var podsResource = v1.SchemeGroupVersion.WithResource("pods")
 
-// syncAPIServer makes the fake clientset's pods and the pod informer's indexer hold the API server's pods.
+// syncAPIServer makes the fake clientset's pods and the pod informer's indexer hold the API server's pods, once the
+// status patches the clientset received are delivered (replayStatusPatches, cycle_failure.go).
 func (a *cycleArea) syncAPIServer() {
 	if !a.running || a.sched == nil || a.client == nil {
 		return
 	}
+	a.replayStatusPatches() // the status patches first: the API server's objects carry them
 	tracker := a.client.Tracker()
 	objects := make([]any, 0, len(a.apiPods))
 	for _, pod := range a.apiPods {
@@ -87,47 +91,6 @@ func (a *cycleArea) forgetNomination(pod *v1.Pod) {
 
 // clearNominatedNode is schedule_one.go's clearNominatedNode: the nominating info of every failure but PostFilter's.
 var clearNominatedNode = &nominatingInfo{NominatingMode: modeOverride, NominatedNodeName: ""}
-
-// handleFailure is handleSchedulingFailure (pkg/scheduler/schedule_one.go) as far as the cycle area observes it, for
-// the pod as its cycle had it: the informer's pod of that namespace and name (the API server's) decides the requeue.
-// Gone, or bound meanwhile (a crashed predecessor's bind that landed before its event), the pod leaves the queue
-// (Done) and is still nominated as the cycle had it (the nominator's own lister check drops it); recreated under
-// another UID, it leaves the queue and nothing else happens; otherwise it is queued as listed
-// (AddUnschedulableIfNotPresent) and nominated. With preemption the scheduler's own queue records the nomination
-// (AddNominatedPod).
-func (a *cycleArea) handleFailure(pod *v1.Pod, nominating *nominatingInfo, status *fwk.Status) {
-	uid := string(pod.UID)
-	var listed *v1.Pod
-	for _, p := range a.apiPods {
-		if p.Namespace == pod.Namespace && p.Name == pod.Name {
-			listed = p
-			break
-		}
-	}
-	nominee := pod
-	switch {
-	case listed == nil || listed.Spec.NodeName != "":
-		delete(a.pending, uid)
-		a.forgetNomination(pod) // Done: the pod leaves the queue
-	case listed.UID != pod.UID:
-		delete(a.pending, uid)
-		return
-	default:
-		a.pending[uid] = listed
-		nominee = listed
-	}
-	if a.apiPods[uid] != nil { // the status patch of a deleted pod fails (NotFound)
-		a.failures[uid] = failureWritten(status)
-	}
-	if !a.preemption || !a.running {
-		return
-	}
-	a.syncAPIServer()
-	if nominee == listed {
-		schedQueueAdd(a.sched, a.logger, listed) // back in the queue (AddUnschedulableIfNotPresent)
-	}
-	a.sched.SchedulingQueue.AddNominatedPod(a.logger, podInfo(nominee), nominating)
-}
 
 // nominated is the observation's "nominated": each node's nominated pods in the order nominated, read from the
 // queue (NominatedPodsForNode) for every node name ever added and "".

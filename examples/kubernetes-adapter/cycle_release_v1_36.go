@@ -15,11 +15,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	schedprofile "k8s.io/kubernetes/pkg/scheduler/profile"
 )
 
 // profileAssumedPodExpiry and profileForgetAssumedPodOnDelete are the spec profile's cache flags
@@ -96,4 +98,27 @@ func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) 
 // schedQueueDelete is the scheduler's PriorityQueue.Delete (the pod only, to v1.36).
 func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
 	sched.SchedulingQueue.Delete(pod)
+}
+
+// recorderFactory gives every profile the harness's recorder (scheduler.New's profile.RecorderFactory, which returns
+// an events.EventRecorderLogger in v1.36).
+func recorderFactory(r *eventCapture) schedprofile.RecorderFactory {
+	return func(string) events.EventRecorderLogger { return r }
+}
+
+// The scheduler's own handler of the pod informer's update of an unscheduled pod (addAllEventHandlers registers it).
+//
+//go:linkname schedUpdatePodInSchedulingQueue k8s.io/kubernetes/pkg/scheduler.(*Scheduler).updatePodInSchedulingQueue
+func schedUpdatePodInSchedulingQueue(sched *scheduler.Scheduler, oldPod, newPod *v1.Pod)
+
+// updatePodInSchedulingQueue delivers the informer's update of an unscheduled pod to the scheduler
+// (updatePodInSchedulingQueue, pkg/scheduler/eventhandlers.go).
+func updatePodInSchedulingQueue(sched *scheduler.Scheduler, oldPod, newPod *v1.Pod) {
+	schedUpdatePodInSchedulingQueue(sched, oldPod, newPod)
+}
+
+// AddUnschedulableIfNotPresent is the queue's, noting the pod handleSchedulingFailure hands back (cycle_failure.go).
+func (q *requeueWatch) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *framework.QueuedPodInfo, podSchedulingCycle int64) error {
+	q.requeued = pInfo.Pod
+	return q.SchedulingQueue.AddUnschedulableIfNotPresent(logger, pInfo, podSchedulingCycle)
 }
