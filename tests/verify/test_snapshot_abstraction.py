@@ -166,8 +166,9 @@ def test_a_transition_that_defeats_the_abstraction_stops_the_run() -> None:
 
 def test_two_processes_give_the_same_reduced_figures() -> None:
     one, two = run(SMALL, abstract=True), run(SMALL, abstract=True, jobs=2)
-    assert (one.states, one.transitions, one.max_depth, one.coverage) == (two.states, two.transitions,
-                                                                         two.max_depth, two.coverage)
+    assert (one.states, one.transitions, one.max_depth, one.coverage, one.level_states) == (
+        two.states, two.transitions, two.max_depth, two.coverage, two.level_states)
+    assert sum(one.level_states) == one.states and len(one.level_states) == one.max_depth + 1
 
 
 def test_summaries_keep_what_update_snapshot_reads() -> None:
