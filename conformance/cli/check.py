@@ -221,6 +221,7 @@ def figures_table(report: Report, *, symmetry: bool, abstraction: bool = False) 
         ("distinct states", f"{report.states:,}"),
         ("transitions", f"{report.transitions:,}"),
         ("max depth", str(report.max_depth)),
+        ("new states per depth", " ".join(f"{n:,}" for n in report.level_states) or "-"),
         ("depth limit", "none" if report.depth_limit is None else str(report.depth_limit)),
         ("time", f"{report.seconds:.1f}s"),
         ("states/s", f"{report.states_per_second:,.0f}"),

@@ -119,6 +119,8 @@ def explore(
     queue: deque[tuple[S, int, int]] = deque()  # (representative, number, depth)
 
     stop = False
+    levels: dict[int, int] = {}
+    """Depth -> new states found at it."""
     for index, initial in enumerate(system.initial_states()):
         rep, _ = system.canonical(initial)
         fp = system.fingerprint(rep)
@@ -126,6 +128,7 @@ def explore(
         if fp in store:
             continue
         number = store.add(fp, -1, index)
+        levels[0] = levels.get(0, 0) + 1
         if search.record(number, system.violations(rep)):
             stop = True
             break
@@ -174,6 +177,7 @@ def explore(
                         cut = index
                         break
                     number = store.add(fp, parent, index)
+                    levels[depth + 1] = levels.get(depth + 1, 0) + 1
                     report.max_depth = max(report.max_depth, depth + 1)
                     rep = expansion.representative(index)
                     props = violations_of(rep)
@@ -197,6 +201,7 @@ def explore(
         except KeyboardInterrupt:  # Ctrl-C: the report holds what was explored so far, and says so
             interrupted = True
     search.tally()
+    report.level_states = [levels.get(depth, 0) for depth in range(max(levels, default=-1) + 1)]
     report.states = len(store)
     report.seconds = now() - started
     report.store_bytes = store.memory_bytes()

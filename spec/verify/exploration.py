@@ -79,6 +79,8 @@ class Report:
     """(k, n): this run explored part k of n (see :func:`explore`)."""
     split_depth: int | None = None
     """The depth at which a partitioned run split (None if it never reached one)."""
+    level_states: list[int] = field(default_factory=list)
+    """New states found at each depth (index 0: the initial states), as far as the search got."""
     fingerprints: StateStore | None = field(default=None, repr=False, compare=False)
     """The sequential search's store (for saving the fingerprints of a split run's part)."""
 

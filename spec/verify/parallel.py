@@ -544,6 +544,7 @@ def _explore(
             break
         seeds[owner_of(fp, rep) % jobs].append((len(seen) - 1, fp, index, pickle.dumps(rep)))
     state_count = len(seen)
+    report.level_states = [state_count]
     frontier_size = sum(len(part) for part in seeds)
     timed_out = at_depth_limit = at_state_limit = False
     totals: list[dict[str, Any]] = []
@@ -586,6 +587,8 @@ def _explore(
             pool.all("commit", until)
             new_states = level.states_before(until)
             state_count += new_states
+            if new_states:
+                report.level_states.append(new_states)
             report.pruned += level.pruned_before(until)
             if new_states:
                 report.max_depth = depth + 1

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from conformance.cli.main import main
-from spec.cache.operations import AddNode, Operation, Outcome, RemoveNode, Status, World, apply
+from spec.cache.operations import AddNode, Operation, Outcome, RemoveNode, Status, UpdateSnapshot, World, apply
 from spec.cache.snapshot import Snapshot
 from spec.frozenmap import FrozenMap
 from spec.verify.cache.snapshot_abstraction import (
@@ -103,11 +103,21 @@ def test_the_default_universe_shrinks_with_the_same_verdict_and_coverage() -> No
     universe = Universe(nodes=2, pods=2, pod_variants=1, node_variants=1)
     full, reduced = run(universe, abstract=False), run(universe, abstract=True)
     assert full.exhausted and reduced.exhausted and full.violations == reduced.violations == []
-    assert (full.states, reduced.states) == (27_176, 7_112)
+    assert (full.states, reduced.states) == (27_176, 5_197)
     assert full.coverage.keys() == reduced.coverage.keys()
 
 
-@pytest.mark.parametrize("step", [assume_without_charging, cleanup_ignoring_binding], ids=lambda s: s.__name__)
+def update_snapshot_keeping_generation(world: World, op: Operation) -> tuple[World, Outcome]:
+    """UpdateSnapshot that refreshes the entries but leaves the snapshot's generation as it was (the value the
+    abstraction rounds)."""
+    after, outcome = apply(world, op)
+    if isinstance(op, UpdateSnapshot) and outcome.status is Status.OK:
+        after = World(after.cache, replace(after.snapshot, generation=world.snapshot.generation))
+    return after, outcome
+
+
+@pytest.mark.parametrize("step", [assume_without_charging, cleanup_ignoring_binding,
+                                  update_snapshot_keeping_generation], ids=lambda s: s.__name__)
 def test_broken_transitions_are_caught_with_the_same_shortest_trace(step: StepFunction) -> None:
     full, reduced = run(SMALL, abstract=False, step=step), run(SMALL, abstract=True, step=step)
     assert [v.property for v in full.violations] == [v.property for v in reduced.violations] != []
@@ -156,8 +166,9 @@ def test_a_transition_that_defeats_the_abstraction_stops_the_run() -> None:
 
 def test_two_processes_give_the_same_reduced_figures() -> None:
     one, two = run(SMALL, abstract=True), run(SMALL, abstract=True, jobs=2)
-    assert (one.states, one.transitions, one.max_depth, one.coverage) == (two.states, two.transitions,
-                                                                         two.max_depth, two.coverage)
+    assert (one.states, one.transitions, one.max_depth, one.coverage, one.level_states) == (
+        two.states, two.transitions, two.max_depth, two.coverage, two.level_states)
+    assert sum(one.level_states) == one.states and len(one.level_states) == one.max_depth + 1
 
 
 def test_summaries_keep_what_update_snapshot_reads() -> None:
@@ -234,3 +245,22 @@ def test_removing_a_node_summarises_its_entry() -> None:
     assert not has_summaries(system.canonical(world)[0].snapshot)  # current
     world, _ = apply(world, RemoveNode(node))
     assert has_summaries(system.canonical(world)[0].snapshot)
+
+
+def test_the_snapshot_generation_is_rounded_down_to_a_cache_generation() -> None:
+    """Removing the most recently updated node (no pods) leaves the snapshot's generation above every cache
+    generation: it becomes the newest one left, which every UpdateSnapshot walk compares alike ((v) in the module
+    docstring); a generation equal to a cache generation is kept."""
+    universe = Universe(nodes=2, pods=1, pod_variants=1, node_variants=1, ttls=(0,))
+    world = universe.initial_worlds()[0]
+    first, second = (universe._node_objects[name][0] for name in ("n0", "n1"))
+    for op in (AddNode(first), AddNode(second), UpdateSnapshot()):
+        world, _ = apply(world, op)
+    view = cache_view(world.cache)
+    assert abstract_snapshot(view, world.snapshot).generation == world.snapshot.generation == view[0][1]
+    world, _ = apply(world, RemoveNode(second))
+    view = cache_view(world.cache)
+    assert [name for name, _, _ in view] == ["n0"] and world.snapshot.generation > view[0][1]
+    assert abstract_snapshot(view, world.snapshot).generation == view[0][1]
+    below = replace(world.snapshot, generation=view[0][1] - 1)
+    assert abstract_snapshot(view, below).generation == 0

@@ -43,6 +43,23 @@ stops the run as in (ii). Under the informer contract the spec's operations do n
 live again gets a fresh generation, above the snapshot's): no contract-mode run of the project's universes stops so.
 Adversarial streams can (one recorded adversarial run stops), so ``ksspec check`` abstracts in contract mode only.
 
+**The snapshot's generation, rounded (v).** The abstraction also replaces the snapshot's generation ``g0`` by the
+newest cache generation at or below it (0 if there is none; the symmetry reduction's numbering already keeps only
+the order of generations, and gives a ``g0`` that is no cache generation an odd number between two cache ones). It
+is sound because ``g0`` is read only by ``UpdateSnapshot``'s walk, as ``item.generation <= g0`` for a NodeInfo of
+the cache, and as the result's generation when the cache has no NodeInfo at all (then the result keeps ``g0``,
+and is abstracted again the same way; :func:`~spec.cache.invariants.inv_snapshot_matches_cache` then compares the
+generation with itself); no cache operation and no state property reads it. Let ``r`` be the rounded value. Every
+NodeInfo generation of this cache is at or below ``g0`` exactly when it is at or below ``r`` (none lies in
+``(r, g0]``), and every generation a later operation gives is fresh, above the counter, which is at or above
+``g0`` (the snapshot took ``g0`` from a NodeInfo, and the counter only grows): so every walk from this world, after
+any cache operations, reads the same comparisons with ``r`` as with ``g0``, and stops at the same place. The one
+other thing that can tell them apart is an error's "changed the snapshot" flag: an ``UpdateSnapshot`` that fails
+with ``SnapshotInconsistent`` sets the generation before failing, so on ``w`` it may count as changed where on
+``a`` it does not; such an edge always reports ``snapshot_consistent_under_contract`` (as in (iii)), so a run still
+reports a violation there, only perhaps without the ``no_change_on_error_under_contract`` beside it. On the default
+universe this merges 7,112 abstract worlds into 5,197.
+
 So the abstract search visits exactly the abstractions of the concrete reachable worlds, with the same properties
 violated (``tests/verify/test_snapshot_abstraction.py`` compares them, including on broken transitions), unless it
 stops with :class:`SnapshotAbstractionInexact`. Distinct states then count *abstract* worlds: fewer than without it;
@@ -114,11 +131,13 @@ def summarise(info: NodeInfo) -> NodeInfo:
 
 def abstract_snapshot(view: CacheView, snapshot: Snapshot) -> Snapshot:
     """``snapshot`` with every entry that is not current relative to the cache ``view`` summarised (the module
-    docstring says which); ``snapshot`` itself when there is none."""
+    docstring says which) and its generation rounded down to a cache generation ((v)); ``snapshot`` itself when
+    neither changes anything."""
     entries = snapshot.node_info_map
-    if not entries:
-        return snapshot
     g0 = snapshot.generation
+    rounded = _rounded_generation(view, g0)
+    if not entries:
+        return snapshot if rounded == g0 else replace(snapshot, generation=rounded)
     status: dict[str, tuple[int, bool, bool]] = {}
     """name -> (generation, live, reached by the walk)."""
     walking = True
@@ -139,5 +158,15 @@ def abstract_snapshot(view: CacheView, snapshot: Snapshot) -> Snapshot:
             changed = dict(entries)
         changed[name] = summarise(info)
     if changed is None:
-        return snapshot
-    return replace(snapshot, node_info_map=FrozenMap(changed))
+        return snapshot if rounded == g0 else replace(snapshot, generation=rounded)
+    return replace(snapshot, node_info_map=FrozenMap(changed), generation=rounded)
+
+
+def _rounded_generation(view: CacheView, g0: int) -> int:
+    """The snapshot generation ``g0`` rounded down to the newest cache generation at or below it (0 if none is): the
+    same cache generations are at or below both, and every later generation is above both (module docstring, (v))."""
+    rounded = 0 if g0 >= 0 else g0
+    for _, generation, _ in view:
+        if rounded < generation <= g0:
+            rounded = generation
+    return rounded
