@@ -1,9 +1,9 @@
 package main
 
-// What the failure handler writes, for the cycle observation's "failures" (format 4.6.0), for Kubernetes v1.34 to
-// v1.37: handleSchedulingFailure (pkg/scheduler/schedule_one.go) records a FailedScheduling event whose note is
-// truncateMessage(status.Message()) and patches the pod's PodScheduled condition to False with the reason
-// Unschedulable (status.IsRejected()) or SchedulerError and the full status message.
+// What the failure handler writes, for the cycle observation's "failures" (format 4.6.0; 4.7.0 adds the condition's
+// type and status), for Kubernetes v1.34 to v1.37: handleSchedulingFailure (pkg/scheduler/schedule_one.go) records a
+// FailedScheduling event whose note is truncateMessage(status.Message()) and patches the pod's PodScheduled condition
+// to False with the reason Unschedulable (status.IsRejected()) or SchedulerError and the full status message.
 //
 // The statuses are built as Kubernetes builds them: ErrNoNodesAvailable wrapped UnschedulableAndUnresolvable, the
 // cycle's own FitError (its Error() with PostFilter's message), a Reserve or Permit rejection turned into a FitError
@@ -63,13 +63,14 @@ func bindingError(point string) *fwk.Status {
 	return fwk.AsStatus(fmt.Errorf("running Bind plugin %q: %w", "DefaultBinder", errors.New("binder")))
 }
 
-// failureWritten is what handleSchedulingFailure writes for status: the condition's reason and message and the
-// event's note.
+// failureWritten is what handleSchedulingFailure writes for status: the condition (type, status, reason and
+// message) and the event's note.
 func failureWritten(status *fwk.Status) map[string]any {
 	reason := v1.PodReasonSchedulerError
 	if status.IsRejected() {
 		reason = v1.PodReasonUnschedulable
 	}
 	message := status.Message()
-	return map[string]any{"reason": reason, "message": message, "event": truncateMessage(message)}
+	return map[string]any{"type": v1.PodScheduled, "status": v1.ConditionFalse, "reason": reason, "message": message,
+		"event": truncateMessage(message)}
 }

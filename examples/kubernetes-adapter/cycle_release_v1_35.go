@@ -94,3 +94,8 @@ func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) 
 func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
 	sched.SchedulingQueue.Delete(pod)
 }
+
+// schedQueueUpdate is the scheduler's PriorityQueue.Update (with the logger, to v1.35).
+func schedQueueUpdate(sched *scheduler.Scheduler, logger klog.Logger, oldPod, newPod *v1.Pod) {
+	sched.SchedulingQueue.Update(logger, oldPod, newPod)
+}

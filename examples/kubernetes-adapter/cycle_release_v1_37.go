@@ -92,3 +92,8 @@ func schedQueueAdd(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) 
 func schedQueueDelete(sched *scheduler.Scheduler, logger klog.Logger, pod *v1.Pod) {
 	sched.SchedulingQueue.Delete(logger, pod)
 }
+
+// schedQueueUpdate is the scheduler's PriorityQueue.Update (v1.36 on: with a context carrying the logger).
+func schedQueueUpdate(sched *scheduler.Scheduler, logger klog.Logger, oldPod, newPod *v1.Pod) {
+	sched.SchedulingQueue.Update(klog.NewContext(context.Background(), logger), oldPod, newPod)
+}
