@@ -71,7 +71,7 @@ def skip_pod_schedule_scenarios() -> list[Scenario]:
               [ClusterAddNode(n1), CreatePod(replace(pod("m", 600), priority=10, nominated_node_name="n1")),
                TerminatePod("m"), SkipPod("m"), CreatePod(replace(pod("q", 600), priority=1)), FailScheduling("q"),
                DeletePod("m"), *placed("q", "n1")],
-              "delete", "preemption", preemption=True),
+              "delete", preemption=True),
         _skip("restart_lists_again",
               "A skipped pod being deleted is still listed: a restarted scheduler's informer delivers it to the "
               "queue again (addPod), and the next pop skips it again",
