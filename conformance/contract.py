@@ -318,6 +318,9 @@ CYCLE_OBSERVATION: Final = Record(fields=(
           "vectors with `preemption` only: the scheduling queue's nominator, the pods nominated to each node; present "
           "only while some pod is nominated", optional=True),
     Field("failures", MapOf(key="a pod's UID", value=Record(fields=(
+        Field("type", String(enum=("PodScheduled",)),
+              "the type of the condition the failure handler patched, `PodScheduled` (format 4.7.0)"),
+        Field("status", String(enum=("False",)), "the condition's status, `False` (format 4.7.0)"),
         Field("reason", String(enum=("Unschedulable", "SchedulerError")),
               "the reason of the `PodScheduled` condition (status False) the failure handler patched"),
         Field("message", String(), "the condition's message, in full"),

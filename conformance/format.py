@@ -34,8 +34,18 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.6.0"
+FORMAT_VERSION: Final = "4.7.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.7.0 (from 4.6.0) is a minor bump in two ways (issue 25). Each record of the cycle observation's ``failures`` gains
+the condition's ``type`` (``PodScheduled``) and ``status`` (``False``), so the condition the failure handler patched
+is observed whole; every earlier cycle vector with a failure record now expects both keys, and a cycle-area adapter
+that reports only the reason, the message and the note fails those steps. And the cycle area gains two operations:
+``terminate_pod`` (a graceful deletion: :func:`spec.cycle.cycle.terminate_pod`) and ``skip_pod`` (``ScheduleOne``
+skipping a popped pod being deleted: :func:`spec.cycle.cycle.skip_pod`); ``create_pod`` no longer takes a terminating
+pod (the API server clears ``DeletionTimestamp`` on create), so the vectors that created one
+(``cycle.preemption.eligibility.*`` and ``cycle.create.unique_name.terminating``) make their pods terminating with
+``terminate_pod`` once placed. New vectors: ``cycle.skip.*``.
 
 4.6.0 (from 4.5.0) is a minor bump: the cycle-area observation gains ``failures`` (issues 25 and 26), what the
 scheduler's failure handler (``handleSchedulingFailure``) last wrote for each pod the API server still has: the reason

@@ -55,11 +55,12 @@ Cycle area (:mod:`conformance.operations`), after every step::
          "victims": [uid, ...]}},         #   and the pods deleted at the API server (sorted)
      "nominated": {node: [uid, ...]},     # vectors with "preemption" only: the nominator, node -> pods in the order
                                           # nominated; only while some pod is nominated
-     "failures": {uid: {"reason": r,      # what the failure handler last wrote for each pod the API server has
-       "message": text,                   #   (format 4.6.0): the PodScheduled condition (False) it patched, its
-       "event": note}}}                   #   reason ("Unschedulable" or "SchedulerError") and full message, and the
-                                          #   FailedScheduling event's note (truncateMessage: 1,024 bytes at most);
-                                          #   only while some pod has one
+     "failures": {uid: {"type": t,        # what the failure handler last wrote for each pod the API server has
+       "status": s, "reason": r,          #   (format 4.6.0): the condition it patched, its type ("PodScheduled")
+       "message": text,                   #   and status ("False", both format 4.7.0), its reason ("Unschedulable"
+       "event": note}}}                   #   or "SchedulerError") and full message, and the FailedScheduling
+                                          #   event's note (truncateMessage: 1,024 bytes at most); only while some
+                                          #   pod has one
 
 Dispatcher area, after every step::
 
@@ -243,24 +244,25 @@ def cluster_json(
     unconfirmed: Iterable[str], now: int, filters: Iterable[tuple[str, tuple[str, str]]], *, running: bool = True,
     orphaned: Mapping[str, Any] | None = None, admitted: Iterable[str] = (), failed: Mapping[str, str] | None = None,
     decision: JSON | None = None, nominated: Mapping[str, Iterable[str]] | None = None,
-    failures: Mapping[str, tuple[str, str, str]] | None = None,
+    failures: Mapping[str, tuple[str, str, str, str, str]] | None = None,
 ) -> JSON:
     """The cycle-area observation from its parts: the cache part (:func:`cache_json`'s shape), the gauge, and the
     cluster (``binding``, ``api_pods`` and ``orphaned`` map UIDs to pod objects with a ``node_name``). ``scheduler``
     and ``kubelet`` appear only once they differ from a running scheduler with no orphaned request and kubelets
     that handled nothing, so traces without crashes and kubelets observe what they always did. ``decision``
     (:func:`decision_json`) is present only for a step that ran a scheduling cycle; ``nominated`` (the nominator:
-    node -> UIDs in the order nominated) only while some pod is nominated; ``failures`` (UID -> the reason and
-    message of the ``PodScheduled`` condition the failure handler last patched, and its event's note) only while some
-    pod has one."""
+    node -> UIDs in the order nominated) only while some pod is nominated; ``failures`` (UID -> the type, status,
+    reason and message of the condition the failure handler last patched, and its event's note) only while some pod
+    has one."""
     extra: dict[str, JSON] = {}
     if decision is not None:
         extra["decision"] = decision
     if nominated:
         extra["nominated"] = {node: list(uids) for node, uids in sorted(nominated.items())}
     if failures:
-        extra["failures"] = {uid: {"reason": reason, "message": message, "event": event}
-                             for uid, (reason, message, event) in sorted(failures.items())}
+        extra["failures"] = {uid: {"type": kind, "status": status, "reason": reason, "message": message,
+                                   "event": event}
+                             for uid, (kind, status, reason, message, event) in sorted(failures.items())}
     if not running or orphaned:
         extra["scheduler"] = {"running": running,
                               "orphaned": {uid: pod.node_name for uid, pod in sorted((orphaned or {}).items())}}
@@ -326,7 +328,8 @@ def observe_cluster(cluster: Cluster, filters: Iterable[tuple[str, Rejection]] =
                         failed=cluster.failed,
                         decision=None if decision is None else spec_decision_json(decision, preemption),
                         nominated=dict(cluster.nominator.nominated_pods.items()),
-                        failures={uid: (f.condition.reason, f.condition.message, f.event_message)
+                        failures={uid: (f.condition.type, f.condition.status, f.condition.reason,
+                                        f.condition.message, f.event_message)
                                   for uid, f in cluster.failures.items()})
 
 

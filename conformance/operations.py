@@ -26,6 +26,10 @@ Cycle-area operations act on a :class:`spec.cycle.cycle.Cluster`. Their outcomes
   the runner accepts if it is one of ``allowed``.
 - ``create_pod`` of a namespace/name that a live pod (a terminating one included) has is refused by the API server:
   an ``error`` of kind ``AlreadyExists`` that changes nothing (:class:`spec.cycle.cycle.PodAlreadyExists`).
+- ``terminate_pod`` deletes a pod gracefully (format 4.7.0): it becomes terminating, stays listed under its name, and
+  keeps its node's resources while bound; ``skip_pod`` is ``ScheduleOne`` popping a terminating pending pod and
+  skipping it (``skipPodSchedule``): it leaves the queue without a scheduling cycle (no ``decision``), keeping any
+  nomination until it is deleted. ``schedule_pod`` and ``fail_scheduling`` are not enabled for a terminating pod.
 - Every other step is ``ok``; vectors contain only steps whose guard holds (as :func:`spec.cycle.cycle` defines it). An
   implementation asked for a step whose guard it finds false answers ``error`` with kind ``NotEnabled``.
 - The scheduler in its cluster (:mod:`spec.cluster.restart`, :mod:`spec.cluster.kubelet`): ``crash_scheduler``
@@ -97,6 +101,22 @@ class CreatePod:
 @dataclass(frozen=True)
 class DeletePod:
     """:func:`spec.cycle.cycle.delete_pod`: a user deletes a pod; the informer's delete event is handled."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class TerminatePod:
+    """:func:`spec.cycle.cycle.terminate_pod`: a user deletes a pod gracefully (``DeletionTimestamp`` set); the pod
+    stays listed and the informer's update event is handled."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class SkipPod:
+    """:func:`spec.cycle.cycle.skip_pod`: ``ScheduleOne`` pops pending pod ``uid``, which is being deleted, and skips
+    it (``skipPodSchedule``): no scheduling cycle, and the pod is not put back."""
 
     uid: str
 
@@ -221,14 +241,14 @@ class AdmitPod:
 
 CycleOperation = (
     CreatePod | DeletePod | SchedulePod | FailScheduling | BindPod | FailBinding | ConfirmBinding
-    | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
+    | TerminatePod | SkipPod | ClusterAddNode | ClusterUpdateNode | ClusterRemoveNode | Tick
     | CrashScheduler | RestartScheduler | LandOrphanedBind | DropOrphanedBind | AdmitPod | ClusterAddNamespace
     | ClusterAddPodDisruptionBudget
 )
 CYCLE_OPERATIONS: Final = (CreatePod, DeletePod, SchedulePod, FailScheduling, BindPod, FailBinding, ConfirmBinding,
                            ClusterAddNode, ClusterUpdateNode, ClusterRemoveNode, Tick, CrashScheduler,
                            RestartScheduler, LandOrphanedBind, DropOrphanedBind, AdmitPod, ClusterAddNamespace,
-                           ClusterAddPodDisruptionBudget)
+                           ClusterAddPodDisruptionBudget, TerminatePod, SkipPod)
 
 
 @dataclass(frozen=True)
@@ -296,6 +316,8 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
         case SchedulePod(uid, node):
             if uid not in cluster.pending:
                 raise CycleNotEnabled(f"pod {uid} is not pending")
+            if cycle.skip_pod_schedule(cluster.pending[uid]):
+                raise CycleNotEnabled(f"pod {uid} is terminating: ScheduleOne skips it")
             snapshot = refreshed_snapshot(cluster)
             pod = cluster.pending[uid]
             decision = cycle_decision(cluster, snapshot, pod)
@@ -336,6 +358,10 @@ def apply_cycle(cluster: Cluster, op: CycleOperation) -> tuple[Cluster, CycleOut
                 return cluster, CycleOutcome(ALREADY_EXISTS, str(refused))
         case DeletePod(uid):
             return cycle.delete_pod(cluster, uid), CycleOutcome()
+        case TerminatePod(uid):
+            return cycle.terminate_pod(cluster, uid), CycleOutcome()
+        case SkipPod(uid):
+            return cycle.skip_pod(cluster, uid), CycleOutcome()
         case BindPod(uid):
             return cycle.bind_pod(cluster, uid), CycleOutcome()
         case FailBinding(uid, point):

@@ -51,6 +51,8 @@ from conformance.operations import (
     LandOrphanedBind,
     RestartScheduler,
     SchedulePod,
+    SkipPod,
+    TerminatePod,
     Tick,
 )
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
@@ -71,6 +73,7 @@ from refimpl.scheduler.schedule_one import (
     failure_handling,
     pass_filters,
     pass_filters_with_nominated_pods,
+    skip_pod_schedule,
     snapshot_columns,
     truncate_message,
 )
@@ -137,9 +140,10 @@ class RefimplCycle:
         """The API server's nodes (while the scheduler runs, those its informer delivered and did not delete)."""
         self.now = 0
         self.filters: dict[str, tuple[str, str]] = {}
-        self.failures: dict[str, tuple[str, str, str]] = {}
-        """What the failure handler last wrote for each API pod: its PodScheduled condition's reason and message, and
-        its FailedScheduling event's note (refimpl's :func:`refimpl.scheduler.schedule_one.failure_condition` and
+        self.failures: dict[str, tuple[str, str, str, str, str]] = {}
+        """What the failure handler last wrote for each API pod: its PodScheduled condition's type, status, reason and
+        message, and its FailedScheduling event's note (refimpl's
+        :func:`refimpl.scheduler.schedule_one.failure_condition` and
         :func:`refimpl.scheduler.schedule_one.truncate_message`)."""
         """This step's rejections: each node's (plugin, status code), as ``Diagnosis.NodeToStatus`` holds them."""
         self.decision: JSON | None = None
@@ -214,6 +218,10 @@ class RefimplCycle:
                 self.create_pod(pod)
             case DeletePod(uid):
                 self.delete_pod(uid)
+            case TerminatePod(uid):
+                self.terminate_pod(uid)
+            case SkipPod(uid):
+                self.skip_pod(uid)
             case SchedulePod(uid, node):
                 self.schedule_pod(uid, node)
             case FailScheduling(uid, node, point):
@@ -267,6 +275,7 @@ class RefimplCycle:
         used = pod.uid in self.api_pods or pod.uid in self.deleted or pod.uid in self.failed
         _require(pod.uid != "" and not used, f"pod {pod.uid!r} has no UID or one already used")
         _require(pod.node_name == "", "a created pod must be unscheduled")
+        _require(not pod.terminating, "a created pod is not terminating (BeforeCreate clears DeletionTimestamp)")
         if any(p.namespace == pod.namespace and p.name == pod.name for p in self.api_pods.values()):
             raise Rejected(ALREADY_EXISTS, f'pods "{pod.name}" already exists', {})  # the API server's store key
         self.api_pods[pod.uid] = pod
@@ -279,6 +288,39 @@ class RefimplCycle:
         _require(uid in self.api_pods and uid not in self.unconfirmed, f"pod {uid} cannot be deleted now")
         self.forget_gone_pod(uid)
         self.deleted.add(uid)
+
+    def terminate_pod(self, uid: str) -> None:
+        """A graceful deletion: the API server sets the pod's DeletionTimestamp and keeps listing it; the informer's
+        update (``updatePod``) updates a bound pod in the cache (``UpdatePod``) and a queued one in the queue, whose
+        nominator re-adds it (``UpdateNominatedPod``). A pod with a binding in flight is not enabled."""
+        pod = self.api_pods.get(uid)
+        _require(pod is not None and not pod.terminating, f"pod {uid} is gone or terminating")
+        assert pod is not None
+        _require(uid not in self.binding and uid not in self.unconfirmed and uid not in self.orphaned,
+                 f"pod {uid} has a binding in flight")
+        new = replace(pod, terminating=True)
+        self.api_pods[uid] = new
+        if not self.running:
+            return
+        if pod.node_name:
+            self.cache.update_pod(pod, new)
+        elif uid in self.pending:
+            self.pending[uid] = new
+            if self.preemption:
+                self.nominator.update_nominated_pod(pod, new)
+
+    def skip_pod(self, uid: str) -> None:
+        """``ScheduleOne`` pops the pod and refimpl's ``skipPodSchedule`` skips it
+        (:func:`refimpl.scheduler.schedule_one.skip_pod_schedule`): ``Done``, not put back; the nominator keeps it."""
+        _require(uid in self.pending and self.running, f"pod {uid} is not pending")
+        pod = self.pending[uid]
+        _require(skip_pod_schedule(pod, self.cache.is_assumed_pod(pod)), f"pod {uid} is not skipped")
+        del self.pending[uid]
+
+    def _require_not_skipped(self, uid: str) -> None:
+        pod = self.pending[uid]
+        _require(not skip_pod_schedule(pod, self.cache.is_assumed_pod(pod)),
+                 f"pod {uid} is skipped by ScheduleOne")
 
     def forget_gone_pod(self, uid: str) -> None:
         """The API server no longer lists the pod (deleted or Failed): ``deletePodFromCache`` for a bound pod,
@@ -402,6 +444,7 @@ class RefimplCycle:
         """The pending pod, if the cycle's search found ``node`` feasible in the refreshed snapshot; else
         :class:`Rejected` (a filter rejected it, or it is not in the snapshot)."""
         _require(uid in self.pending and self.running, f"pod {uid} is not pending")
+        self._require_not_skipped(uid)
         snapshot = self.refresh_snapshot()
         pod = self.pending[uid]
         status = self.run_filters(pod).get(node)
@@ -423,6 +466,7 @@ class RefimplCycle:
 
     def fail_scheduling(self, uid: str, node: str | None, point: FailurePoint | None) -> None:
         _require(uid in self.pending and self.running, f"pod {uid} is not pending")
+        self._require_not_skipped(uid)
         if node is None:
             self.refresh_snapshot()
             rejected = self.run_filters(self.pending[uid])
@@ -483,7 +527,8 @@ class RefimplCycle:
             self.nominator.add_nominated_pod(handling.nominee, nominating)
         if pod.uid in self.api_pods:
             condition = failure_condition(status)
-            self.failures[pod.uid] = (condition.reason, condition.message, truncate_message(condition.message))
+            self.failures[pod.uid] = (condition.type, condition.status, condition.reason, condition.message,
+                                      truncate_message(condition.message))
 
     # -- binding cycle --------------------------------------------------------------------------------
 

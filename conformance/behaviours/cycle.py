@@ -29,6 +29,8 @@ from conformance.operations import (
     LandOrphanedBind,
     RestartScheduler,
     SchedulePod,
+    SkipPod,
+    TerminatePod,
     Tick,
     refreshed_snapshot,
 )
@@ -103,6 +105,17 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             pass  # only the API server changes while the scheduler is down
         case DeletePod(uid):
             tags |= _delete(before, uid, after)
+        case TerminatePod(uid) if not before.running:
+            tags.add("cycle.terminate.while_down")
+        case TerminatePod(uid):
+            if before.api_pods[uid].node_name:
+                tags.add("cycle.terminate.bound")
+            elif uid in before.pending:
+                tags.add("cycle.terminate.pending")
+        case SkipPod(uid):
+            tags.add("cycle.skip.deleting")
+            if uid in after.nominator.pod_to_node:
+                tags.add("cycle.skip.nomination_kept")
         case ClusterAddNode(node):
             tags.add("cycle.node.added")
             if node.name in before.cache.nodes:
@@ -365,6 +378,9 @@ def _fit(before: Cluster, pod: Pod, info: NodeInfo) -> set[str]:
 def _delete(before: Cluster, uid: str, after: Cluster) -> set[str]:
     if uid in before.pending:
         return {"cycle.delete.pending"}
+    listed = before.api_pods[uid]
+    if listed.terminating and listed.node_name == "" and before.running:
+        return {"cycle.delete.skipped"}
     if uid in before.cache.assumed_pods:
         return {"cycle.delete.assumed_forgotten" if uid not in after.cache.pod_states else "cycle.delete.assumed_kept"}
     return {"cycle.delete.bound_removed"} if uid in before.cache.pod_states else set()

@@ -480,6 +480,18 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      f"deletePod ({_EVENTS})"),
     ("cycle.delete.bound_removed", "deleting a bound, confirmed pod removes it from the cache",
      f"deletePodFromCache ({_EVENTS})"),
+    ("cycle.terminate.bound", "a graceful deletion of a bound pod updates it in the cache, where it keeps its node's "
+     "resources until it is deleted", f"updateAssignedPodInCache ({_EVENTS})"),
+    ("cycle.terminate.pending", "a graceful deletion of a pending pod updates it in the scheduling queue",
+     f"updatePodInSchedulingQueue ({_EVENTS})"),
+    ("cycle.terminate.while_down", "a graceful deletion while the scheduler is down reaches the API server only; "
+     "the restarted scheduler lists the pod as it then is", f"updatePod ({_EVENTS})"),
+    ("cycle.delete.skipped", "deleting a pod ScheduleOne skipped (out of the queue, still listed) drops its "
+     "nomination", f"deletePodFromSchedulingQueue ({_EVENTS})"),
+    ("cycle.skip.deleting", "ScheduleOne skips a popped pod that is being deleted: no cycle, not put back (Done)",
+     f"skipPodSchedule ({_CYCLE})"),
+    ("cycle.skip.nomination_kept", "a skipped pod keeps its nomination until it is deleted (Pop and Done leave the "
+     "nominator as it is)", f"skipPodSchedule ({_CYCLE})"),
     ("cycle.node.added", "the informer delivers a node", f"addNodeToCache ({_EVENTS})"),
     ("cycle.node.updated", "the informer delivers a changed node", f"updateNodeInCache ({_EVENTS})"),
     ("cycle.node.cordoned", "a node update cordons or uncordons the node", f"updateNodeInCache ({_EVENTS})"),
@@ -728,6 +740,8 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("snapshot-inconsistent", "the snapshot's consistency error", ("snapshot.inconsistent",)),
     ("sync", "syncing calls with the informer's object", ("dispatcher.sync.",)),
     ("taints", "taints and tolerations", ("cycle.filter.taint_toleration", "cycle.taint.")),
+    ("terminating", "graceful deletion: pods being deleted (DeletionTimestamp set)",
+     ("cycle.terminate.", "cycle.skip.")),
     ("transition-coverage", "shortest trace to a transition class (bounded exploration)", ()),
     ("unique-name", "a pod's namespace/name is its key at the API server: no two live pods share it",
      ("cycle.create.name_taken",)),

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from conformance.operations import ClusterAddNode, CreatePod, CycleOperation, DeletePod, SchedulePod
+from conformance.operations import ClusterAddNode, CreatePod, CycleOperation, DeletePod, SchedulePod, TerminatePod
 from conformance.ported.scheduling_queue import fail, pod
 from conformance.scenarios.cycle import node, placed
 from conformance.scenarios.cycle import pod as cycle_pod
@@ -117,8 +117,9 @@ def unique_name_scenarios() -> list[Scenario]:
         _unique("bound", "a pod named as p, bound and confirmed on n1, is refused: AlreadyExists",
                 [ClusterAddNode(node("n1")), CreatePod(p), *placed("p", "n1"), CreatePod(twin)]),
         _unique("terminating", "a terminating pod still holds its name until it is removed: a pod named as the "
-                "terminating p is refused (AlreadyExists); after p's deletion the same name is created",
-                [CreatePod(replace(p, terminating=True)), CreatePod(twin), DeletePod("p"), CreatePod(twin)]),
+                "terminating p (deleted gracefully) is refused (AlreadyExists); after p's deletion the same name is "
+                "created",
+                [CreatePod(p), TerminatePod("p"), CreatePod(twin), DeletePod("p"), CreatePod(twin)]),
         _unique("other_namespace", "the key is namespace and name: a pod named as p in another namespace is "
                 "created and scheduled beside it, while one named as p in p's namespace is refused",
                 [ClusterAddNode(node("n1")), CreatePod(p), CreatePod(elsewhere), CreatePod(replace(twin, uid="r")),

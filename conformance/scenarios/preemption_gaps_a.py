@@ -6,9 +6,9 @@ The cycle scenarios port ``TestPodEligibleToPreemptOthers`` (v1.35
 pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go; its cases are the same in v1.34.12,
 v1.36.5 and v1.37.2, where v1.37 adds cases whose victims belong to PodGroups, which the spec does not model). That
 test puts its pods in the snapshot directly; here a terminating pod reaches its node as any pod does (created, then
-placed), created already terminating because the cycle area has no pod update: the cycle area's ``schedule_pod`` is
-the framework's Filter search, which does not look at ``DeletionTimestamp`` (``skipPodSchedule``, which would, is not
-part of the step). The nominated node's Filter status comes from the default filters. The queue scenarios port
+placed) and is then deleted gracefully (``terminate_pod``: ``DeletionTimestamp`` set, the informer's update reaches the
+cache), as kube-scheduler never places a pod that is already terminating (``skipPodSchedule``). The nominated node's
+Filter status comes from the default filters. The queue scenarios port
 ``TestPriorityQueue_Update``'s 'add a nominatedNodeName' case and the three cases of ``nominator.UpdateNominatedPod``
 (v1.35 pkg/scheduler/backend/queue/nominator.go) its comment names. Expected outcomes come from the spec
 (:func:`conformance.traces.expand`), never from here.
@@ -28,6 +28,7 @@ from conformance.operations import (
     CycleOperation,
     DeletePod,
     FailScheduling,
+    TerminatePod,
 )
 from conformance.scenarios.cycle import node, placed, pod
 from conformance.traces import ALL_PROFILES, Scenario
@@ -49,17 +50,19 @@ def _gapsa_pod(uid: str, cpu: int, priority: int, **fields: object) -> Pod:
 
 
 def _gapsa_victim(uid: str, cpu: int, priority: int, by_scheduler: bool = True) -> Pod:
-    """A terminating pod (``Terminating()``: DeletionTimestamp set), with the DisruptionTarget condition (status True,
-    reason PreemptionByScheduler) if ``by_scheduler``: a victim of an earlier preemption still shutting down."""
-    return _gapsa_pod(uid, cpu, priority, terminating=True, preempted_by_scheduler=by_scheduler)
+    """A pod that :func:`_gapsa_bound` makes terminating once placed (``Terminating()``: DeletionTimestamp set), with
+    the DisruptionTarget condition (status True, reason PreemptionByScheduler) if ``by_scheduler``: a victim of an
+    earlier preemption still shutting down (preemption patches the condition, then deletes the pod)."""
+    return _gapsa_pod(uid, cpu, priority, preempted_by_scheduler=by_scheduler)
 
 
-def _gapsa_bound(*pods: tuple[Pod, str]) -> list[CycleOperation]:
-    """Create each pod and place it (schedule, bind, confirm) on its node, in order."""
+def _gapsa_bound(*pods: tuple[Pod, str], terminating: tuple[str, ...] = ()) -> list[CycleOperation]:
+    """Create each pod and place it (schedule, bind, confirm) on its node, in order; then delete the pods named in
+    ``terminating`` gracefully (``terminate_pod``), so they are terminating and still hold their node."""
     ops: list[CycleOperation] = []
     for p, name in pods:
         ops += [CreatePod(p), *placed(p.uid, name)]
-    return ops
+    return ops + [TerminatePod(uid) for uid in terminating]
 
 
 def _gapsa_cycle(sid: str, description: str, ops: Sequence[CycleOperation], *behaviours: str,
@@ -82,7 +85,7 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "is Unschedulable, so the pod is not eligible: nothing is preempted, the message says why, and the pod "
             "stays nominated to n1 (a nil PostFilter result keeps its own NominatedNodeName). Once the victim is "
             "gone the pod is placed on n1",
-            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_LOW), "n1")),
+            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_LOW), "n1"), terminating=("v",)),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p"),
              DeletePod("v"), *placed("p", "n1")],
             "preemption.not_eligible_terminating", "preemption.bind_after"),
@@ -94,7 +97,8 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "lower priority on n2 is the victim",
             [ClusterAddNode(n1), ClusterAddNode(n2),
              *_gapsa_bound((_gapsa_victim("t", 500, _GAPSA_LOW, by_scheduler=False), "n1"),
-                           (_gapsa_pod("h", 500, _GAPSA_VERY_HIGH), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2")),
+                           (_gapsa_pod("h", 500, _GAPSA_VERY_HIGH), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2"),
+                           terminating=("t",)),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p")],
             "preemption.eligible_terminating", "preemption.success"),
         _gapsa_cycle(
@@ -104,7 +108,7 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "(TaintToleration) and the pod may preempt again; the pod of lower priority on n2 is the victim",
             [ClusterAddNode(n1), ClusterAddNode(n2),
              *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1"),
-                           (_gapsa_pod("l", 600, _GAPSA_LOW), "n2")),
+                           (_gapsa_pod("l", 600, _GAPSA_LOW), "n2"), terminating=("t",)),
              ClusterUpdateNode(tainted),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p")],
             "preemption.eligible_terminating", "preemption.success"),
@@ -114,7 +118,8 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "DisruptionTarget (PreemptionByScheduler): an UnschedulableAndUnresolvable nominated node makes the pod "
             "eligible before its pods are looked at, so it preempts on n2",
             [ClusterAddNode(n1), ClusterAddNode(n2),
-             *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_LOW), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2")),
+             *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_LOW), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2"),
+                           terminating=("v",)),
              ClusterUpdateNode(tainted),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p")],
             "preemption.eligible_terminating", "preemption.success"),
@@ -125,7 +130,8 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "DisruptionTarget (PreemptionByScheduler), which does not stop the pod; n1 has no victim for it, so "
             "it preempts the pod of lower priority on n2",
             [ClusterAddNode(n1), ClusterAddNode(n2),
-             *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_VERY_HIGH), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2")),
+             *_gapsa_bound((_gapsa_victim("v", 600, _GAPSA_VERY_HIGH), "n1"), (_gapsa_pod("l", 600, _GAPSA_LOW), "n2"),
+                           terminating=("v",)),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH, nominated_node_name="n1")), FailScheduling("p")],
             "preemption.eligible_terminating", "preemption.success"),
         _gapsa_cycle(
@@ -134,7 +140,8 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "(no DisruptionTarget, so p is eligible). From v1.35 no goroutine starts and t gets no API call; "
             "v1.34's goroutine calls PreemptPod for t all the same, whose delete removes it "
             "(VersionProfile.preemption_skips_terminating_victims)",
-            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1")),
+            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1"),
+                                               terminating=("t",)),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH)), FailScheduling("p")],
             "preemption.terminating_victims_skipped", "preemption.success"),
         _gapsa_cycle(
@@ -143,7 +150,8 @@ def gaps_a_preemption_scenarios() -> list[Scenario]:
             "v1.35 no goroutine starts, so m keeps its nomination (getLowerPriorityNominatedPods and "
             "clearNominatedNodeName run in the goroutine); v1.34's goroutine clears it (a status patch the nominator "
             "sees as the informer's update, applied at once here)",
-            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1")),
+            [ClusterAddNode(n1), *_gapsa_bound((_gapsa_victim("t", 600, _GAPSA_LOW, by_scheduler=False), "n1"),
+                                               terminating=("t",)),
              CreatePod(_gapsa_pod("m", 400, _GAPSA_LOW + 2, nominated_node_name="n1")),
              CreatePod(_gapsa_pod("p", 600, _GAPSA_HIGH)), FailScheduling("p")],
             "preemption.terminating_victims_skipped", "preemption.success"),

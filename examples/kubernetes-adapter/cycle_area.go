@@ -97,8 +97,8 @@ type cycleArea struct {
 	orphaned map[string]*v1.Pod
 	admitted map[string]bool
 	failed   map[string]string
-	// failures is the observation's "failures" (format 4.6.0): what the failure handler last wrote for each API pod,
-	// its PodScheduled condition's reason and message and its FailedScheduling event's note (cycle_failure.go).
+	// failures is the observation's "failures" (format 4.6.0; type and status 4.7.0): what the failure handler last
+	// wrote for each API pod, its PodScheduled condition and its FailedScheduling event's note (cycle_failure.go).
 	failures map[string]map[string]any
 	// events is the running process's event recorder; replayed counts the fake clientset's actions whose status
 	// patches were delivered as informer updates; writes numbers the API server's writes (resourceVersion).
@@ -250,7 +250,8 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 			return requestError{err}
 		}
 		return a.createPod(args.Pod.toPod())
-	case "delete_pod", "bind_pod", "confirm_binding", "land_orphaned_bind", "drop_orphaned_bind", "admit_pod":
+	case "delete_pod", "bind_pod", "confirm_binding", "land_orphaned_bind", "drop_orphaned_bind", "admit_pod",
+		"terminate_pod", "skip_pod":
 		var args uidArgs
 		if err := strict(raw, &args, op); err != nil {
 			return requestError{err}
@@ -263,6 +264,10 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 			a.forgetGonePod(args.UID)
 			a.deleted[args.UID] = true
 			return nil
+		case "terminate_pod":
+			return a.terminatePod(args.UID)
+		case "skip_pod":
+			return a.skipPod(args.UID)
 		case "bind_pod":
 			return a.bindPod(args.UID)
 		case "confirm_binding":
@@ -283,6 +288,9 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 		if err := strict(raw, &args, op); err != nil {
 			return requestError{err}
 		}
+		if err := a.requireNotSkipped(args.UID); err != nil {
+			return err
+		}
 		pod, err := a.feasible(args.UID, args.Node)
 		if err != nil {
 			return err
@@ -299,6 +307,9 @@ func (a *cycleArea) apply(op string, raw json.RawMessage) error {
 		var args failSchedulingArgs
 		if err := strict(raw, &args, op); err != nil {
 			return requestError{err}
+		}
+		if err := a.requireNotSkipped(args.UID); err != nil {
+			return err
 		}
 		return a.failScheduling(args)
 	case "fail_binding":
@@ -415,6 +426,9 @@ func (a *cycleArea) createPod(pod *v1.Pod) error {
 		return err
 	}
 	if err := require(pod.Spec.NodeName == "", "a created pod must be unscheduled"); err != nil {
+		return err
+	}
+	if err := require(pod.DeletionTimestamp == nil, "a created pod is not terminating (BeforeCreate clears DeletionTimestamp)"); err != nil {
 		return err
 	}
 	// The API server's store keys a pod by namespace/name: a live pod (a terminating one too) holds its key.

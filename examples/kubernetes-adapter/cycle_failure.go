@@ -1,6 +1,7 @@
 package main
 
-// The failure handler, for the cycle observation's "failures" (format 4.6.0), for Kubernetes v1.34 to v1.37: the
+// The failure handler, for the cycle observation's "failures" (format 4.6.0; 4.7.0 adds the condition's type and
+// status), for Kubernetes v1.34 to v1.37: the
 // harness calls the scheduler's own sched.FailureHandler (handleSchedulingFailure, pkg/scheduler/schedule_one.go) and
 // reads what it did. It decides everything: the requeue (AddUnschedulableIfNotPresent with the informer's version of
 // the pod, or only Done for a pod gone or bound; nothing for a recreated one), the nomination (AddNominatedPod), the
@@ -46,11 +47,6 @@ import (
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
-
-// failureTypeStatus: each failure record also names the condition's type and status, read from the condition
-// object (format 4.7.0's failures). Off while the vectors are of format 4.6.0, whose records have only reason,
-// message and event.
-const failureTypeStatus = false
 
 // injectedRejections are TestSchedulerScheduleOne's FakeReserve and FakePermit rejections.
 var injectedRejections = map[string]string{pointReserve: "rejected on reserve", pointPermit: "rejected on permit"}
@@ -164,11 +160,8 @@ func failureRecord(pod *v1.Pod, note string) map[string]any {
 		if condition.Type != v1.PodScheduled {
 			continue
 		}
-		record := map[string]any{"reason": condition.Reason, "message": condition.Message, "event": note}
-		if failureTypeStatus {
-			record["type"], record["status"] = string(condition.Type), string(condition.Status)
-		}
-		return record
+		return map[string]any{"type": string(condition.Type), "status": string(condition.Status),
+			"reason": condition.Reason, "message": condition.Message, "event": note}
 	}
 	return nil
 }

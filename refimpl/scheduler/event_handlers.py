@@ -169,8 +169,10 @@ class EventHandlers:
         if self.sync_pod_with_dispatcher is not None:
             self.sync_pod_with_dispatcher(new)
         if self._is_assumed(new):
-            # Kubernetes calls handleAssumedPodDeletion here when the update sets a DeletionTimestamp; the model's
-            # pods have none, so an assumed pod's update is simply not applied to any structure.
+            # An assumed pod's update is not applied to any structure; from v1.35 (PR #134157) an update that starts
+            # its deletion (DeletionTimestamp set) is handled as the deletion of an assumed pod.
+            if new.terminating and not old.terminating and self.profile.forget_assumed_pod_on_delete:
+                self.handle_assumed_pod_deletion(new)
             return
         self.queue.update(old, new)
 

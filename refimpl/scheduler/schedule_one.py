@@ -221,12 +221,16 @@ class Scheduler:
         return ScheduleOneResult(pod, Outcome.BINDING, status, result.suggested_host, result, cycle)
 
     def _skip_pod_schedule(self, pod: Pod) -> bool:
-        """``skipPodSchedule``: an assumed pod (re-queued by an update) is not scheduled again. (Deletion
-        timestamps are not modelled.)"""
+        """``skipPodSchedule`` (:func:`skip_pod_schedule`): a pod being deleted is skipped, with a FailedScheduling
+        event; an assumed pod (re-queued by an update) is not scheduled again."""
+        if pod.terminating:
+            self._record_event(pod, "Warning", "FailedScheduling",
+                               f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
         try:
-            return self.cache.is_assumed_pod(pod)
+            assumed = self.cache.is_assumed_pod(pod)
         except CacheError:
-            return False
+            assumed = False
+        return skip_pod_schedule(pod, assumed)
 
     # ========================================================================================
     # Scheduling cycle
@@ -590,6 +594,15 @@ def failure_handling(pod: Pod, current: Pod | None) -> FailureHandling:
     if current.uid != pod.uid:
         return FailureHandling(None, None)
     return FailureHandling(current, current)
+
+
+def skip_pod_schedule(pod: Pod, assumed: bool) -> bool:
+    """Whether ``ScheduleOne`` skips a popped ``pod``: it is being deleted (``DeletionTimestamp`` set), or the cache
+    ``assumed`` it (an update re-queued it during its cycle). The pod is then not put back (``Done``).
+
+    Kubernetes: `Scheduler.skipPodSchedule` (pkg/scheduler/schedule_one.go)
+    """
+    return pod.terminating or assumed
 
 
 def failure_condition(status: Status) -> PodCondition:

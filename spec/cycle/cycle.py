@@ -74,6 +74,7 @@ from spec.queue.nominator import (
     add_nominated_pod,
     delete_nominated_pod_if_exists,
     nominated_pods_for_node,
+    update_nominated_pod,
 )
 from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -338,7 +339,8 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
 
     The pod is queued only if the scheduler runs and is responsible for it (``responsibleForPod``);
     a pod for another scheduler, or created while this one is down, exists at the API server only.
-    Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node, and with
+    Fails with :class:`CycleNotEnabled` if the UID is or was in use, or the pod already names a node or is terminating
+    (``BeforeCreate`` clears ``DeletionTimestamp``; :func:`terminate_pod` makes a pod terminating), and with
     :class:`PodAlreadyExists` (the API server's refusal) if a live pod has its namespace/name
     (:func:`live_pod_named`).
 
@@ -350,6 +352,8 @@ def create_pod(cluster: Cluster, pod: Pod) -> Cluster:
     """
     _require(pod.uid != "" and not uid_in_use(cluster, pod.uid), f"pod {pod.uid!r} has no UID or one already used")
     _require(pod.node_name == "", "a created pod must be unscheduled")
+    _require(not pod.terminating, "a created pod is not terminating (the API server clears its DeletionTimestamp): "
+             "terminate_pod deletes it gracefully")
     if live_pod_named(cluster, pod.namespace, pod.name) is not None:
         raise PodAlreadyExists(f'pods "{pod.name}" already exists')
     pending, nominator = cluster.pending, cluster.nominator
@@ -404,9 +408,73 @@ def forget_deleted_pod(cluster: Cluster, uid: str) -> Cluster:
     )
 
 
+def terminate_pod(cluster: Cluster, uid: str) -> Cluster:
+    """A user deletes pod ``uid`` gracefully: the API server sets its ``DeletionTimestamp`` (the pod is terminating),
+    keeps listing it under its namespace and name until it is removed (:func:`delete_pod`), and the informer delivers
+    the update to the scheduler's pod handler.
+
+    A bound pod is updated in the cache (``updateAssignedPodInCache``: ``UpdatePod``): it keeps its node's resources
+    until it is deleted. An unbound pod in the scheduling queue is updated there (``updatePodInSchedulingQueue``: the
+    queue's ``Update``, whose nominator re-adds it as :func:`spec.queue.nominator.update_nominated_pod` does); the
+    next cycle that pops it skips it (:func:`skip_pod`). A scheduler that is down, or that has not been delivered the
+    pod yet, sees nothing (its informer lists the pod later as it then is). The same in v1.34 to v1.37.
+
+    Not enabled for a pod already terminating (a second delete only shortens the grace period, not modelled), nor
+    for one whose binding is in flight, unconfirmed or an orphaned request: the graceful deletion of an assumed pod
+    (``handleAssumedPodDeletion``, v1.35 on) and the API server's refusal to bind a terminating pod are not modelled.
+
+    Kubernetes: `Scheduler.updatePod` (pkg/scheduler/eventhandlers.go)
+    """
+    _require(uid in cluster.api_pods and not cluster.api_pods[uid].terminating, f"pod {uid} is gone or terminating")
+    _require(uid not in cluster.binding and uid not in cluster.unconfirmed and uid not in cluster.orphaned,
+             f"pod {uid} has a binding in flight")
+    old = cluster.api_pods[uid]
+    new = replace(old, terminating=True)
+    state, pending, nominator = cluster.cache, cluster.pending, cluster.nominator
+    if watches_pod(cluster, uid):
+        if old.node_name:
+            state = cache_ops.update_pod(state, old, new)
+        elif uid in pending:
+            pending = pending.set(uid, new)
+            if cluster.preemption:
+                nominator = update_nominated_pod(nominator, old, new, new, state.profile.empty_nomination_clears)
+    return replace(cluster, cache=state, api_pods=cluster.api_pods.set(uid, new), pending=pending, nominator=nominator)
+
+
 # ============================================================================================
 # Scheduling cycle
 # ============================================================================================
+
+
+def skip_pod_schedule(pod: Pod) -> bool:
+    """Whether ``ScheduleOne`` skips ``pod`` once popped: it is being deleted (``DeletionTimestamp`` set).
+    ``skipPodSchedule``'s other case, an assumed pod popped again, needs an update delivered between a cycle's pop and
+    its assume, which this system's atomic steps do not interleave. The same in v1.34 to v1.37.
+
+    Kubernetes: `Scheduler.skipPodSchedule` (pkg/scheduler/schedule_one.go)
+    """
+    return pod.terminating
+
+
+def skip_pod(cluster: Cluster, uid: str) -> Cluster:
+    """``ScheduleOne`` pops pending pod ``uid`` and skips it (:func:`skip_pod_schedule`): no scheduling cycle runs
+    (the snapshot is not refreshed), and the pod is not put back (``Done``), so it leaves the queue and stays listed
+    until it is deleted. Kubernetes records the event ``FailedScheduling`` "skip schedule deleting pod: <namespace>/
+    <name>" and patches nothing (the cycle area observes only what the failure handler writes). Its nomination, if
+    any, stays: neither ``Pop`` nor ``Done`` touches the nominator, so Filter keeps counting the pod on its nominated
+    node for pods of lower or equal priority until its deletion (the queue's ``Delete``) removes it. Enabled only for
+    a pod ``ScheduleOne`` skips, which :func:`schedule_pod` and :func:`fail_scheduling` are not enabled for.
+
+    Kubernetes: `Scheduler.ScheduleOne` (pkg/scheduler/schedule_one.go)
+    """
+    _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
+    _require(skip_pod_schedule(cluster.pending[uid]), f"pod {uid} is not skipped")
+    return replace(cluster, pending=cluster.pending.remove(uid))
+
+
+def _require_not_skipped(cluster: Cluster, uid: str) -> None:
+    """A popped pod that ``ScheduleOne`` skips (:func:`skip_pod`) gets no scheduling cycle."""
+    _require(not skip_pod_schedule(cluster.pending[uid]), f"pod {uid} is terminating: ScheduleOne skips it")
 
 
 def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
@@ -420,6 +488,7 @@ def schedule_pod(cluster: Cluster, uid: str, node: str) -> Cluster:
     Kubernetes: `Scheduler.assume` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
+    _require_not_skipped(cluster, uid)
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
     _require(node in feasible_nodes(snapshot, pod, cluster.namespaces, nominated_pods(cluster)),
@@ -452,6 +521,7 @@ def fail_scheduling(cluster: Cluster, uid: str, node: str | None, point: Failure
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.pending and is_synced(cluster), f"pod {uid} is not pending, or the scheduler waits")
+    _require_not_skipped(cluster, uid)
     snapshot = refreshed_snapshot(cluster)
     pod = cluster.pending[uid]
     feasible = feasible_nodes(snapshot, pod, cluster.namespaces, nominated_pods(cluster))

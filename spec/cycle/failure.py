@@ -65,8 +65,9 @@ class FailureHandling:
 
 @dataclass(frozen=True)
 class FailureRecord:
-    """What the failure handler last wrote for a pod that the API server still has: the ``PodScheduled`` condition
-    it patched (``False``, its reason and its full message) and the note of the ``FailedScheduling`` event it
+    """What the failure handler last wrote for a pod that the API server still has: the condition it patched (type
+    ``PodScheduled``, status ``False``, its reason and its full message; the cycle observation reports all four) and
+    the note of the ``FailedScheduling`` event it
     recorded (the message cut by :func:`truncate_message`)."""
 
     condition: PodCondition

@@ -42,14 +42,16 @@ def inv_every_pod_has_one_place(cluster: Cluster) -> bool:
     scheduler takes (:func:`spec.cycle.cycle.responsible_for_pod`) and its informer has delivered count; a scheduler
     that is down holds nothing. Only a crashed predecessor's orphaned bind request (:mod:`spec.cluster.restart`) binds
     a pod behind the scheduler's back: such a pod stays queued until the informer delivers its binding, and its
-    binding cycle, if one runs, will fail with a conflict.
+    binding cycle, if one runs, will fail with a conflict. A terminating pod that ``ScheduleOne`` skipped
+    (:func:`spec.cycle.cycle.skip_pod`) is in no place: it is not put back, and waits to be deleted.
     """
     pending, binding = set(cluster.pending), set(cluster.binding)
     if not cluster.running:
         return not pending and not binding and not cluster.unconfirmed
     unbound = {uid for uid, pod in cluster.api_pods.items() if pod.node_name == ""}
     bound = set(cluster.api_pods) - unbound
-    ours = {uid for uid in unbound if responsible_for_pod(cluster, cluster.api_pods[uid]) and watches_pod(cluster, uid)}
+    ours = {uid for uid in unbound if responsible_for_pod(cluster, cluster.api_pods[uid]) and watches_pod(cluster, uid)
+            and not (cluster.api_pods[uid].terminating and uid not in cluster.pending)}
     bound_behind_its_back = cluster.crashed_in_flight & cluster.unconfirmed
     return (
         not pending & binding
@@ -153,13 +155,25 @@ def trans_preemption_evicts_only_lower_priority(before: Cluster, after: Cluster,
 
 def inv_nominations_in_the_queue(cluster: Cluster) -> bool:
     """The nominator holds each pod once, only pending pods (a pod leaves it when assumed, deleted or found bound,
-    ``DeleteNominatedPodIfExists``), none also in the cache
+    ``DeleteNominatedPodIfExists``) and unbound terminating pods ``ScheduleOne`` skipped
+    (:func:`spec.cycle.cycle.skip_pod` leaves the nominator as it is until the deletion), none also in the cache
     (:func:`inv_nominated_resources_not_double_counted`), and nothing without preemption (no PostFilter nominates)."""
     nominated = set(cluster.nominator.pod_to_node)
     if not cluster.preemption:
         return not nominated
-    return nominated <= set(cluster.pending) and inv_nominated_resources_not_double_counted(cluster.nominator,
+    skipped = {uid for uid, pod in cluster.api_pods.items() if pod.terminating and pod.node_name == ""}
+    return nominated <= set(cluster.pending) | skipped and inv_nominated_resources_not_double_counted(cluster.nominator,
                                                                                             cluster.cache)
+
+
+def inv_no_terminating_pod_scheduled(cluster: Cluster) -> bool:
+    """No terminating pod is assumed or bound by the scheduler: no binding cycle, assumed pod of the cache or orphaned
+    bind request holds a pod whose ``DeletionTimestamp`` is set. ``ScheduleOne`` skips a popped pod that is being
+    deleted (:func:`spec.cycle.cycle.skip_pod_schedule`), so the scheduler never places a pod that is going away; a
+    bound pod may become terminating afterwards, and keeps its node's resources until it is deleted."""
+    held = (*cluster.binding.values(), *cluster.orphaned.values(),
+            *(state.pod for uid, state in cluster.cache.pod_states.items() if uid in cluster.cache.assumed_pods))
+    return not any(pod.terminating for pod in held)
 
 
 CYCLE_INVARIANTS: Final[tuple[Callable[[Cluster], bool], ...]] = (
@@ -167,6 +181,7 @@ CYCLE_INVARIANTS: Final[tuple[Callable[[Cluster], bool], ...]] = (
     inv_assumed_pods_have_a_binding,
     inv_bound_pods_are_cached_where_bound,
     inv_nominations_in_the_queue,
+    inv_no_terminating_pod_scheduled,
 )
 """Pipeline invariants that hold in every reachable state, with any TTL and any profile."""
 

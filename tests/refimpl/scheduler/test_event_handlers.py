@@ -4,6 +4,8 @@ TestPreCheckForNode's node events)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from refimpl.cache import Cache
@@ -159,6 +161,31 @@ def test_deleting_an_assumed_pod_in_v1_34_leaves_it_to_the_binding_cycle() -> No
     w.handlers.on_delete_pod(pod("a"))
     assert w.cache.is_assumed_pod(pod("a"))
     assert w.rejected == []
+
+
+def test_graceful_deletion_of_an_assumed_pod_forgets_it_from_v1_35_only() -> None:
+    """updatePodInSchedulingQueue: an update that sets an assumed pod's DeletionTimestamp is handled as its deletion
+    (handleAssumedPodDeletion, PR #134157) from v1.35; v1.34 applies the update to nothing."""
+    w = World()
+    w.handlers.on_add_node(node("n1"))
+    w.assume("a", "n1")
+    w.handlers.on_update_pod(pod("a"), replace(pod("a"), terminating=True))
+    assert w.cache.pod_count() == 0
+    old = World(profile=V1_34)
+    old.handlers.on_add_node(node("n1"))
+    old.assume("a", "n1")
+    old.handlers.on_update_pod(pod("a"), replace(pod("a"), terminating=True))
+    assert old.cache.is_assumed_pod(pod("a"))
+
+
+def test_graceful_deletion_of_a_bound_pod_keeps_it_cached_on_its_node() -> None:
+    """updateAssignedPodInCache: the terminating pod replaces the cached one and keeps its node's resources."""
+    w = World()
+    w.handlers.on_add_node(node("n1"))
+    w.handlers.on_add_pod(pod("a", node="n1", cpu=600))
+    w.handlers.on_update_pod(pod("a", node="n1", cpu=600), replace(pod("a", node="n1", cpu=600), terminating=True))
+    assert w.cache.get_pod(pod("a")).terminating
+    assert w.cache.dump().nodes["n1"].requested.milli_cpu == 600
 
 
 def test_deleting_a_pending_pod_removes_it_from_the_queue() -> None:

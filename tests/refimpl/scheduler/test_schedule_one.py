@@ -364,6 +364,24 @@ def test_an_assumed_pod_popped_again_is_skipped() -> None:
     assert h.schedule().outcome is Outcome.SKIPPED
 
 
+def test_a_deleting_pod_popped_is_skipped_with_an_event_and_not_put_back() -> None:
+    """TestSchedulerScheduleOne 'deleting pod' (schedule_one_test.go): skipPodSchedule records FailedScheduling
+    'skip schedule deleting pod: ns/name'; nothing is assumed or bound, and Done leaves the pod in no queue, while
+    its nomination stays in the nominator until the pod is deleted."""
+    events: list[tuple[str, str, str]] = []
+    h = Harness(event_recorder=lambda p, kind, reason, note: events.append((kind, reason, note)))
+    h.add_nodes(make_node("n1"))
+    pod = replace(make_pod("foo"), terminating=True, nominated_node_name="n1")
+    h.create(pod)
+    result = h.schedule()
+    assert result.outcome is Outcome.SKIPPED and result.binding_cycle is None
+    assert events == [("Warning", "FailedScheduling", "skip schedule deleting pod: default/pod-foo")]
+    assert h.queue.where("foo") is None and h.cache.pod_count() == 0
+    assert h.queue.nominator.pod_to_node == {"foo": "n1"}
+    h.handlers.on_delete_pod(pod)
+    assert h.queue.nominator.pod_to_node == {}
+
+
 def test_threaded_mode_binds_every_pod() -> None:
     h = Harness(dispatcher=True)
     assert h.api is not None

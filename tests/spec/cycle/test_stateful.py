@@ -135,6 +135,14 @@ class PipelineMachine(RuleBasedStateMachine):
         uid = data.draw(st.sampled_from(sorted(self.cluster.api_pods)))
         self.attempt("delete", lambda: cycle.delete_pod(self.cluster, uid))
 
+    @precondition(lambda self: bool(self.cluster.api_pods))
+    @rule(data=st.data())
+    def terminate_and_skip(self, data: st.DataObject) -> None:
+        """A graceful deletion (``terminate_pod``), then ``ScheduleOne``'s skip if the pod is pending."""
+        uid = data.draw(st.sampled_from(sorted(self.cluster.api_pods)))
+        self.attempt("terminate", lambda: cycle.terminate_pod(self.cluster, uid))
+        self.attempt("skip", lambda: cycle.skip_pod(self.cluster, uid))
+
     @rule(node=nodes)
     def add_or_update_node(self, node: Node) -> None:
         if self.attempt("add node", lambda: cycle.add_node(self.cluster, node)) is None:
