@@ -56,7 +56,8 @@ from conformance.operations import (
     Tick,
 )
 from refimpl.cache import Cache, FakeClock, GenerationCounter, NodeInfo, Snapshot
-from refimpl.dispatcher import NominatingInfo, NominatingMode
+from refimpl.dispatcher import NominatingInfo, NominatingMode, PodStatus
+from refimpl.dispatcher.api_calls import nominated_node_needs_update
 from refimpl.kubelet.admission import can_admit_pod
 from refimpl.kubelet.preemption import PREEMPTING
 from refimpl.scheduler.framework import CycleState, Diagnosis, FitError, Framework, Status
@@ -166,7 +167,7 @@ class RefimplCycle:
     def new_framework(self, profile: VersionProfile) -> Framework:
         framework = new_default_framework(profile=profile, clock=FakeClock(0), preemption=self.preemption)
         framework.handle.nominated_pods_for_node = self.nominated_pods_for_node
-        framework.handle.clear_nominated_node_name = self.nominator.delete_nominated_pod_if_exists
+        framework.handle.clear_nominated_node_name = self.clear_nominated_node_name
         for plugin in framework.plugins:
             if isinstance(plugin, DefaultPreemption):
                 plugin.pod_lister = self.list_pod
@@ -529,6 +530,27 @@ class RefimplCycle:
             condition = failure_condition(status)
             self.failures[pod.uid] = (condition.type, condition.status, condition.reason, condition.message,
                                       truncate_message(condition.message))
+            needs = nominated_node_needs_update(PodStatus(nominated_node_name=pod.nominated_node_name), nominating)
+            self.patch_pod_status(pod.uid, nominating.nominated_node_name if needs and nominating else None)
+
+    def patch_pod_status(self, uid: str, nominated_node: str | None) -> None:
+        """A status patch of the pod lands (``NominatedNodeName`` set to ``nominated_node`` unless None) and the
+        informer delivers the update: a queued pod becomes the new object and the nominator re-adds it
+        (``updatePodInSchedulingQueue``: ``UpdateNominatedPod``)."""
+        old = self.api_pods[uid]
+        new = old if nominated_node is None else replace(old, nominated_node_name=nominated_node)
+        self.api_pods[uid] = new
+        if uid in self.pending and not old.node_name:
+            self.pending[uid] = new
+            if self.preemption:
+                self.nominator.update_nominated_pod(old, new)
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        """``ClearNominatedNodeName`` for a pod of lower priority: a patch only when the API server's object names a
+        node."""
+        listed = self.api_pods.get(pod.uid)
+        if listed is not None and listed.nominated_node_name:
+            self.patch_pod_status(pod.uid, "")
 
     # -- binding cycle --------------------------------------------------------------------------------
 
@@ -556,7 +578,7 @@ class RefimplCycle:
         self.next_start_node_index = 0
         self.framework = self.new_framework(self.profile)
         self.nominator = Nominator(self.list_pod, empty_nomination_clears=self.profile.empty_nomination_clears)
-        self.framework.handle.clear_nominated_node_name = self.nominator.delete_nominated_pod_if_exists
+        self.framework.handle.clear_nominated_node_name = self.clear_nominated_node_name
         self.pending, self.binding, self.unconfirmed = {}, {}, set()
         self.running = False
 

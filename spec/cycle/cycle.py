@@ -75,6 +75,7 @@ from spec.queue.nominator import (
     delete_nominated_pod_if_exists,
     nominated_pods_for_node,
     update_nominated_pod,
+    with_nominated_node,
 )
 from spec.valuetypes import cached_hash, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
@@ -566,21 +567,59 @@ def handle_failure(cluster: Cluster, uid: str, pod: Pod, nominating: NominatingI
     is ever nominated there). Unless the pod was recreated, the handler records the ``FailedScheduling`` event and
     patches the pod's ``PodScheduled`` condition (``Unschedulable`` if ``rejected``, else ``SchedulerError``, with
     ``message``): :attr:`Cluster.failures` gets both for the pod if the API server still has it (the patch of a
-    deleted pod fails with ``NotFound``; a pod bound meanwhile is patched).
+    deleted pod fails with ``NotFound``; a pod bound meanwhile is patched). The same patch writes the nominated node
+    when ``nominating`` overrides it with another value (``updatePod``), and the informer delivers the patched pod as
+    an update: the queue keeps the new object and its nominator re-adds it (``UpdateNominatedPod``,
+    :func:`spec.queue.nominator.update_nominated_pod`), so a patch clearing ``NominatedNodeName`` drops the ``""``
+    nomination that releases before v1.37 store (:attr:`spec.versions.VersionProfile.empty_nomination_clears`).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
+    Kubernetes: `Scheduler.updatePodInSchedulingQueue` (pkg/scheduler/eventhandlers.go)
     """
     listed = cluster.api_pods.get(uid) or next(
         (p for p in cluster.api_pods.values() if (p.namespace, p.name) == (pod.namespace, pod.name)), None)
-    handled = handle_scheduling_failure(pod, rejected, message, nominating, listed, nominator,
-                                        cluster.cache.profile.empty_nomination_clears)
+    empty_clears = cluster.cache.profile.empty_nomination_clears
+    handled = handle_scheduling_failure(pod, rejected, message, nominating, listed, nominator, empty_clears)
     pending = cluster.pending.set(uid, handled.requeued) if handled.requeued is not None \
         else cluster.pending.remove(uid)
     record = failure_record(handled)
-    failures = cluster.failures.set(uid, record) if record is not None and uid in cluster.api_pods \
-        else cluster.failures
-    return replace(cluster, pending=pending, nominator=handled.nominator if cluster.preemption else cluster.nominator,
-                   failures=failures)
+    after = replace(cluster, pending=pending, nominator=handled.nominator if cluster.preemption else cluster.nominator)
+    if record is None or uid not in cluster.api_pods:  # recreated, or deleted: no patch lands
+        return after
+    after = replace(after, failures=after.failures.set(uid, record))
+    return patch_pod_status(after, uid, handled.nominated_node_patch)
+
+
+def patch_pod_status(cluster: Cluster, uid: str, nominated_node: str | None) -> Cluster:
+    """A status patch of pod ``uid`` lands at the API server, writing ``nominated_node`` as its
+    ``NominatedNodeName`` (None: the patch leaves it), and the informer delivers the update: a pod still queued is
+    kept as the new object and, with preemption, re-added to the nominator (``UpdateNominatedPod``: a nomination
+    the new object no longer names is dropped, :func:`spec.queue.nominator.update_nominated_pod`). A bound pod's
+    update changes nothing the cycle area observes.
+
+    Kubernetes: `Scheduler.updatePodInSchedulingQueue` (pkg/scheduler/eventhandlers.go)
+    """
+    old = cluster.api_pods[uid]
+    new = old if nominated_node is None else with_nominated_node(old, nominated_node)
+    if uid not in cluster.pending or old.node_name:
+        return replace(cluster, api_pods=cluster.api_pods.set(uid, new))
+    nominator = update_nominated_pod(cluster.nominator, old, new, new, cluster.cache.profile.empty_nomination_clears) \
+        if cluster.preemption else cluster.nominator
+    return replace(cluster, api_pods=cluster.api_pods.set(uid, new), pending=cluster.pending.set(uid, new),
+                   nominator=nominator)
+
+
+def clear_nominated_node_name(cluster: Cluster, uid: str) -> Cluster:
+    """Preemption clears the ``NominatedNodeName`` of pod ``uid`` (a pod of lower priority nominated to the chosen
+    node): a status patch when the API server's object names a node (:func:`patch_pod_status`), nothing otherwise
+    (the nominator then keeps it).
+
+    Kubernetes: `ClearNominatedNodeName` (pkg/scheduler/util/utils.go)
+    """
+    listed = cluster.api_pods.get(uid)
+    if listed is None or not listed.nominated_node_name:
+        return cluster
+    return patch_pod_status(cluster, uid, "")
 
 
 # ============================================================================================
@@ -672,16 +711,17 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     pod's own ``NominatedNodeName`` when the result is nil); each victim the result deletes (from v1.35 not those
     already terminating: :func:`spec.cycle.preemption.preparation`) is deleted at the API server and its
     informer's delete event handled (:func:`delete_pod`); the pods of lower priority nominated to the chosen node
-    that the result clears lose their nomination.
+    that the result clears lose their nomination (:func:`clear_nominated_node_name`).
 
     This is one atomic step. In Kubernetes the victims' API calls and the clearing of the lower-priority pods'
     ``NominatedNodeName`` run in a goroutine (``prepareCandidateAsync``, SchedulerAsyncPreemption, on in every
     modelled profile), and the clearing reaches the nominator through the API server and the informer's update
     (``UpdateNominatedPod``); the preemptor's own PreEnqueue keeps it out of activeQ until the goroutine ends, so no
-    cycle of it sees the state in between. The status patch of the preemptor's ``NominatedNodeName`` is not
-    modelled (the pod objects keep the value they were created with); its ``PodScheduled`` condition and the event
-    are (:attr:`Cluster.failures`: the ``FitError`` message with PostFilter's). Fails with :class:`CycleNotEnabled`
-    when a victim's binding has not reached the informer yet (the delete event cannot come before the add).
+    cycle of it sees the state in between. The preemptor's ``NominatedNodeName`` (the failure handler's patch, with
+    the ``PodScheduled`` condition and the event: :attr:`Cluster.failures`, the ``FitError`` message with
+    PostFilter's) and the clearing are status patches the informer delivers back (:func:`patch_pod_status`). Fails
+    with :class:`CycleNotEnabled` when a victim's binding has not reached the informer yet (the delete event cannot
+    come before the add).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     Kubernetes: `Evaluator.prepareCandidateAsync` (pkg/scheduler/framework/preemption/preemption.go)
@@ -689,12 +729,12 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
     pod = cluster.pending[uid]
     _require(not any(v.uid in cluster.unconfirmed for v in result.deleted),
              "a victim's binding has not reached the scheduler's informer yet")
-    nominator = cluster.nominator
-    for cleared in result.cleared:
-        nominator = delete_nominated_pod_if_exists(nominator, cleared.uid)
     message, post = no_fit_message(cluster, uid), post_filter_message(cluster, uid, result)
     message = f"{message} {post}" if post else message  # FitError.Error() with Diagnosis.PostFilterMsg
-    after = handle_failure(cluster, uid, pod, result.nominating, nominator, True, message)
+    after = cluster
+    for cleared in result.cleared:
+        after = clear_nominated_node_name(after, cleared.uid)
+    after = handle_failure(after, uid, pod, result.nominating, after.nominator, True, message)
     for victim in result.deleted:
         after = delete_pod(after, victim.uid)
     return after
