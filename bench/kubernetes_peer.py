@@ -2,7 +2,7 @@
 
 Each workload is built once here, as refimpl's objects (:mod:`spec.objects`), and both schedulers get the same ones:
 refimpl's scheduler in its deterministic simulator (:mod:`refimpl.simulator`, as ``bench/scheduler.py`` measures it)
-and Kubernetes v1.35.0's own scheduler, the Go program in ``bench/kubernetes-peer`` (``scheduler.New``, real
+and Kubernetes v1.35.8's own scheduler, the Go program in ``bench/kubernetes-peer`` (``scheduler.New``, real
 informers, a fake clientset whose pods/binding writes ``spec.nodeName`` back, event recording off, GOMAXPROCS=1),
 which reads them from a JSON file this module writes. Figures are per CPU-second of the process that schedules
 (the machine is shared, so wall time counts other processes' turns): refimpl's includes its simulated API server,
