@@ -265,7 +265,8 @@ def python_floor(number: int = 200_000) -> dict[str, float]:
 def snapshot_explanation(w: Workload, case: str) -> str:
     """One line for a missed UpdateSnapshot target: the Python calls one update makes (:func:`snapshot_profile`);
     for the full rebuild the three functions with the most own time, for the others CPython's floor
-    (:func:`python_floor`): the price of those calls and of the lock, which is what a microsecond update is."""
+    (:func:`python_floor`): the price of those calls and (when something changed; an unchanged cache is read
+    without it) of the lock, which is what a microsecond update is."""
     profile = snapshot_profile(w, case)
     line = f"profile: {profile['calls_per_update']:,.0f} Python calls per update"
     if case == "full_seconds":
@@ -275,6 +276,10 @@ def snapshot_explanation(w: Workload, case: str) -> str:
     # A profile of a microsecond call measures the profiler: count the calls and price them instead.
     floor = python_floor()
     calls = profile["calls_per_update"]
+    if case == "unchanged_seconds":  # decided without the lock (Cache.update_snapshot's lock-free path)
+        least = calls * floor["call_seconds"]
+        return (f"{line}, no lock; CPython here: a call {_fmt_time(floor['call_seconds'])}: at least "
+                f"{_fmt_time(least)}")
     least = calls * floor["call_seconds"] + floor["lock_seconds"]
     return (f"{line}; CPython here: a call {_fmt_time(floor['call_seconds'])}, the lock's with "
             f"{_fmt_time(floor['lock_seconds'])}: at least {_fmt_time(least)} before any work")

@@ -72,6 +72,8 @@ def test_the_snapshot_profile_counts_the_clones_updatesnapshot_makes() -> None:
     assert clones("one_changed_seconds") == 1
     assert clones("unchanged_seconds") == 0
     line = peer.snapshot_explanation(w, "unchanged_seconds")
+    assert "Python calls per update, no lock" in line and "the lock's with" not in line  # the lock-free path
+    line = peer.snapshot_explanation(w, "one_changed_seconds")
     assert "Python calls per update" in line and "the lock's with" in line
     with pytest.raises(ValueError, match="case must be one of"):
         peer.snapshot_profile(w, "half")
