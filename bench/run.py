@@ -304,7 +304,7 @@ def bench_checker() -> dict[str, Any]:
 
 
 def bench_kubernetes() -> dict[str, Any]:
-    """refimpl : Kubernetes per CPU-second (bench/kubernetes_peer.py, issue 29): Kubernetes v1.35.0's scheduler and
+    """refimpl : Kubernetes per CPU-second (bench/kubernetes_peer.py, issue 29): Kubernetes v1.35.8's scheduler and
     cache, built from the Go module cache, on the same workloads; its own interpreter. Without Go, a row says so."""
     command = [sys.executable, str(Path(__file__).resolve().parent / "kubernetes_peer.py"), "--json"]
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)

@@ -1,4 +1,4 @@
-// Command kubernetes-peer runs Kubernetes' own scheduler (k8s.io/kubernetes v1.35.0, from the Go module cache) on a
+// Command kubernetes-peer runs Kubernetes' own scheduler (k8s.io/kubernetes v1.35.8, from the Go module cache) on a
 // workload exported by bench/kubernetes_peer.py from refimpl's simulator, so `make bench` can print refimpl :
 // Kubernetes per CPU-second on the same nodes and pods, in one run, on one machine.
 //

@@ -473,9 +473,31 @@ class Cache:
 
         Fails with ``SnapshotInconsistent``, after rebuilding the snapshot's lists for the next cycle.
         """
-        check_snapshot(snapshot, "update_snapshot: snapshot")
+        if type(snapshot) is Snapshot:
+            # Nothing changed: decided without the lock, as the locked path would decide it (no write, no error).
+            # Linearizable under the GIL (each read atomic): a generation that left the head never returns to it
+            # (later ones are larger), so the head item at the snapshot's generation on the first and the last read
+            # held it throughout; and the writes that keep the head (a pod-less node's removal, a ghost's last
+            # pod's) only move the values read in between away from passing.
+            nodes = self._nodes
+            head = nodes.head
+            generation = snapshot.generation
+            if head is not None and head.info.generation == generation:
+                tree_nodes = self._node_tree.num_nodes
+                if (
+                    not self._pvc_delta
+                    and self._hook is None
+                    and len(snapshot.refreshed) <= len(snapshot.node_info_map) <= tree_nodes
+                    and len(snapshot.node_info_list) == tree_nodes
+                    and nodes.head is head
+                    and head.info.generation == generation
+                ):
+                    return
+        else:
+            check_snapshot(snapshot, "update_snapshot: snapshot")
         with self._lock:
-            self._admit("update_snapshot", snapshot)
+            if self._hook is not None:
+                self._hook("update_snapshot", (snapshot,))
             snapshots.update_snapshot(
                 self._nodes, self._node_tree, snapshot, self._image_states.version, self._pvc_delta
             )

@@ -35,6 +35,9 @@ def is_scalar(name: str) -> bool:
     return is_scalar_resource_name(name)
 
 
+_new_object = object.__new__
+
+
 class Resource:
     """``framework.Resource``: cpu, memory, ephemeral storage, pod count and scalar resources, mutable in place.
 
@@ -98,8 +101,16 @@ class Resource:
 
     def clone(self) -> Resource:
         """``Resource.Clone``: a copy whose scalar map is a copy too (a nil map stays nil)."""
-        scalars = dict(self.scalar_resources) if self.scalar_resources is not None else None
-        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, scalars)
+        # Slots written one by one into a bare object: a snapshot clones two per node, and this is a fifth fewer
+        # instructions than calling the class (its __init__) or assigning a tuple.
+        clone: Resource = _new_object(Resource)
+        clone.milli_cpu = self.milli_cpu
+        clone.memory = self.memory
+        clone.ephemeral_storage = self.ephemeral_storage
+        clone.allowed_pod_number = self.allowed_pod_number
+        scalars = self.scalar_resources
+        clone.scalar_resources = None if scalars is None else dict(scalars)
+        return clone
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Resource):

@@ -24,6 +24,7 @@ from refimpl.cache.node_tree import NodeTree, go_quote
 from spec.errors import CacheError, ErrorKind
 
 _NO_PVCS: dict[str, int] = {}
+_AFFINITY_OR_PVCS = EMPTY_AFFINITY | EMPTY_ANTI_AFFINITY | EMPTY_PVCS
 
 
 class Snapshot:
@@ -126,8 +127,16 @@ def update_snapshot(
             else:
                 found = node_info_map.get(name)
                 if found is None:
+                    # A new entry: the item's preallocated one the first time, else a clone made directly (what
+                    # NodeInfo.empty() refreshed would be, without building the empty one). The lists are rebuilt
+                    # (update_all), so what the entry held before does not matter.
                     update_all = True
-                    found = node_info_map[name] = item.entry if item.entry_epoch is None else NodeInfo.empty()
+                    entry = info.snapshot(item.entry if item.entry_epoch is None else None, image_version)
+                    node_info_map[name] = item.entry = entry
+                    item.entry_epoch = epoch
+                    refreshed.append(entry)
+                    item = item.next
+                    continue
                 existing = item.entry = found
                 item.entry_epoch = epoch
             # Whether the entry had (anti-)affinity pods or claims is read from its empty-container bits, so that
@@ -211,14 +220,11 @@ def update_node_info_snapshot_list(
     with_anti_affinity: list[NodeInfo] = []
     used_pvcs: set[str] = set()
     if update_all:
-        node_info_map = snapshot.node_info_map
-        order = []
-        for name in tree.list_nodes():
-            info = node_info_map.get(name)
-            if info is not None:
-                order.append(info)
-        snapshot.node_info_list = order
+        get = snapshot.node_info_map.get
+        snapshot.node_info_list = [info for name in tree.list_nodes() if (info := get(name)) is not None]
     for info in snapshot.node_info_list:
+        if info.empty_containers & _AFFINITY_OR_PVCS == _AFFINITY_OR_PVCS:
+            continue  # An entry's bits match its containers (NodeInfo.snapshot copies them): nothing to collect.
         if info.pods_with_affinity:
             with_affinity.append(info)
         if info.pods_with_required_anti_affinity:

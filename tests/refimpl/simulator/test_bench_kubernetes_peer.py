@@ -48,6 +48,17 @@ def test_without_go_the_kubernetes_rows_say_so(monkeypatch: pytest.MonkeyPatch) 
     assert any(row["result"] == "270 pods/s" for row in rows)  # scheduler_perf's threshold, v1.35.0
 
 
+def test_snapshot_only_prints_the_three_updatesnapshot_rows_alone(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("shutil.which", lambda _: None)
+    monkeypatch.setattr(peer, "SIZES", {"basic": (6, 4, 4), "identical": (5, 3, 3)})
+    assert peer.main(["--snapshot-only", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["parameters"].split(": ")[1].split(";")[0] for row in rows] == [
+        "full (into a new snapshot)", "one node changed", "nothing changed"]
+    assert all(row["result"] == "skipped: go not installed" for row in rows)
+
+
 def test_the_snapshot_profile_counts_the_clones_updatesnapshot_makes() -> None:
     """UpdateSnapshot clones every node into a new snapshot, only the changed one after one pod was added, and none
     when nothing changed (Cache.UpdateSnapshot walks the list to the first generation already seen)."""
@@ -61,6 +72,8 @@ def test_the_snapshot_profile_counts_the_clones_updatesnapshot_makes() -> None:
     assert clones("one_changed_seconds") == 1
     assert clones("unchanged_seconds") == 0
     line = peer.snapshot_explanation(w, "unchanged_seconds")
+    assert "Python calls per update, no lock" in line and "the lock's with" not in line  # the lock-free path
+    line = peer.snapshot_explanation(w, "one_changed_seconds")
     assert "Python calls per update" in line and "the lock's with" in line
     with pytest.raises(ValueError, match="case must be one of"):
         peer.snapshot_profile(w, "half")
