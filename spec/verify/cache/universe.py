@@ -49,8 +49,8 @@ from spec.objects import (
     Pod,
 )
 from spec.quantities import SECOND, Duration, Timestamp, resource_list
-from spec.versions import DEFAULT_PROFILE, VersionProfile
 from spec.verify.cache.symmetry import intern_object
+from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 
 class Mode(StrEnum):
