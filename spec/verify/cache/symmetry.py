@@ -28,6 +28,15 @@ Three things make the cache's state space infinite or needlessly large for a mod
   spec's transition relation is symmetric only up to which of those orders is used. Every order is
   one Kubernetes may take, so the reduced exploration covers Kubernetes' behaviours; the model
   checker replays every counterexample on the spec without renaming before reporting it.
+
+**Objects, not values.** For speed the module hands out one object per value where it can: a
+representative computed again is replaced by the interned one (:class:`Representatives`), a
+:class:`Renaming` is built once per ordering of the names, and pods and nodes (the universe's and
+the renamed copies) are interned (:func:`intern_object`), so comparing two equal caches stops at
+shared objects instead of walking both trees. None of this changes a value: the representative of
+a cache, its renamer and so every state, edge and verdict are the ones computed without it (the
+recorded figures of ``tests/verify/test_checker_baseline.py`` check it), so the reduction is exactly
+as sound as above.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import Final
+from typing import Final, TypeVar
 
 from spec.cache.cache import CacheSizeMetrics, CacheState, PodState
 from spec.cache.imagestates import ImageRef, ImageState
@@ -96,10 +105,30 @@ MEMO_LIMIT: Final = 200_000
 """Cache and snapshot objects whose representatives are remembered at once (keyed by identity)."""
 
 
+_OBJECTS: dict[object, object] = {}
+"""One pod or node object per value, for :func:`intern_object`."""
+
+ObjectT = TypeVar("ObjectT", Pod, Node)
+
+
+def intern_object(value: ObjectT) -> ObjectT:
+    """The one object with ``value``'s value (``value`` itself the first time).
+
+    The model checker builds the same pods and nodes again and again (the universe's operations, the renamed
+    copies in representatives), and comparing two equal caches walks down to every pod object they do not share:
+    a pod compared by value is a tree of containers and quantities, by identity one pointer. Every pod and node the
+    universe issues and every renamed one is interned here, so equal ones are one object. Values are unchanged.
+    """
+    return _OBJECTS.setdefault(value, value)  # type: ignore[return-value]
+
+
 @lru_cache(maxsize=65536)
 def _rename_pod(pod: Pod, renaming: Renaming) -> Pod:
     uid, name = renaming.pods.get(pod.uid, pod.uid), renaming.pods.get(pod.name, pod.name)
-    return replace(pod, uid=uid, name=name, node_name=renaming.nodes.get(pod.node_name, pod.node_name))
+    node_name = renaming.nodes.get(pod.node_name, pod.node_name)
+    if uid == pod.uid and name == pod.name and node_name == pod.node_name:
+        return intern_object(pod)
+    return intern_object(replace(pod, uid=uid, name=name, node_name=node_name))
 
 
 def rename_pod(pod: Pod, renaming: Renaming) -> Pod:
@@ -114,7 +143,8 @@ def rename_node(node: Node, renaming: Renaming) -> Node:
 
 @lru_cache(maxsize=4096)
 def _rename_node(node: Node, renaming: Renaming) -> Node:
-    return replace(node, name=renaming.nodes.get(node.name, node.name))
+    name = renaming.nodes.get(node.name, node.name)
+    return intern_object(node if name == node.name else replace(node, name=name))
 
 
 @dataclass(frozen=True)
@@ -142,6 +172,8 @@ def _numbering(cache: CacheState) -> tuple[_Numbering, int]:
 
 
 def _serial_ranks(cache: CacheState) -> dict[int, int] | None:
+    if not cache.image_states and not cache.image_refs:  # no serials but the counter (what follows gives this)
+        return None if cache.next_image_serial == 0 else {cache.next_image_serial: 0}
     values = sorted(
         {s.serial for s in cache.image_states.values()}
         | {r.serial for refs in cache.image_refs.values() for r in refs.values()}
@@ -334,17 +366,35 @@ def symmetry_renaming(cache: CacheState, pod_uids: tuple[str, ...], node_names: 
         return (0, node_rank.get(name, len(node_names)), position, uid)
 
     ordered_pods = sorted(pod_uids, key=pod_key)
-    pods = {old: new for old, new in zip(ordered_pods, pod_uids, strict=True)}
-    return Renaming(FrozenMap(pods), FrozenMap(nodes))
+    key = (tuple(ordered_pods), tuple(ordered_nodes), pod_uids, node_names)
+    known = _RENAMINGS.get(key)
+    if known is None:
+        pods = {old: new for old, new in zip(ordered_pods, pod_uids, strict=True)}
+        known = _RENAMINGS[key] = Renaming(FrozenMap(pods), FrozenMap(nodes))
+    return known
+
+
+_RENAMINGS: dict[tuple[tuple[str, ...], ...], Renaming] = {}
+"""One :class:`Renaming` object per value :func:`symmetry_renaming` returns (a universe has at most pods! x nodes!
+of them), so its hash is computed once and the memos keyed by it compare it by identity."""
 
 
 class Canonicalizer:
     """Computes representatives, remembering them per cache and snapshot object (by identity:
     the model checker hands the same objects around many times)."""
 
-    def __init__(self, symmetry: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
-        """``symmetry`` is (pod UIDs, node names) of a symmetric universe, or None for no renaming."""
+    def __init__(
+        self,
+        symmetry: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+        interned: dict[CacheState, CacheState] | None = None,
+    ) -> None:
+        """``symmetry`` is (pod UIDs, node names) of a symmetric universe, or None for no renaming.
+        ``interned``, if given, holds one object per representative's value: a representative computed
+        is replaced by the one object with its value before it is remembered, so a cache found again
+        by value yields that object, which later lookups find by identity instead of comparing the
+        two trees field by field (the value, and so every result, is the same)."""
         self.symmetry = symmetry
+        self._interned = interned
         self._caches: dict[int, tuple[CacheState, CacheState, _Renamer]] = {}
         self._cache_values: dict[CacheState, tuple[CacheState, _Renamer]] = {}
         self._snapshots: dict[tuple[int, Renaming, tuple[int, ...]], tuple[Snapshot, Snapshot]] = {}
@@ -381,6 +431,8 @@ class Canonicalizer:
             numbering, counter = _numbering(cache)
             renamer = _Renamer(renaming, numbering, _serial_ranks(cache))
             rep = renamer.cache(cache, counter)
+            if self._interned is not None:
+                rep = self._interned.setdefault(rep, rep)
         if len(self._caches) >= MEMO_LIMIT or len(self._cache_values) >= MEMO_LIMIT:
             self._caches.clear()
             self._snapshots.clear()
@@ -401,8 +453,8 @@ class Representatives:
     """
 
     def __init__(self, symmetry: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
-        self.canonicalizer = Canonicalizer(symmetry)
         self._caches: dict[CacheState, CacheState] = {}
+        self.canonicalizer = Canonicalizer(symmetry, self._caches)
         self._renamers: dict[tuple[Renaming, tuple[int, ...]], int] = {}
         self.renamers: list[Renamer] = []
         """Renamers by number."""

@@ -32,7 +32,7 @@ from spec.cache.invariants import (
     trans_generations_only_grow,
     violated_state_invariants,
 )
-from spec.cache.lifecycle import expected_transition, node_guard, pod_phase
+from spec.cache.lifecycle import Guard, PodPhase, PodTransition, expected_transition, node_guard, pod_phase
 from spec.cache.operations import (
     AddNode,
     AddPod,
@@ -101,6 +101,7 @@ class CacheSystem:
         self.abstract_snapshots = abstract_snapshots
         self._views: dict[CacheView, int] = {}
         self._view_list: list[CacheView] = []
+        self._cache_views: dict[CacheState, int] = {}
         self._abstracted: dict[tuple[int, int], tuple[int, Snapshot]] = {}
         """(snapshot fingerprint, view number) -> the abstracted snapshot's fingerprint and object."""
         self.mode = mode
@@ -133,11 +134,15 @@ class CacheSystem:
         """The number of the cache's :func:`cache_view` (0 for every cache without the abstraction)."""
         if not self.abstract_snapshots:
             return 0
+        number = self._cache_views.get(cache)  # representatives are interned: found by identity
+        if number is not None:
+            return number
         view = cache_view(cache)
         number = self._views.get(view)
         if number is None:
             number = self._views[view] = len(self._view_list)
             self._view_list.append(view)
+        self._remember(self._cache_views, cache, number)
         return number
 
     def _abstract(self, known: tuple[int, Snapshot], view: int) -> tuple[int, Snapshot]:
@@ -521,7 +526,11 @@ def follows_pod_phase_table(before: CacheState, op: Operation, outcome: Outcome,
     source = pod_phase(before, pod.uid)
     cached = before.pod_states.get(pod.uid)
     guard = node_guard(cached.pod.node_name if cached else None, pod.node_name)
-    row = expected_transition(before.profile.name, type(op).__name__, source, guard)
+    key = (before.profile.name, type(op).__name__, source, guard)
+    if key in _ROWS:
+        row = _ROWS[key]
+    else:
+        row = _ROWS[key] = expected_transition(*key)
     if row is None:
         return outcome.kind == ErrorKind.UNSUPPORTED_OPERATION
     if row.error is not None:
@@ -529,6 +538,11 @@ def follows_pod_phase_table(before: CacheState, op: Operation, outcome: Outcome,
     if row.fatal is not None:
         return outcome.status is Status.FATAL and outcome.kind == row.fatal
     return outcome.status is Status.OK and pod_phase(after, pod.uid) == row.target
+
+
+_ROWS: dict[tuple[str, str, PodPhase, Guard], PodTransition | None] = {}
+""":func:`~spec.cache.lifecycle.expected_transition` by its arguments (a lookup in a constant table; the model
+checker asks it once per pod operation)."""
 
 
 def _named_pod(op: Operation) -> Pod | None:

@@ -49,6 +49,7 @@ from spec.objects import (
     Pod,
 )
 from spec.quantities import SECOND, Duration, Timestamp, resource_list
+from spec.verify.cache.symmetry import intern_object
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 
@@ -149,13 +150,20 @@ class Universe:
     def _placed(self) -> dict[str, tuple[Pod, ...]]:
         """Every pod object of each UID on every node name (and "", for adversarial streams)."""
         return {
-            uid: tuple(pod_variant(uid, v, name) for v in range(self.pod_variants) for name in (*self.node_names, ""))
+            uid: tuple(
+                intern_object(pod_variant(uid, v, name))
+                for v in range(self.pod_variants)
+                for name in (*self.node_names, "")
+            )
             for uid in self.pod_uids
         }
 
     @cached_property
     def _node_objects(self) -> dict[str, tuple[Node, ...]]:
-        return {name: tuple(node_variant(name, v) for v in range(self.node_variants)) for name in self.node_names}
+        return {
+            name: tuple(intern_object(node_variant(name, v)) for v in range(self.node_variants))
+            for name in self.node_names
+        }
 
     def operations(self, world: World, mode: Mode) -> list[Operation]:
         """The operations to try in ``world``, in a fixed order.
@@ -171,7 +179,7 @@ class Universe:
 
     def _cached_or_unknown(self, world: World, uid: str) -> Pod:
         current = world.cache.pod_states.get(uid)
-        return current.pod if current is not None else pod_variant(uid, 0, self.node_names[0])
+        return current.pod if current is not None else intern_object(pod_variant(uid, 0, self.node_names[0]))
 
     def _contract_candidates(self, world: World) -> list[Operation]:
         ops: list[Operation] = []
@@ -185,10 +193,12 @@ class Universe:
                 ops.extend(FinishBinding(pod, t) for t in self.finish_times)
             ops.append(ForgetPod(pod))
             ops.extend(
-                UpdatePod(pod, replace(p, node_name=pod.node_name)) for p in placed if p.node_name == self.node_names[0]
+                UpdatePod(pod, intern_object(replace(p, node_name=pod.node_name)))
+                for p in placed
+                if p.node_name == self.node_names[0]
             )
             ops.append(RemovePod(pod))
-            ops.append(RemovePod(replace(pod, node_name="")))
+            ops.append(RemovePod(intern_object(replace(pod, node_name=""))))
         for name in self.node_names:
             variants = self._node_objects[name]
             info = state.nodes.get(name)
