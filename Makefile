@@ -108,7 +108,7 @@ constraints:
 
 clean:
 	rm -rf $(VENV) .venv-constraints docs/_build build dist *.egg-info \
-		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair mutants
+		.hypothesis .mypy_cache .ruff_cache .pytest_cache .benchmarks .crosshair mutants .mutation-catalogue
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The from-scratch Go cache (examples/go-cache-adapter: standard library only, no module downloads) on the cache,

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import hashlib
+import json
+import os
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,6 +33,9 @@ from mutmut.utils.format_utils import get_mutant_name
 ROOT: Final = Path(__file__).resolve().parent.parent
 EQUIVALENTS: Final = Path(__file__).resolve().parent / "equivalents.toml"
 SCOPE: Final = Path(__file__).resolve().parent / "scope.toml"
+CACHE_DIR: Final = ROOT / ".mutation-catalogue"
+"""Each file's mutants, on disk, keyed by what they are computed from (:func:`_cache_key`): CI's test stage lists
+them (tests/mutation) and its mutation stage again, minutes of CPU each time. Removed by ``make clean``."""
 CLASS_SEPARATOR: Final = "ǁ"
 MUTANT_MARK: Final = "__mutmut_"
 CATEGORIES: Final = {
@@ -139,10 +146,37 @@ def mutations_of_file(path: Path, root: Path = ROOT) -> list[Mutation]:
     return list(_mutations_of_text(path, (root / path).read_text()))
 
 
+def _cache_key(path: Path, text: str) -> str:
+    """What a file's mutants depend on: its path and text, mutmut's version and this module's code."""
+    digest = hashlib.sha256()
+    for part in (str(path), text, version("mutmut"), Path(__file__).read_text()):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 @cache
 def _mutations_of_text(path: Path, text: str) -> tuple[Mutation, ...]:
-    # Cached on the file's text (mutmut's mutation of the whole scope takes minutes, and the tests ask for it three
-    # times in a process): the same text gives the same mutants.
+    # Cached on the file's text, in process and on disk (mutmut's mutation of the whole scope takes minutes, the
+    # tests ask for it three times in a process, and CI lists it in two stages): the same text gives the same mutants.
+    stored = CACHE_DIR / f"{_cache_key(path, text)}.json"
+    try:
+        return tuple(Mutation(name, tuple(removed), tuple(added))
+                     for name, removed, added in json.loads(stored.read_text()))
+    except (OSError, ValueError, TypeError):  # absent, or unreadable (a torn write): computed again below
+        pass
+    found = _compute_mutations(path, text)
+    try:
+        CACHE_DIR.mkdir(exist_ok=True)
+        partial = stored.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps([[m.name, m.removed, m.added] for m in found]))
+        partial.replace(stored)  # atomic: a concurrent reader (xdist's other worker) sees all of it or nothing
+    except OSError:  # a read-only checkout: the in-process cache still serves
+        pass
+    return found
+
+
+def _compute_mutations(path: Path, text: str) -> tuple[Mutation, ...]:
     result = mutate_file_contents(str(path), text)
     lines = result.code.splitlines()
     spans = result.line_span_by_function_name

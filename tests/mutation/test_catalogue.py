@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mutation import catalogue
 from mutation.catalogue import (
     CatalogueError,
     Equivalent,
@@ -239,3 +240,26 @@ LINES = "removed = ['x']\nadded = ['y']\n"
 def test_a_malformed_equivalents_file_is_refused_with_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(CatalogueError, match=message):
         parse_equivalents(text)
+
+
+def test_the_disk_cache_gives_what_mutmut_generates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's mutants read back from ``.mutation-catalogue`` equal those mutmut makes; a torn or foreign entry is
+    computed again, and a changed text is a different entry (the cache may save minutes, never change a mutant)."""
+    monkeypatch.setattr(catalogue, "CACHE_DIR", tmp_path / "cache")
+    path = Path("refimpl/scheduler/nominator.py")
+    text = (catalogue.ROOT / path).read_text()
+    fresh = catalogue._compute_mutations(path, text)
+    assert fresh
+    catalogue._mutations_of_text.cache_clear()
+    assert catalogue._mutations_of_text(path, text) == fresh  # computed, and written
+    (entry,) = (tmp_path / "cache").iterdir()
+    catalogue._mutations_of_text.cache_clear()
+    assert catalogue._mutations_of_text(path, text) == fresh  # read back
+    entry.write_text(entry.read_text()[:50])  # torn
+    catalogue._mutations_of_text.cache_clear()
+    assert catalogue._mutations_of_text(path, text) == fresh
+    catalogue._mutations_of_text.cache_clear()
+    changed = text + "\n\ndef _extra(x: int) -> int:\n    return x + 1\n"
+    assert catalogue._mutations_of_text(path, changed) == catalogue._compute_mutations(path, changed)
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+    catalogue._mutations_of_text.cache_clear()
