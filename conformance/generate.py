@@ -55,6 +55,7 @@ from conformance.scenarios.preemption_gaps_b import gaps_b_scenarios
 from conformance.scenarios.queue import curated_queue, generated_queue
 from conformance.scenarios.score_memo import score_memo_scenarios
 from conformance.scenarios.skip_pod_schedule import skip_pod_schedule_scenarios
+from conformance.scenarios.terminate_graceful import terminate_graceful_scenarios
 from conformance.traces import ALL_PROFILES, EXPIRY_PROFILES, Scenario, apply_cache_step, expand
 from spec.cache.cache import CacheState, new_cache
 from spec.cache.contract import follows_informer_contract
@@ -329,7 +330,8 @@ def generate_all() -> list[Vector]:
                  *pdb_scenarios(), *pre_filter_extension_scenarios(), *preemption_mutation_scenarios(),
                  *failure_scenarios(), *gaps_b_scenarios(), *curated_queue(), *generated_queue(),
                  *gaps_a_preemption_scenarios(), *gaps_a_queue_scenarios(), *gates_skip_scenarios(),
-                 *condition_scenarios(), *score_memo_scenarios(), *skip_pod_schedule_scenarios())
+                 *condition_scenarios(), *score_memo_scenarios(), *skip_pod_schedule_scenarios(),
+                 *terminate_graceful_scenarios())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

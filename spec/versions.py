@@ -60,8 +60,9 @@ class VersionProfile:
     pod_level_resources: bool
     """The PodLevelResources feature gate's default (beta, on, since v1.34)."""
     forget_assumed_pod_on_delete: bool = True
-    """Deleting an assumed pod forgets it at once (``handleAssumedPodDeletion``, PR #134157, v1.35);
-    before, it stayed assumed until its binding cycle failed."""
+    """Deleting an assumed pod forgets it at once (``handleAssumedPodDeletion``, PR #134157, v1.35), and so does the
+    update that starts its graceful deletion (``updatePodInSchedulingQueue``: ``DeletionTimestamp`` newly set, the same
+    PR); before, the deletion left it assumed until its binding cycle failed and the update was ignored."""
     dispatcher_max_in_flight: int | None = None
     """v1.34.0's goroutine limiter: at most this many API calls execute at once (None: no cap;
     PR #134154 removed the limiter before v1.35)."""

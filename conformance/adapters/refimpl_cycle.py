@@ -293,18 +293,23 @@ class RefimplCycle:
     def terminate_pod(self, uid: str) -> None:
         """A graceful deletion: the API server sets the pod's DeletionTimestamp and keeps listing it; the informer's
         update (``updatePod``) updates a bound pod in the cache (``UpdatePod``) and a queued one in the queue, whose
-        nominator re-adds it (``UpdateNominatedPod``). A pod with a binding in flight is not enabled."""
+        nominator re-adds it (``UpdateNominatedPod``). For a pod the cache assumes (its binding cycle in flight),
+        ``updatePodInSchedulingQueue`` starts the assumed pod's deletion from v1.35 (``handleAssumedPodDeletion``: no
+        pod waits on Permit here, so ``ForgetPod``) and ignores the update in v1.34. A pod whose binding the informer
+        has not delivered yet is not enabled."""
         pod = self.api_pods.get(uid)
         _require(pod is not None and not pod.terminating, f"pod {uid} is gone or terminating")
         assert pod is not None
-        _require(uid not in self.binding and uid not in self.unconfirmed and uid not in self.orphaned,
-                 f"pod {uid} has a binding in flight")
+        _require(uid not in self.unconfirmed, f"pod {uid}'s binding has not reached the scheduler's informer yet")
         new = replace(pod, terminating=True)
         self.api_pods[uid] = new
         if not self.running:
             return
         if pod.node_name:
             self.cache.update_pod(pod, new)
+        elif self.cache.is_assumed_pod(new):
+            if self.profile.forget_assumed_pod_on_delete:
+                self.cache.forget_pod(self.cache.get_pod(new))
         elif uid in self.pending:
             self.pending[uid] = new
             if self.preemption:
@@ -555,10 +560,18 @@ class RefimplCycle:
     # -- binding cycle --------------------------------------------------------------------------------
 
     def bind_pod(self, uid: str) -> None:
+        """The bind call: the API server binds a pod that exists unbound, then ``FinishBinding``; it refuses a pod
+        being deleted (``BindingREST.setPodNodeAndMetadata``), and the binding cycle fails at Bind with the error
+        ``DefaultBinder`` returns, as ``RunBindPlugins`` wraps it (:meth:`binding_cycle_error`)."""
         _require(uid in self.binding, f"pod {uid} has no binding cycle")
         current = self.api_pods.get(uid)
         _require(current is not None and current.node_name == "", f"pod {uid} is gone or bound")
         assert current is not None
+        if current.terminating:
+            refusal = (f'running Bind plugin "DefaultBinder": pod {current.name} is being deleted, '
+                       'cannot be assigned to a host')
+            self.binding_cycle_error(uid, True, as_status(RuntimeError(refusal)))
+            return
         assumed = self.binding.pop(uid)
         self.finish_binding(assumed)
         self.api_pods[uid] = replace(current, node_name=assumed.node_name)
@@ -602,7 +615,7 @@ class RefimplCycle:
         _require(uid in self.orphaned, f"no orphaned bind request of {uid}")
         assumed = self.orphaned.pop(uid)
         current = self.api_pods.get(uid)
-        if current is None or current.node_name:
+        if current is None or current.node_name or current.terminating:  # NotFound, Conflict, being deleted
             return
         self.api_pods[uid] = replace(current, node_name=assumed.node_name)
         if self.running:
@@ -640,11 +653,16 @@ class RefimplCycle:
         the failure handler with ``clearNominatedNode`` (:meth:`handle_failure`): a requeue if the pod still exists
         unbound."""
         _require(uid in self.binding and point in BINDING_FAILURES, f"pod {uid} has no binding cycle to fail")
+        self.binding_cycle_error(uid, point is FailurePoint.BIND, as_status(RuntimeError(INJECTED_FAILURES[point])))
+
+    def binding_cycle_error(self, uid: str, bind_reached: bool, status: Status) -> None:
+        """``handleBindingCycleError`` with ``status``: FinishBinding if the bind was reached, ForgetPod (errors only
+        logged), then the failure handler with ``clearNominatedNode``."""
         assumed = self.binding.pop(uid)
-        if point is FailurePoint.BIND:
+        if bind_reached:
             self.finish_binding(assumed)
         self.forget_after_binding_failure(assumed)
-        self.handle_failure(assumed, CLEAR_NOMINATED_NODE, as_status(RuntimeError(INJECTED_FAILURES[point])))
+        self.handle_failure(assumed, CLEAR_NOMINATED_NODE, status)
 
     def forget_after_binding_failure(self, assumed: Pod) -> None:
         with suppress(CacheError):

@@ -83,6 +83,10 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
         case FailScheduling(uid, node, point):
             tags |= _fail_scheduling(before, uid, node, point) | _decision(outcome) | _namespace_selected(before, uid)
             tags |= _failure_handled(uid, after)
+        case BindPod(uid) if uid not in after.unconfirmed:  # the API server refused a pod being deleted
+            tags.add("cycle.terminate.bind_refused")
+            if uid in after.pending:
+                tags.add("cycle.terminate.bind_refused_requeued")
         case BindPod(uid):
             tags.add("cycle.bind.ok")
             if before.cache.profile.assumed_pod_expiry:
@@ -110,6 +114,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
         case TerminatePod(uid):
             if before.api_pods[uid].node_name:
                 tags.add("cycle.terminate.bound")
+            elif uid in before.cache.assumed_pods:
+                forgotten = uid not in after.cache.pod_states
+                tags.add("cycle.terminate.assumed_forgotten" if forgotten else "cycle.terminate.assumed_kept")
             elif uid in before.pending:
                 tags.add("cycle.terminate.pending")
         case SkipPod(uid):
@@ -151,6 +158,8 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
                 not before.api_pods[uid].node_name
             if not landed:
                 tags.add("cycle.orphan.refused")
+                if uid in before.api_pods and before.api_pods[uid].terminating:
+                    tags.add("cycle.terminate.orphan_refused")
             else:
                 tags.add("cycle.orphan.landed" if before.running else "cycle.orphan.landed_while_down")
         case DropOrphanedBind():

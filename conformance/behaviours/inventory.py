@@ -484,6 +484,17 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
      "resources until it is deleted", f"updateAssignedPodInCache ({_EVENTS})"),
     ("cycle.terminate.pending", "a graceful deletion of a pending pod updates it in the scheduling queue",
      f"updatePodInSchedulingQueue ({_EVENTS})"),
+    ("cycle.terminate.assumed_forgotten", "a graceful deletion of an assumed pod (its binding in flight) forgets it "
+     "at once, freeing its node's resources (v1.35 on, PR #134157)", f"handleAssumedPodDeletion ({_EVENTS})"),
+    ("cycle.terminate.assumed_kept", "v1.34: the update that starts an assumed pod's graceful deletion is ignored; "
+     "the pod stays assumed until its binding fails", f"updatePodInSchedulingQueue ({_EVENTS})"),
+    ("cycle.terminate.bind_refused", "the API server refuses to bind a pod being deleted: the binding cycle fails at "
+     "Bind (handleBindingCycleError)", "BindingREST.setPodNodeAndMetadata (pkg/registry/core/pod/storage/storage.go)"),
+    ("cycle.terminate.bind_refused_requeued", "after a refused bind the failure handler requeues the terminating pod "
+     "(its lister has it unbound) and records SchedulerError; the next pop skips it",
+     f"handleSchedulingFailure ({_CYCLE})"),
+    ("cycle.terminate.orphan_refused", "a crashed scheduler's bind request for a pod deleted gracefully since is "
+     "refused when it lands", "BindingREST.setPodNodeAndMetadata (pkg/registry/core/pod/storage/storage.go)"),
     ("cycle.terminate.while_down", "a graceful deletion while the scheduler is down reaches the API server only; "
      "the restarted scheduler lists the pod as it then is", f"updatePod ({_EVENTS})"),
     ("cycle.delete.skipped", "deleting a pod ScheduleOne skipped (out of the queue, still listed) drops its "

@@ -87,6 +87,7 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
             crashes=args.crashes or args.late_binds,
             kubelet=args.kubelet,
             late_binds=args.late_binds,
+            terminations=args.terminations,
         )
         return CycleSystem(pipeline, symmetry=symmetry, known_violations=known), "cycle", pipeline.describe()
     if args.system == "cluster":
@@ -327,6 +328,11 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "--kubelet",
         action="store_true",
         help="cycle: kubelets admit or reject bound pods (the cluster always has them)",
+    )
+    parser.add_argument(
+        "--terminations",
+        action="store_true",
+        help="cycle: users may delete pods gracefully (terminate_pod) and ScheduleOne skips them (skip_pod)",
     )
     parser.add_argument("--nodes", type=int_in(1, MAX_BOUND, "--nodes"), default=None,
                         help=f"node names (cache {d.nodes}, cycle {c.nodes}, cluster {k.nodes})")

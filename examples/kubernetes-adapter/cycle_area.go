@@ -142,6 +142,7 @@ func newCycleArea(logger klog.Logger, ttl time.Duration, preemption bool) (*cycl
 func (a *cycleArea) startScheduler() error {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), a.logger))
 	client := fake.NewClientset()
+	client.PrependReactor("create", "pods", a.bindReactor) // the API server's answer to a binding (cycle_cluster.go)
 	factory := newInformerFactory(client)
 	recorder := newEventCapture()
 	saved := utilfeature.DefaultFeatureGate

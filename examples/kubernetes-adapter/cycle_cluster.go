@@ -4,10 +4,20 @@ package main
 // a crashed process's bind requests, and the kubelet's admission.
 
 import (
+	"context"
+	"fmt"
+	"net/http"
 	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // -- the binding cycle ----------------------------------------------------------------------------------
@@ -22,6 +32,11 @@ func (a *cycleArea) finishBinding(assumed *v1.Pod) error {
 	return finishBinding(a.cache.impl, a.logger, assumed, epoch.Add(time.Duration(a.now)))
 }
 
+// bindPod: the binding cycle reaches the bind call without a failure of its own. The call is Kubernetes' own: the
+// profile's Bind plugins (RunBindPlugins: DefaultBinder's Pods().Bind on the fake clientset), whose bind reactor
+// (bindReactor) answers as the API server does. Accepted, FinishBinding follows and the binding awaits the informer;
+// refused (a pod being deleted), the binding cycle fails with the framework's status (bindingCycleError). A pod gone
+// or bound meanwhile is fail_binding's step, not enabled here.
 func (a *cycleArea) bindPod(uid string) error {
 	assumed := a.binding[uid]
 	if err := require(assumed != nil, "pod %s has no binding cycle", uid); err != nil {
@@ -30,6 +45,10 @@ func (a *cycleArea) bindPod(uid string) error {
 	current := a.apiPods[uid]
 	if err := require(current != nil && current.Spec.NodeName == "", "pod %s is gone or bound", uid); err != nil {
 		return err
+	}
+	ctx := klog.NewContext(context.Background(), a.logger)
+	if status := a.framework().RunBindPlugins(ctx, framework.NewCycleState(), assumed, assumed.Spec.NodeName); !status.IsSuccess() {
+		return a.bindingCycleError(uid, true, status)
 	}
 	delete(a.binding, uid)
 	if err := a.finishBinding(assumed); err != nil {
@@ -40,22 +59,64 @@ func (a *cycleArea) bindPod(uid string) error {
 	return nil
 }
 
-// failBinding is handleBindingCycleError: FinishBinding if the bind was reached, ForgetPod (its error only
-// logged), then the failure handler with clearNominatedNode (handleFailure): a requeue if the pod still exists
-// unbound, nominated to no node with preemption.
+// bindReactor is the fake clientset's answer to a binding (pods/binding create), as BindingREST.setPodNodeAndMetadata
+// (pkg/registry/core/pod/storage/storage.go) answers it from the API server's pod: NotFound for a pod it does not
+// have; for a pod being deleted, its "pod %s is being deleted, cannot be assigned to a host", an error that is not a
+// status error, which the API server returns as an internal error (ErrorToAPIStatus) whose message the client's
+// error carries; for a pod already bound, likewise its "is already assigned" error. An accepted binding changes
+// nothing here: the harness writes the node name (bindPod).
+func (a *cycleArea) bindReactor(action clienttesting.Action) (bool, runtime.Object, error) {
+	create, ok := action.(clienttesting.CreateAction)
+	if !ok || action.GetSubresource() != "binding" {
+		return false, nil, nil
+	}
+	binding, ok := create.GetObject().(*v1.Binding)
+	if !ok {
+		return false, nil, nil
+	}
+	var pod *v1.Pod
+	for _, p := range a.apiPods {
+		if p.Namespace == binding.Namespace && p.Name == binding.Name {
+			pod = p
+		}
+	}
+	internal := func(message string) error {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+			Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown, Message: message}}
+	}
+	switch {
+	case pod == nil:
+		return true, nil, apierrors.NewNotFound(v1.Resource("pods"), binding.Name)
+	case pod.DeletionTimestamp != nil:
+		return true, nil, internal(fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", pod.Name))
+	case pod.Spec.NodeName != "":
+		return true, nil, internal(fmt.Sprintf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName))
+	}
+	return true, binding, nil
+}
+
+// failBinding is handleBindingCycleError after the vector's injected PreBind or Bind error (bindingError).
 func (a *cycleArea) failBinding(uid, point string) error {
 	assumed := a.binding[uid]
 	if err := require(assumed != nil && (point == pointPreBind || point == pointBind), "pod %s has no binding cycle to fail", uid); err != nil {
 		return err
 	}
+	return a.bindingCycleError(uid, point == pointBind, bindingError(point))
+}
+
+// bindingCycleError is handleBindingCycleError: FinishBinding if the bind was reached (bind's deferred
+// finishBinding), ForgetPod (its error only logged), then the failure handler with clearNominatedNode (handleFailure):
+// a requeue if the pod still exists unbound, nominated to no node with preemption.
+func (a *cycleArea) bindingCycleError(uid string, bindReached bool, status *fwk.Status) error {
+	assumed := a.binding[uid]
 	delete(a.binding, uid)
-	if point == pointBind {
+	if bindReached {
 		if err := a.finishBinding(assumed); err != nil {
 			return err
 		}
 	}
 	_ = a.sched.Cache.ForgetPod(a.logger, assumed)
-	a.handleFailure(assumed, clearNominatedNode, bindingError(point)) // handleBindingCycleError's FailureHandler
+	a.handleFailure(assumed, clearNominatedNode, status) // handleBindingCycleError's FailureHandler
 	return nil
 }
 
@@ -132,8 +193,9 @@ func (a *cycleArea) restart() error {
 	return nil
 }
 
-// landOrphanedBind: the API server answers a crashed process's bind: it binds a pod that exists unbound (a
-// running scheduler's informer then has the event on its way); otherwise Conflict or NotFound.
+// landOrphanedBind: the API server answers a crashed process's bind: it binds a pod that exists unbound and is not
+// being deleted (a running scheduler's informer then has the event on its way); otherwise Conflict, NotFound or the
+// refusal of a terminating pod (bindReactor's answers).
 func (a *cycleArea) landOrphanedBind(uid string) error {
 	assumed := a.orphaned[uid]
 	if err := require(assumed != nil, "no orphaned bind request of %s", uid); err != nil {
@@ -141,7 +203,7 @@ func (a *cycleArea) landOrphanedBind(uid string) error {
 	}
 	delete(a.orphaned, uid)
 	current := a.apiPods[uid]
-	if current == nil || current.Spec.NodeName != "" {
+	if current == nil || current.Spec.NodeName != "" || current.DeletionTimestamp != nil { // refused (bindReactor)
 		return nil
 	}
 	a.apiPods[uid] = withNodeName(current, assumed.Spec.NodeName)

@@ -115,8 +115,3 @@ func (q *requeueWatch) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *f
 	q.requeued = pInfo.Pod
 	return q.SchedulingQueue.AddUnschedulableIfNotPresent(logger, pInfo, podSchedulingCycle)
 }
-
-// schedQueueUpdate is the scheduler's PriorityQueue.Update (with the logger, to v1.35).
-func schedQueueUpdate(sched *scheduler.Scheduler, logger klog.Logger, oldPod, newPod *v1.Pod) {
-	sched.SchedulingQueue.Update(logger, oldPod, newPod)
-}

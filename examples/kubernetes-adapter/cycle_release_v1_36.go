@@ -122,8 +122,3 @@ func (q *requeueWatch) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *f
 	q.requeued = pInfo.Pod
 	return q.SchedulingQueue.AddUnschedulableIfNotPresent(logger, pInfo, podSchedulingCycle)
 }
-
-// schedQueueUpdate is the scheduler's PriorityQueue.Update (v1.36 on: with a context carrying the logger).
-func schedQueueUpdate(sched *scheduler.Scheduler, logger klog.Logger, oldPod, newPod *v1.Pod) {
-	sched.SchedulingQueue.Update(klog.NewContext(context.Background(), logger), oldPod, newPod)
-}

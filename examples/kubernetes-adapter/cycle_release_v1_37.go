@@ -117,8 +117,3 @@ func (q *requeueWatch) AddUnschedulablePodIfNotPresent(logger klog.Logger, pInfo
 	q.requeued = pInfo.Pod
 	return q.SchedulingQueue.AddUnschedulablePodIfNotPresent(logger, pInfo, podSchedulingCycle)
 }
-
-// schedQueueUpdate is the scheduler's PriorityQueue.Update (v1.36 on: with a context carrying the logger).
-func schedQueueUpdate(sched *scheduler.Scheduler, logger klog.Logger, oldPod, newPod *v1.Pod) {
-	sched.SchedulingQueue.Update(klog.NewContext(context.Background(), logger), oldPod, newPod)
-}

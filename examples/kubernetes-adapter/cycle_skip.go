@@ -2,13 +2,14 @@ package main
 
 // Pods being deleted, for Kubernetes v1.34 to v1.37: the graceful deletion at the API server (terminate_pod: the
 // pod's DeletionTimestamp set, the pod still listed, the informer's update handled as updatePod handles it,
-// pkg/scheduler/eventhandlers.go) and ScheduleOne's skip of a popped pod being deleted (skip_pod). The skip decision
+// pkg/scheduler/eventhandlers.go; the API server's refusal to bind such a pod is cycle_cluster.go's bind reactor) and ScheduleOne's skip of a popped pod being deleted (skip_pod). The skip decision
 // is Kubernetes' own skipPodSchedule (pkg/scheduler/schedule_one.go), linked by name (internals.go explains the
 // mechanism; linkname_test.go checks the signature), which also records its FailedScheduling event; ScheduleOne
 // then calls Done and does not put the pod back, so the pod leaves the adapter's queue and keeps any nomination.
 
 import (
 	"context"
+	"strconv"
 	_ "unsafe" // for go:linkname
 
 	v1 "k8s.io/api/core/v1"
@@ -21,22 +22,26 @@ import (
 //go:linkname schedSkipPodSchedule k8s.io/kubernetes/pkg/scheduler.(*Scheduler).skipPodSchedule
 func schedSkipPodSchedule(sched *scheduler.Scheduler, ctx context.Context, fwk framework.Framework, pod *v1.Pod) bool
 
-// terminatePod deletes the pod gracefully: the API server sets its DeletionTimestamp and keeps listing it. A running
-// scheduler's pod handler (updatePod) updates a bound pod in the cache (updateAssignedPodInCache: UpdatePod) and a
-// queued one in the scheduling queue (updatePodInSchedulingQueue: the queue's Update, whose nominator re-adds it;
-// the scheduler's own queue holds the pods only with preemption, see nominateOnAdd). A pod whose binding is in
-// flight, unconfirmed or orphaned is not enabled (the spec does not model an assumed pod's graceful deletion).
+// terminatePod deletes the pod gracefully: the API server sets its DeletionTimestamp (a new resourceVersion, as
+// every write) and keeps listing it. A running scheduler's pod handler (updatePod) updates a bound pod in the cache
+// (updateAssignedPodInCache: UpdatePod); an unbound one goes to Kubernetes' own updatePodInSchedulingQueue (linked,
+// cycle_release_v1_3x.go): for a pod the cache assumes (its binding cycle in flight) it is handleAssumedPodDeletion
+// from v1.35 (RejectWaitingPod, else ForgetPod, then the AssignedPodDelete move) and nothing in v1.34; for a queued
+// pod it is the queue's Update, whose nominator re-adds it (the scheduler's own queue holds the pods only with
+// preemption, see nominateOnAdd, so without it only the adapter's queue takes the new object). A pod whose binding
+// the informer has not delivered yet is not enabled (events of one pod arrive in order).
 func (a *cycleArea) terminatePod(uid string) error {
 	pod := a.apiPods[uid]
 	if err := require(pod != nil && pod.DeletionTimestamp == nil, "pod %s is gone or terminating", uid); err != nil {
 		return err
 	}
-	if err := require(a.binding[uid] == nil && !a.unconfirmed[uid] && a.orphaned[uid] == nil,
-		"pod %s has a binding in flight", uid); err != nil {
+	if err := require(!a.unconfirmed[uid], "pod %s's binding has not reached the scheduler's informer yet", uid); err != nil {
 		return err
 	}
 	updated := pod.DeepCopy()
 	updated.DeletionTimestamp = &metav1.Time{Time: epoch}
+	a.writes++
+	updated.ResourceVersion = strconv.Itoa(a.writes)
 	a.apiPods[uid] = updated
 	if !a.running {
 		return nil
@@ -44,11 +49,15 @@ func (a *cycleArea) terminatePod(uid string) error {
 	if pod.Spec.NodeName != "" {
 		return a.sched.Cache.UpdatePod(a.logger, pod, updated)
 	}
+	if assumed, _ := a.sched.Cache.IsAssumedPod(updated); assumed {
+		updatePodInSchedulingQueue(a.sched, pod, updated)
+		return nil
+	}
 	if a.pending[uid] != nil {
 		a.pending[uid] = updated
 		if a.preemption {
 			a.syncAPIServer()
-			schedQueueUpdate(a.sched, a.logger, pod, updated)
+			updatePodInSchedulingQueue(a.sched, pod, updated)
 		}
 	}
 	return nil

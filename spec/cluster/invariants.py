@@ -97,7 +97,9 @@ def inv_crash_in_flight_pods_resolved(cluster: Cluster) -> bool:
     """A pod whose binding cycle was in flight when the scheduler crashed ends bound and cached where it is
     bound, or pending again: once the scheduler has restarted and synced and the crashed process's bind
     request was answered (or lost), the pod is deleted or failed; or unbound and queued (or in a new binding
-    cycle); or bound, and either in the cache on that node or with its binding event on the way.
+    cycle), or unbound, terminating and skipped by ``ScheduleOne`` (:func:`spec.cycle.cycle.skip_pod`: it waits to be
+    deleted, as :func:`spec.cycle.invariants.inv_every_pod_has_one_place` allows); or bound, and either in the cache
+    on that node or with its binding event on the way.
     """
     if not is_synced(cluster):
         return True
@@ -108,7 +110,7 @@ def inv_crash_in_flight_pods_resolved(cluster: Cluster) -> bool:
                 return False
             continue
         if pod.node_name == "":
-            if uid not in cluster.pending and uid not in cluster.binding:
+            if uid not in cluster.pending and uid not in cluster.binding and not pod.terminating:
                 return False
             continue
         cached = cluster.cache.pod_states.get(uid)

@@ -15,7 +15,9 @@ the level a formal-methods reader needs. What it keeps:
   a requeue if the pod still exists unbound.
 - The informer later confirms a binding (``AddPod``); events for one pod arrive in order, but
   confirmations of different pods may be delayed and reordered.
-- Deleting a pod that is assumed forgets it at once (PR #134157, v1.35); its binding then fails.
+- Deleting a pod that is assumed forgets it at once (PR #134157, v1.35); its binding then fails. So does the
+  graceful deletion that sets its ``DeletionTimestamp`` (v1.35 on; v1.34 ignores it), and the API server refuses to
+  bind a pod being deleted, so its binding cycle fails at Bind.
 - The scheduler takes only pods whose ``schedulerName`` its profile serves (``responsibleForPod``);
   every scheduler's cache gets every bound pod (``assignedPod``).
 - Namespaces are the API server's (:attr:`Cluster.namespaces`); InterPodAffinity's PreFilter and PreScore read
@@ -417,29 +419,50 @@ def terminate_pod(cluster: Cluster, uid: str) -> Cluster:
     A bound pod is updated in the cache (``updateAssignedPodInCache``: ``UpdatePod``): it keeps its node's resources
     until it is deleted. An unbound pod in the scheduling queue is updated there (``updatePodInSchedulingQueue``: the
     queue's ``Update``, whose nominator re-adds it as :func:`spec.queue.nominator.update_nominated_pod` does); the
-    next cycle that pops it skips it (:func:`skip_pod`). A scheduler that is down, or that has not been delivered the
-    pod yet, sees nothing (its informer lists the pod later as it then is). The same in v1.34 to v1.37.
+    next cycle that pops it skips it (:func:`skip_pod`). A pod whose binding cycle is in flight is assumed in the
+    cache, and its update is handled by :func:`terminate_assumed_pod` (the binding cycle goes on: its bind is refused,
+    :func:`bind_pod`). A scheduler that is down, or that has not been delivered the pod yet, sees nothing (its
+    informer lists the pod later as it then is); a crashed scheduler's orphaned bind request for it is then refused
+    when it lands (:func:`api_bind`).
 
     Not enabled for a pod already terminating (a second delete only shortens the grace period, not modelled), nor
-    for one whose binding is in flight, unconfirmed or an orphaned request: the graceful deletion of an assumed pod
-    (``handleAssumedPodDeletion``, v1.35 on) and the API server's refusal to bind a terminating pod are not modelled.
+    for one whose binding the informer has not delivered yet (:attr:`Cluster.unconfirmed`: events of one pod arrive
+    in order, so the update cannot overtake the binding's).
 
     Kubernetes: `Scheduler.updatePod` (pkg/scheduler/eventhandlers.go)
     """
     _require(uid in cluster.api_pods and not cluster.api_pods[uid].terminating, f"pod {uid} is gone or terminating")
-    _require(uid not in cluster.binding and uid not in cluster.unconfirmed and uid not in cluster.orphaned,
-             f"pod {uid} has a binding in flight")
+    _require(uid not in cluster.unconfirmed, f"pod {uid}'s binding has not reached the scheduler's informer yet")
     old = cluster.api_pods[uid]
     new = replace(old, terminating=True)
     state, pending, nominator = cluster.cache, cluster.pending, cluster.nominator
     if watches_pod(cluster, uid):
         if old.node_name:
             state = cache_ops.update_pod(state, old, new)
+        elif uid in state.assumed_pods:
+            state = terminate_assumed_pod(state, new)
         elif uid in pending:
             pending = pending.set(uid, new)
             if cluster.preemption:
                 nominator = update_nominated_pod(nominator, old, new, new, state.profile.empty_nomination_clears)
     return replace(cluster, cache=state, api_pods=cluster.api_pods.set(uid, new), pending=pending, nominator=nominator)
+
+
+def terminate_assumed_pod(state: CacheState, pod: Pod) -> CacheState:
+    """The cache after the update that sets ``DeletionTimestamp`` on ``pod``, which the cache assumes (its binding
+    cycle is in flight), reaches ``updatePodInSchedulingQueue``. From v1.35 (PR #134157, with the deletion of an
+    assumed pod: :attr:`spec.versions.VersionProfile.forget_assumed_pod_on_delete`) it is the start of the assumed
+    pod's deletion (``handleAssumedPodDeletion``): a pod waiting on Permit would be rejected there
+    (``RejectWaitingPod``), but no pod of the modelled profile waits (no Permit plugin returns ``Wait``), so the
+    cached pod is forgotten at once (``ForgetPod``; v1.37's ``RemoveAssumedPod`` differs only for pod-group
+    members) and frees its node's resources; the ``AssignedPodDelete`` move is the queue's (not modelled here). In
+    v1.34 the update of an assumed pod is ignored: the pod stays assumed until its binding cycle fails. Never fails.
+
+    Kubernetes: `Scheduler.updatePodInSchedulingQueue` (pkg/scheduler/eventhandlers.go)
+    """
+    if not state.profile.forget_assumed_pod_on_delete:
+        return state
+    return cache_ops.forget_pod(state, cache_ops.get_pod(state, pod))
 
 
 # ============================================================================================
@@ -746,15 +769,23 @@ def apply_post_filter(cluster: Cluster, uid: str, result: PreemptionResult) -> C
 
 
 def bind_pod(cluster: Cluster, uid: str) -> Cluster:
-    """The binding cycle of ``uid`` succeeds: the API server binds the pod, then ``FinishBinding``.
+    """The binding cycle of ``uid`` reaches the bind call without a failure of its own: the API server binds the pod,
+    then ``FinishBinding``; or, for a pod being deleted, the API server refuses the binding (:func:`bind_refusal`) and
+    the binding cycle fails at Bind with that error (:func:`binding_cycle_error`).
 
-    Enabled while the pod exists unbound at the API server (else the bind fails:
-    :func:`fail_binding`). The informer's confirmation follows later (:func:`confirm_binding`).
+    Enabled while the pod exists unbound at the API server (a pod deleted or bound meanwhile gets ``NotFound`` or
+    ``Conflict``: :func:`fail_binding` is that step). The informer's confirmation follows later
+    (:func:`confirm_binding`).
 
     Kubernetes: `Scheduler.bindingCycle` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.binding, f"pod {uid} has no binding cycle")
     assumed = cluster.binding[uid]
+    current = cluster.api_pods.get(assumed.uid)
+    if current is not None and current.node_name == "":
+        refusal = bind_refusal(current)
+        if refusal is not None:
+            return binding_cycle_error(cluster, uid, True, False, f'running Bind plugin "DefaultBinder": {refusal}')
     bound = api_bind(cluster, assumed)
     return replace(
         bound,
@@ -764,16 +795,30 @@ def bind_pod(cluster: Cluster, uid: str) -> Cluster:
     )
 
 
+def bind_refusal(current: Pod) -> str | None:
+    """The API server's error for a binding of ``current`` (the pod it stores, unbound) that it refuses: the pod is
+    being deleted (``DeletionTimestamp`` set: "pod <name> is being deleted, cannot be assigned to a host"); None
+    when it accepts. The error is not a status error, so the client gets it as an internal error whose message is
+    this text, which ``DefaultBinder`` returns and ``RunBindPlugins`` wraps. The same in v1.34 to v1.37.
+
+    Kubernetes: `BindingREST.setPodNodeAndMetadata` (pkg/registry/core/pod/storage/storage.go)
+    """
+    return f"pod {current.name} is being deleted, cannot be assigned to a host" if current.terminating else None
+
+
 def api_bind(cluster: Cluster, assumed: Pod) -> Cluster:
-    """The API server accepts a binding of ``assumed``'s UID to its node: the pod exists and is unbound
-    (:class:`CycleNotEnabled` otherwise: a pod already bound gets a ``Conflict``, a deleted one ``NotFound``).
-    Only the API server's objects change.
+    """The API server accepts a binding of ``assumed``'s UID to its node: the pod exists, is unbound and is not being
+    deleted (:class:`CycleNotEnabled` otherwise: a pod already bound gets a ``Conflict``, a deleted one ``NotFound``,
+    a terminating one :func:`bind_refusal`'s error). Only the API server's objects change.
 
     Kubernetes: `BindingREST.setPodNodeAndMetadata` (pkg/registry/core/pod/storage/storage.go)
     """
     current = cluster.api_pods.get(assumed.uid)
     if current is None or current.node_name != "":
         raise CycleNotEnabled(f"pod {assumed.uid} is gone or bound")
+    refusal = bind_refusal(current)
+    if refusal is not None:
+        raise CycleNotEnabled(refusal)
     return replace(
         cluster,
         api_pods=cluster.api_pods.set(assumed.uid, with_node_name(current, assumed.node_name)),
@@ -782,26 +827,36 @@ def api_bind(cluster: Cluster, assumed: Pod) -> Cluster:
 
 
 def fail_binding(cluster: Cluster, uid: str, point: FailurePoint) -> Cluster:
-    """The binding cycle of ``uid`` fails at PreBind or at the bind call (``handleBindingCycleError``).
-
-    ``FinishBinding`` runs only if the bind was reached; then ``Unreserve`` and ``ForgetPod`` (its
-    error, e.g. for a pod already forgotten on deletion, is only logged); then the failure handler with
-    ``clearNominatedNode`` (:func:`handle_failure`): the pod is requeued if the API server still has it unbound, and
-    with preemption nominated to no node (stored under ``""`` where
-    :attr:`spec.versions.VersionProfile.empty_nomination_clears` is off). The failure is an error
-    (``SchedulerError``: :func:`injected_failure`).
+    """The binding cycle of ``uid`` fails at PreBind or at the bind call with the cycle area's injected error
+    (:func:`injected_failure`), handled as :func:`binding_cycle_error` handles it.
 
     Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
     """
     _require(uid in cluster.binding and point in (FailurePoint.PRE_BIND, FailurePoint.BIND), "no such binding")
+    return binding_cycle_error(cluster, uid, point is FailurePoint.BIND, *injected_failure(point))
+
+
+def binding_cycle_error(cluster: Cluster, uid: str, bind_reached: bool, rejected: bool, message: str) -> Cluster:
+    """The binding cycle of ``uid`` failed (``handleBindingCycleError``) with a status that is a rejection if
+    ``rejected`` (else an error), whose message is ``message``.
+
+    ``FinishBinding`` runs only if the bind was reached; then ``Unreserve`` and ``ForgetPod`` (its
+    error, e.g. for a pod already forgotten on deletion, is only logged); then the failure handler with
+    ``clearNominatedNode`` (:func:`handle_failure`): the pod is requeued if the API server still has it unbound (a
+    terminating pod too, which the next cycle then skips), and with preemption nominated to no node (stored under
+    ``""`` where :attr:`spec.versions.VersionProfile.empty_nomination_clears` is off); the handler records the
+    ``PodScheduled`` condition (``SchedulerError`` for an error) and the ``FailedScheduling`` event with ``message``.
+
+    Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
+    """
     assumed = cluster.binding[uid]
     state = cluster.cache
-    if point is FailurePoint.BIND:
+    if bind_reached:
         state = _finish_binding(state, assumed, cluster.now)
     with suppress(CacheError):  # Kubernetes logs it and sends no move event.
         state = cache_ops.forget_pod(state, assumed)
     return handle_failure(replace(cluster, cache=state, binding=cluster.binding.remove(uid)), uid, assumed,
-                          CLEAR_NOMINATED_NODE, cluster.nominator, *injected_failure(point))
+                          CLEAR_NOMINATED_NODE, cluster.nominator, rejected, message)
 
 
 def _finish_binding(state: CacheState, pod: Pod, now: Timestamp) -> CacheState:

@@ -170,7 +170,10 @@ def inv_no_terminating_pod_scheduled(cluster: Cluster) -> bool:
     """No terminating pod is assumed or bound by the scheduler: no binding cycle, assumed pod of the cache or orphaned
     bind request holds a pod whose ``DeletionTimestamp`` is set. ``ScheduleOne`` skips a popped pod that is being
     deleted (:func:`spec.cycle.cycle.skip_pod_schedule`), so the scheduler never places a pod that is going away; a
-    bound pod may become terminating afterwards, and keeps its node's resources until it is deleted."""
+    bound pod may become terminating afterwards, and keeps its node's resources until it is deleted. A pod may also
+    become terminating while its binding cycle is in flight (:func:`spec.cycle.cycle.terminate_pod`): the cycle and
+    the cache hold the pod as it was assumed, and the API server refuses to bind it
+    (:func:`spec.cycle.cycle.bind_refusal`)."""
     held = (*cluster.binding.values(), *cluster.orphaned.values(),
             *(state.pod for uid, state in cluster.cache.pod_states.items() if uid in cluster.cache.assumed_pods))
     return not any(pod.terminating for pod in held)

@@ -157,6 +157,19 @@ def test_cycle_with_node_updates_and_v1_34_is_exhausted_without_violation() -> N
     assert report.violations == [] and report.exhausted and report.coverage["update_node: ok"] > 0
 
 
+@pytest.mark.parametrize("profile", [V1_34, DEFAULT_CYCLE_UNIVERSE.profile], ids=lambda p: p.name)
+def test_cycle_with_graceful_deletions_is_exhausted_without_violation(profile: object) -> None:
+    """terminate_pod at every stage it is enabled in (a binding in flight and an orphaned request included, with
+    crashes) and skip_pod: every invariant holds, and the graceful deletions reach states the run without them does
+    not."""
+    universe = CycleUniverse(ttls=(0,), crashes=True, profile=profile)  # type: ignore[arg-type]
+    without = run_cycle(universe)
+    report = run_cycle(replace(universe, terminations=True))
+    assert report.violations == [] and report.exhausted
+    assert report.coverage["terminate_pod: ok"] > 0 and report.coverage["skip_pod: ok"] > 0
+    assert "terminate_pod: ok" not in without.coverage and report.states > without.states
+
+
 def test_cycle_symmetry_only_merges_states() -> None:
     universe = CycleUniverse(nodes=2, pods=1, ttls=(0,))
     reduced, full = run_cycle(universe), run_cycle(universe, symmetry=False)

@@ -14,7 +14,9 @@ pods (:mod:`spec.cluster.kubelet`). With ``preemption`` the profile runs Default
 variant is created at priority 0 or 1, and a failed cycle with no feasible node preempts, one transition per best
 node (``fail_scheduling``'s ``preempt_on``). A restart waits until every orphaned bind request was answered, the
 environment assumption of :func:`~spec.cluster.invariants.inv_bindings_fit_nodes`, unless
-``late_binds``.
+``late_binds``. With ``terminations`` users may also delete pods gracefully (:func:`spec.cycle.cycle.terminate_pod`,
+whose binding then fails: :func:`spec.cycle.cycle.bind_pod` is refused) and ``ScheduleOne`` skips a popped pod being
+deleted (:func:`spec.cycle.cycle.skip_pod`).
 
 Properties checked:
 
@@ -149,6 +151,11 @@ class CycleUniverse:
     """A crashed scheduler's bind request may be answered after its successor listed the pods."""
     preemption: bool = False
     """The profile runs DefaultPreemption as PostFilter, and pods come at the priorities of :data:`PRIORITIES`."""
+    terminations: bool = False
+    """Users may delete pods gracefully (``terminate_pod``, at any stage but an unconfirmed binding: a pending pod,
+    one whose binding cycle is in flight, a bound one, or one whose orphaned bind request awaits the API server), and
+    ``ScheduleOne`` skips a popped pod being deleted (``skip_pod``). Off by default, so the recorded figures of the
+    runs without it stand."""
 
     def __post_init__(self) -> None:
         if self.nodes < 1 or self.pods < 1:
@@ -177,6 +184,7 @@ class CycleUniverse:
             + (", crashes and restarts" + (" (late binds)" if self.late_binds else "") if self.crashes else "")
             + (", kubelet admission" if self.kubelet else "")
             + (", preemption (priorities 0 and 1)" if self.preemption else "")
+            + (", graceful deletions" if self.terminations else "")
         )
 
     def initial_states(self) -> list[Cluster]:
@@ -207,8 +215,12 @@ class CycleUniverse:
                 steps.extend(CycleStep("fail_binding", (uid, p)) for p in BINDING_FAILURES)
             if uid in cluster.unconfirmed:
                 steps.append(CycleStep("confirm_binding", (uid,)))
+            if self.terminations and uid in cluster.pending:
+                steps.append(CycleStep("skip_pod", (uid,)))
             if uid in cluster.api_pods:
                 steps.append(CycleStep("delete_pod", (uid,)))
+                if self.terminations and not cluster.api_pods[uid].terminating:
+                    steps.append(CycleStep("terminate_pod", (uid,)))
                 if self.kubelet and uid not in cluster.admitted and cluster.api_pods[uid].node_name:
                     steps.append(CycleStep("admit_pod", (uid,)))
             if uid in cluster.orphaned:
