@@ -34,8 +34,16 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.7.0"
+FORMAT_VERSION: Final = "4.8.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+4.8.0 (from 4.7.0) is a minor bump (issue 25): ``terminate_pod`` is now enabled while the pod's binding is in flight
+or its bind request is orphaned. An assumed pod whose deletion starts is forgotten from v1.35 on
+(``handleAssumedPodDeletion``) and kept by v1.34, and the API server refuses to bind a terminating pod ("pod <name>
+is being deleted, cannot be assigned to a host"): ``bind_pod`` then runs the binding cycle's error path (the pod is
+forgotten and requeued with a ``SchedulerError`` failure record) and an orphaned request that lands is refused. No
+field or operation is new; an adapter that refused ``terminate_pod`` during a binding, or let such a bind succeed,
+fails the new ``cycle.terminate.*`` vectors only.
 
 4.7.0 (from 4.6.0) is a minor bump in two ways (issue 25). Each record of the cycle observation's ``failures`` gains
 the condition's ``type`` (``PodScheduled``) and ``status`` (``False``), so the condition the failure handler patched
