@@ -146,10 +146,16 @@ def mutations_of_file(path: Path, root: Path = ROOT) -> list[Mutation]:
     return list(_mutations_of_text(path, (root / path).read_text()))
 
 
+@cache
+def _generator_stamp() -> str:
+    """What every file's mutants depend on besides the file: mutmut's version and this module's code."""
+    return version("mutmut") + "\0" + Path(__file__).read_text()
+
+
 def _cache_key(path: Path, text: str) -> str:
-    """What a file's mutants depend on: its path and text, mutmut's version and this module's code."""
+    """What a file's mutants depend on: its path and text, and :func:`_generator_stamp`."""
     digest = hashlib.sha256()
-    for part in (str(path), text, version("mutmut"), Path(__file__).read_text()):
+    for part in (str(path), text, _generator_stamp()):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
