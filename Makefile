@@ -6,7 +6,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 HYPOTHESIS_PROFILE ?= ci
-PYTEST_ARGS ?= -n 2
+PYTEST_ARGS ?= -n 2 --dist loadgroup
 MYPY_TARGETS ?= spec refimpl conformance tests bench docs/_ext docs/screenshots.py mutation
 
 export HYPOTHESIS_PROFILE

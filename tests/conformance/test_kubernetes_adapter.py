@@ -55,6 +55,11 @@ needs_go = pytest.mark.skipif(
 )
 
 
+# The module's fixtures build the adapter, minutes of CPU on a cold Go build cache: on one xdist worker (`--dist
+# loadgroup`), where plain `--dist load` would build it on each worker at once (Go does not share a build in progress).
+pytestmark = pytest.mark.xdist_group("kubernetes-adapter")
+
+
 @pytest.fixture(scope="module")
 def build_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("kubernetes-adapter")

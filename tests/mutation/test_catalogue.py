@@ -29,6 +29,11 @@ from mutation.catalogue import (
     scope_rule_of,
 )
 
+# Listing the mutants costs a minute or two when .mutation-catalogue/ is cold: this package's tests share one
+# listing on one xdist worker (`--dist loadgroup`), instead of each worker listing them at once.
+pytestmark = pytest.mark.xdist_group("mutation-catalogue")
+
+
 CACHE = "refimpl.cache.cache"
 
 

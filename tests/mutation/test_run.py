@@ -22,6 +22,11 @@ from mutation.run import (
     score,
 )
 
+# Listing the mutants costs a minute or two when .mutation-catalogue/ is cold: this package's tests share one
+# listing on one xdist worker (`--dist loadgroup`), instead of each worker listing them at once.
+pytestmark = pytest.mark.xdist_group("mutation-catalogue")
+
+
 CACHE = "refimpl.cache.cache.xǁCacheǁget_pod__mutmut_"
 QUEUE = "refimpl.dispatcher.call_queue.xǁCallQueueǁadd__mutmut_"
 
