@@ -99,6 +99,7 @@ def build_system(args: argparse.Namespace) -> tuple[TransitionSystem[Any], str, 
             crashes=args.crashes or args.late_binds,
             late_binds=args.late_binds,
             profile=get_profile(_given(args.profile, k.profile.name)),
+            terminations=args.terminations,
         )
         return ClusterSystem(fleet, known_violations=known), "cluster", fleet.describe()
     u = DEFAULT_UNIVERSE
@@ -332,7 +333,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--terminations",
         action="store_true",
-        help="cycle: users may delete pods gracefully (terminate_pod) and ScheduleOne skips them (skip_pod)",
+        help="cycle, cluster: users may delete pods gracefully (terminate_pod) and ScheduleOne skips them (skip_pod)",
     )
     parser.add_argument("--nodes", type=int_in(1, MAX_BOUND, "--nodes"), default=None,
                         help=f"node names (cache {d.nodes}, cycle {c.nodes}, cluster {k.nodes})")

@@ -15,11 +15,13 @@ the clock) once, in :attr:`KubeCluster.api`, and each scheduler's memory in :att
 view of scheduler ``i`` (:func:`view`) is a :class:`~spec.cycle.cycle.Cluster`: scheduler ``i``'s memory with the
 shared API server. Then:
 
-- a scheduler's own step (a scheduling or binding cycle, an informer delivery, its crash and restart) is the
+- a scheduler's own step (a scheduling or binding cycle, the skip of a popped pod being deleted, an informer
+  delivery, its crash and restart) is the
   :mod:`spec.cycle.cycle` / :mod:`spec.cluster.restart` transition on its view (:func:`scheduler_step`); a successful
   bind is
   seen by every other scheduler's informer (:func:`spec.cluster.restart.watch_binding`);
-- a change outside the schedulers (a user creates or deletes a pod, a node changes, a kubelet handles a pod, an
+- a change outside the schedulers (a user creates or deletes a pod or deletes it gracefully, a node changes, a
+  kubelet handles a pod, an
   orphaned bind request is answered, time passes) is the transition on every view, each scheduler's handlers
   reacting in its own view; the API server's part of the result is the same in all (:func:`environment_step`).
 
@@ -116,6 +118,7 @@ def _with_scheduler(k: KubeCluster, index: int, after: Cluster) -> KubeCluster:
 SCHEDULER_TRANSITIONS: Final[dict[str, Transition]] = {
     "schedule_pod": cycle.schedule_pod,
     "fail_scheduling": cycle.fail_scheduling,
+    "skip_pod": cycle.skip_pod,
     "bind_pod": cycle.bind_pod,
     "fail_binding": cycle.fail_binding,
     "confirm_binding": cycle.confirm_binding,
@@ -128,6 +131,7 @@ SCHEDULER_TRANSITIONS: Final[dict[str, Transition]] = {
 ENVIRONMENT_TRANSITIONS: Final[dict[str, Transition]] = {
     "create_pod": cycle.create_pod,
     "delete_pod": cycle.delete_pod,
+    "terminate_pod": cycle.terminate_pod,
     "add_node": cycle.add_node,
     "update_node": cycle.update_node,
     "remove_node": cycle.remove_node,

@@ -21,8 +21,8 @@ resources (the abstraction represents clusters that request none); everything th
 
 :func:`abstract_cluster` maps a concrete :class:`~spec.cycle.cycle.Cluster` (one scheduler's view) to this state, and
 :func:`cluster_step_encoding` a concrete step to its encoded transition (or to none, for the steps that change
-nothing here); ``tests/verify/test_cluster_encoding_agrees.py`` checks both against the spec on reachable
-clusters.
+nothing here: a graceful deletion, a bind the API server refuses); ``tests/verify/cluster/test_proofs.py`` checks
+both against the spec on reachable clusters, with and without graceful deletions.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import z3
 from spec.cluster.invariants import inv_admitted_pods_fit_nodes as spec_admitted_pods_fit_nodes
 from spec.cluster.invariants import inv_no_pod_bound_twice as spec_no_pod_bound_twice
 from spec.cluster.kubelet import admission_failures, admitted_pods_on
-from spec.cycle.cycle import Cluster
+from spec.cycle.cycle import Cluster, bind_refusal
 from spec.resources import compute_pod_resource, resource_from_list
 from spec.verify.terms import (
     Bool,
@@ -301,7 +301,9 @@ def create_pod(s: ApiState, a: ClusterArgs) -> ApiStep:
 
 def bind(s: ApiState, a: ClusterArgs) -> ApiStep:
     """:func:`spec.cycle.cycle.api_bind` (a binding cycle's bind, an orphaned request landing, another scheduler's):
-    the pod must exist unbound, whatever its node's room."""
+    the pod must exist unbound, whatever its node's room. Wider than the spec: the API server also refuses to bind
+    a pod being deleted (:func:`spec.cycle.cycle.bind_refusal`), which the abstraction does not track (a graceful
+    deletion changes nothing it keeps), so the proofs cover that binding too."""
     pod = a["pod"]
     post = replace(s, phase=put(s.phase, pod, int(PodPhase.BOUND)), node=put(s.node, pod, a["node"]),
                    binds=put(s.binds, pod, pick(s.binds, pod) + 1))
@@ -475,8 +477,8 @@ def cluster_step_encoding(
         uid = args[0]
         request = cluster.binding.get(uid) if name == "bind_pod" else cluster.orphaned.get(uid)
         current = cluster.api_pods.get(uid)
-        if request is None or current is None or current.node_name:
-            return None  # refused: Conflict or NotFound
+        if request is None or current is None or current.node_name or bind_refusal(current) is not None:
+            return None  # refused: Conflict, NotFound, or the pod is being deleted
         return "Bind", {"pod": naming.pods.index(uid), "node": naming.nodes.index(request.node_name)}
     if name == "delete_pod":
         return "DeletePod", {"pod": naming.pods.index(args[0])}

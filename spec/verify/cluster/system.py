@@ -7,7 +7,9 @@ created for any one of the schedulers, requesting 600m (two do not fit one node)
 pending pods onto any feasible node or finds none fits, binds (or its bind fails), and receives the bindings of
 all pods; a kubelet admits or rejects each pod bound to its node; a user deletes a pod at any stage. With
 ``crashes`` a scheduler may also crash and restart (:mod:`spec.cluster.restart`); a restart waits until every orphaned
-bind request was answered, unless ``late_binds``.
+bind request was answered, unless ``late_binds``. With ``terminations`` a user may also delete a pod gracefully
+(:func:`spec.cycle.cycle.terminate_pod`, every scheduler's handlers reacting: a binding in flight is then refused at
+Bind) and a scheduler skips a popped pod being deleted (:func:`spec.cycle.cycle.skip_pod`).
 
 Properties checked in every state, in every scheduler's view:
 
@@ -107,6 +109,9 @@ class ClusterUniverse:
     kubelet: bool = True
     late_binds: bool = False
     profile: VersionProfile = DEFAULT_PROFILE
+    terminations: bool = False
+    """Users may delete pods gracefully (``terminate_pod``) and schedulers skip popped pods being deleted
+    (``skip_pod``). Off by default, so the recorded figures of the runs without it stand."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.schedulers <= MAX_SCHEDULERS:
@@ -128,6 +133,7 @@ class ClusterUniverse:
             f"any scheduler, profile {self.profile.name}, TTL 0"
             + (", kubelet admission" if self.kubelet else "")
             + (", crashes and restarts" + (" (late binds)" if self.late_binds else "") if self.crashes else "")
+            + (", graceful deletions" if self.terminations else "")
         )
 
     def initial_states(self) -> list[KubeCluster]:
@@ -143,6 +149,8 @@ class ClusterUniverse:
                 steps.extend(ClusterStep(None, "create_pod", (cluster_pod(uid, s),)) for s in range(self.schedulers))
             if uid in api.api_pods:
                 steps.append(ClusterStep(None, "delete_pod", (uid,)))
+                if self.terminations and not api.api_pods[uid].terminating:
+                    steps.append(ClusterStep(None, "terminate_pod", (uid,)))
                 if self.kubelet and api.api_pods[uid].node_name and uid not in api.admitted:
                     steps.append(ClusterStep(None, "admit_pod", (uid,)))
             if uid in api.orphaned:
@@ -154,6 +162,8 @@ class ClusterUniverse:
     def scheduler_steps(self, index: int, member: Cluster) -> Iterator[ClusterStep]:
         """Scheduler ``index``'s candidate steps in its view ``member``."""
         for uid in sorted(member.pending):
+            if self.terminations:
+                yield ClusterStep(index, "skip_pod", (uid,))
             yield ClusterStep(index, "fail_scheduling", (uid, None, None))
             for name in self.node_names:
                 yield ClusterStep(index, "schedule_pod", (uid, name))

@@ -58,14 +58,15 @@ def _stage(cluster: Cluster, uid: str) -> tuple[Stage, Pod | None]:
     if uid in cluster.unconfirmed:
         return Stage.UNCONFIRMED, cluster.api_pods[uid]
     if uid in cluster.api_pods:
-        return Stage.CONFIRMED, cluster.api_pods[uid]
+        pod = cluster.api_pods[uid]
+        return (Stage.SKIPPED if pod.node_name == "" and pod.terminating else Stage.CONFIRMED), pod
     return (Stage.DELETED if uid in cluster.deleted else Stage.ABSENT), None
 
 
 def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | None:
     """The abstract pipeline of ``cluster``, or None if it holds a UID or node name outside ``naming``,
-    a pod the pipeline has in two places or an unbound pod outside the queue, or a resource the
-    abstraction does not keep (ephemeral storage, scalar resources)."""
+    a pod the pipeline has in two places or an unbound pod outside the queue that is not terminating (a skipped
+    one is), or a resource the abstraction does not keep (ephemeral storage, scalar resources)."""
     uids = {*cluster.api_pods, *cluster.pending, *cluster.binding, *cluster.unconfirmed, *cluster.deleted}
     uids |= set(cluster.cache.pod_states)
     if not uids <= set(naming.pods) or not set(cluster.cache.nodes) <= set(naming.nodes):
@@ -73,7 +74,7 @@ def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | N
     places = [set(cluster.pending), set(cluster.binding), set(cluster.unconfirmed)]
     if any(a & b for i, a in enumerate(places) for b in places[i + 1 :]):
         return None
-    stages, nodes, requests = [], [], []
+    stages, nodes, requests, terminating = [], [], [], []
     zeros = (0,) * len(CYCLE_RESOURCES)
     for uid in naming.pods:
         stage, pod = _stage(cluster, uid)
@@ -84,6 +85,7 @@ def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | N
         if request is None or (placed and pod is not None and pod.node_name not in naming.nodes):
             return None
         stages.append(int(stage))
+        terminating.append(uid in cluster.api_pods and cluster.api_pods[uid].terminating)
         nodes.append(naming.nodes.index(pod.node_name) if placed and pod is not None else 0)
         requests.append(request)
     live, allocatable, capacity, requested, pod_count = [], [], [], [], []
@@ -102,6 +104,7 @@ def abstract_cluster(cluster: Cluster, naming: CycleNaming) -> PipelineState | N
     return PipelineState(
         forget_on_delete=cluster.cache.profile.forget_assumed_pod_on_delete,
         stage=tuple(stages),
+        terminating=tuple(terminating),
         node=tuple(nodes),
         request=tuple(requests),
         live=tuple(live),
@@ -226,8 +229,9 @@ def describe_pipeline(state: PipelineState, *, indent: str = "  ") -> list[str]:
         if state.stage[p] == int(Stage.ABSENT):
             continue
         stage = Stage(state.stage[p]).name.lower() if 0 <= state.stage[p] < len(Stage) else f"?{state.stage[p]}"
-        where = f" on n{state.node[p]}" if state.stage[p] not in (Stage.PENDING, Stage.DELETED) else ""
-        lines.append(f"{indent}pod {p}: {stage}{where}, requests {list(state.request[p])}")
+        where = f" on n{state.node[p]}" if state.stage[p] not in (Stage.PENDING, Stage.SKIPPED, Stage.DELETED) else ""
+        ending = ", terminating" if state.terminating[p] else ""
+        lines.append(f"{indent}pod {p}: {stage}{where}{ending}, requests {list(state.request[p])}")
     for n in range(state.nodes):
         room = f"allocatable {list(state.allocatable[n])}, {state.capacity[n]} pods" if state.live[n] else "not live"
         lines.append(

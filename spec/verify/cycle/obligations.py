@@ -12,7 +12,9 @@ For every abstract invariant ``I`` of :data:`spec.verify.cycle.symbolic.PIPELINE
 
 Together they prove the conjunction inductive, so every cluster the pipeline reaches with TTL 0
 satisfies it, for every request, allocatable and capacity, every order of events, every choice
-the filters make, and both behaviours of deleting an assumed pod (v1.34 and v1.35).
+the filters make, every graceful deletion (:func:`spec.cycle.cycle.terminate_pod`: a terminating pod's binding
+refused, the pod skipped once popped), and both behaviours of deleting an assumed pod or setting its
+``DeletionTimestamp`` (v1.34 and v1.35).
 
 The obligations are built from the cache's :class:`~spec.verify.obligations.Obligation` and
 :class:`~spec.verify.obligations.Query` and discharged the same way (``ksspec prove``, group ``cycle``).

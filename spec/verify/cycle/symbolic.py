@@ -16,13 +16,14 @@ bounds, every request and every allocatable, with two restrictions that its docs
 
 The abstraction keeps, for each of ``P`` pods and ``N`` node names:
 
-- per pod, its **stage** in the pipeline (:class:`Stage`), the node its binding cycle or binding
+- per pod, its **stage** in the pipeline (:class:`Stage`), whether it is **terminating** (its graceful deletion,
+  :func:`spec.cycle.cycle.terminate_pod`, set its ``DeletionTimestamp``), the node its binding cycle or binding
   names, and its requests of the two resources the filter checks here (cpu and memory);
 - per node, whether the cache has it live (a NodeInfo with a node), its allocatable cpu and memory
   and its pod capacity (``AllowedPodNumber``), and what the cache's NodeInfo holds: Requested cpu
   and memory and the number of pods;
-- whether deleting an assumed pod forgets it at once (profile ``forget_assumed_pod_on_delete``,
-  PR #134157, v1.35); symbolic, so the proofs cover v1.34 and later.
+- whether deleting an assumed pod, or setting its ``DeletionTimestamp``, forgets it at once (profile
+  ``forget_assumed_pod_on_delete``, PR #134157, v1.35); symbolic, so the proofs cover v1.34 and later.
 
 Requested and the pod count are the cache's own fields, not sums computed from the stages:
 that they *are* the sums over the pods the pipeline placed on the node is the auxiliary
@@ -78,6 +79,9 @@ class Stage(IntEnum):
     """Bound, and the informer's ``AddPod`` confirmed it in the cache."""
     DELETED = 6
     """Deleted, with no binding cycle left; a UID is never reused."""
+    SKIPPED = 7
+    """Terminating, popped and skipped by ``ScheduleOne`` (:func:`spec.cycle.cycle.skip_pod`): the API server still
+    lists it, unbound, and no cycle will take it again; only its deletion follows."""
 
 
 STAGES: Final = len(Stage)
@@ -107,14 +111,18 @@ class PipelineState:
     """One abstract pipeline. Fields hold Z3 terms (in proofs) or bools and ints (on concrete clusters).
 
     ``[p]`` indexes pods, ``[n]`` nodes, ``[..][r]`` :data:`CYCLE_RESOURCES`. Canonical values: a pod
-    that is absent, pending or deleted has node 0; an absent or deleted pod requests 0; a node that
-    is not live has allocatable and capacity 0; a node without NodeInfo has Requested and count 0.
+    that is absent, pending, skipped or deleted has node 0; an absent or deleted pod requests 0 and, like an
+    orphaned one, is not terminating; a node that is not live has allocatable and capacity 0; a node without
+    NodeInfo has Requested and count 0.
     """
 
     forget_on_delete: Bool
     """Profile ``forget_assumed_pod_on_delete``; never changed by a transition."""
     stage: tuple[Int, ...]
     """The pod's :class:`Stage`."""
+    terminating: tuple[Bool, ...]
+    """The API server's pod has its ``DeletionTimestamp`` set (``Pod.terminating``); False for a pod it does not
+    list (absent, orphaned or deleted)."""
     node: tuple[Int, ...]
     """The node its binding cycle assumed it on, or it is bound to."""
     request: tuple[tuple[Int, ...], ...]
@@ -159,6 +167,7 @@ def fresh_pipeline(bounds: CycleBounds, tag: str) -> PipelineState:
     return PipelineState(
         forget_on_delete=z3.Bool(f"{tag}.forget_on_delete"),
         stage=tuple(i(f"stage[{p}]") for p in pods),
+        terminating=tuple(z3.Bool(f"{tag}.terminating[{p}]") for p in pods),
         node=tuple(i(f"node[{p}]") for p in pods),
         request=tuple(tuple(i(f"request[{p}][{r}]") for r in res) for p in pods),
         live=tuple(z3.Bool(f"{tag}.live[{n}]") for n in nodes),
@@ -175,6 +184,7 @@ def initial_pipeline(bounds: CycleBounds, forget_on_delete: Bool) -> PipelineSta
     return PipelineState(
         forget_on_delete=forget_on_delete,
         stage=(int(Stage.ABSENT),) * bounds.pods,
+        terminating=(False,) * bounds.pods,
         node=(0,) * bounds.pods,
         request=(zeros,) * bounds.pods,
         live=(False,) * bounds.nodes,
@@ -192,10 +202,18 @@ def is_stage(s: PipelineState, pod: int, *stages: Stage) -> Bool:
 
 def held(s: PipelineState, pod: int) -> Bool:
     """The cache holds the pod on its node: assumed (binding or awaiting confirmation) or confirmed,
-    or deleted while binding in a profile that does not forget it then (v1.34)."""
+    but not once deleted or made terminating while binding in a profile that forgets it then (v1.35)."""
+    return held_by_stage(s.forget_on_delete, s.stage[pod], s.terminating[pod])
+
+
+def held_by_stage(forget_on_delete: Bool, stage: Int, terminating: Bool) -> Bool:
+    """:func:`held` for a pod at ``stage``, ``terminating`` or not (the terms may be symbolic)."""
+    deleting_while_binding = or_(stage == int(Stage.ORPHANED), and_(stage == int(Stage.BINDING), terminating))
     return or_(
-        is_stage(s, pod, Stage.BINDING, Stage.UNCONFIRMED, Stage.CONFIRMED),
-        and_(is_stage(s, pod, Stage.ORPHANED), not_(s.forget_on_delete)),
+        and_(stage == int(Stage.BINDING), not_(terminating)),
+        stage == int(Stage.UNCONFIRMED),
+        stage == int(Stage.CONFIRMED),
+        and_(deleting_while_binding, not_(forget_on_delete)),
     )
 
 
@@ -217,7 +235,9 @@ def inv_wf_pipeline_abstraction(s: PipelineState) -> Bool:
         clauses += [
             in_range(s.stage[p], STAGES),
             in_range(s.node[p], s.nodes),
-            implies(is_stage(s, p, Stage.ABSENT, Stage.PENDING, Stage.DELETED), s.node[p] == 0),
+            implies(is_stage(s, p, Stage.ABSENT, Stage.PENDING, Stage.SKIPPED, Stage.DELETED), s.node[p] == 0),
+            implies(s.terminating[p], is_stage(s, p, Stage.PENDING, Stage.BINDING, Stage.CONFIRMED, Stage.SKIPPED)),
+            implies(is_stage(s, p, Stage.SKIPPED), s.terminating[p]),
             *(q >= 0 for q in s.request[p]),
             *(implies(is_stage(s, p, Stage.ABSENT, Stage.DELETED), q == 0) for q in s.request[p]),
         ]

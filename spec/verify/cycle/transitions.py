@@ -9,7 +9,8 @@ at least what the node's pods already use). The proofs take a step only when bot
 The cache operations a transition makes are encoded by their effect on the NodeInfo's books:
 ``AssumePod`` and ``AddPod`` of a new pod charge the pod's request to its node and count it;
 ``ForgetPod`` and ``RemovePod`` release them; ``FinishBinding``, the ``AddPod`` that confirms an
-assumption, and (with TTL 0) ``cleanupAssumedPods`` change neither.
+assumption, the ``UpdatePod`` of a bound pod made terminating, and (with TTL 0) ``cleanupAssumedPods`` change
+neither.
 
 Two encodings are deliberately wider than the spec, which keeps the proofs sound: a failed
 scheduling cycle (:func:`fail_scheduling`) is enabled for any pending pod, whether or not a node
@@ -25,7 +26,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
-from spec.verify.cycle.symbolic import CYCLE_RESOURCES, CycleBounds, PipelineState, Stage, select_pipeline
+from spec.verify.cycle.symbolic import (
+    CYCLE_RESOURCES,
+    CycleBounds,
+    PipelineState,
+    Stage,
+    held_by_stage,
+    select_pipeline,
+)
 from spec.verify.terms import Bool, Int, and_, fresh_constants, in_range, ite, not_, or_, pick, put
 
 
@@ -96,6 +104,16 @@ def stage_of(s: PipelineState, pod: Int) -> Int:
     return pick(s.stage, pod)
 
 
+def terminating_of(s: PipelineState, pod: Int) -> Bool:
+    """Whether a (possibly symbolic) pod index is terminating."""
+    return pick(s.terminating, pod)
+
+
+def held_at(s: PipelineState, pod: Int) -> Bool:
+    """:func:`~spec.verify.cycle.symbolic.held` for a (possibly symbolic) pod index: the cache holds the pod."""
+    return held_by_stage(s.forget_on_delete, stage_of(s, pod), terminating_of(s, pod))
+
+
 def request_of(s: PipelineState, pod: Int) -> tuple[Int, ...]:
     """The requests of a (possibly symbolic) pod index."""
     return tuple(pick(tuple(row[r] for row in s.request), pod) for r in RESOURCE_RANGE)
@@ -111,12 +129,17 @@ def put_row(rows: tuple[tuple[Int, ...], ...], index: Int, row: tuple[Int, ...])
     return tuple(tuple(ite(index == i, row[r], old[r]) for r in RESOURCE_RANGE) for i, old in enumerate(rows))
 
 
-def move(s: PipelineState, pod: Int, stage: Stage, node: Int | None = None, keep_request: bool = True) -> PipelineState:
-    """The pod enters ``stage``; its node becomes ``node`` (None: unchanged); its request is kept or zeroed."""
+def move(
+    s: PipelineState, pod: Int, stage: Stage, node: Int | None = None, keep_request: bool = True,
+    terminating: Bool | None = None,
+) -> PipelineState:
+    """The pod enters ``stage``; its node becomes ``node`` (None: unchanged); its request is kept or zeroed; it
+    becomes ``terminating`` or not (None: unchanged)."""
     zeros = (0,) * len(CYCLE_RESOURCES)
     return replace(
         s,
         stage=put(s.stage, pod, int(stage)),
+        terminating=s.terminating if terminating is None else put(s.terminating, pod, terminating),
         node=s.node if node is None else put(s.node, pod, node),
         request=s.request if keep_request else put_row(s.request, pod, zeros),
     )
@@ -195,48 +218,76 @@ def create_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
 def schedule_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
     """:func:`spec.cycle.cycle.schedule_pod`: the snapshot is refreshed from the cache, the node is
     feasible in it (NodeResourcesFit, :func:`fits`, and ``others_pass`` for the other filters),
-    and ``AssumePod`` charges the pod to the node; its binding cycle begins.
+    and ``AssumePod`` charges the pod to the node; its binding cycle begins. Not enabled for a terminating pod,
+    which ``ScheduleOne`` skips (:func:`skip_pod`).
 
     Kubernetes: `Scheduler.schedulingCycle` (pkg/scheduler/schedule_one.go)
     """
     pod, node = a["pod"], a["node"]
-    enabled = and_(stage_of(s, pod) == int(Stage.PENDING), pick(s.live, node), a["others_pass"], fits(s, pod, node))
+    enabled = and_(
+        stage_of(s, pod) == int(Stage.PENDING), not_(terminating_of(s, pod)), pick(s.live, node), a["others_pass"],
+        fits(s, pod, node),
+    )
     return PipelineStep(charge(move(s, pod, Stage.BINDING, node), pod, node), enabled=enabled)
 
 
 def fail_scheduling(s: PipelineState, a: CycleArgs) -> PipelineStep:
     """:func:`spec.cycle.cycle.fail_scheduling`: no feasible node, or an assumption that Reserve or Permit
     rejects and ``ForgetPod`` undoes; either way the cache's books are as they were and the pod stays pending.
+    Not enabled for a terminating pod, which ``ScheduleOne`` skips (:func:`skip_pod`).
 
     Kubernetes: `Scheduler.handleSchedulingFailure` (pkg/scheduler/schedule_one.go)
     """
-    return PipelineStep(s, enabled=stage_of(s, a["pod"]) == int(Stage.PENDING))
+    pod = a["pod"]
+    return PipelineStep(s, enabled=and_(stage_of(s, pod) == int(Stage.PENDING), not_(terminating_of(s, pod))))
+
+
+def bind_refusal(s: PipelineState, pod: Int) -> Bool:
+    """:func:`spec.cycle.cycle.bind_refusal`: the API server refuses to bind the (existing, unbound) pod because it
+    is being deleted.
+
+    Kubernetes: `BindingREST.setPodNodeAndMetadata` (pkg/registry/core/pod/storage/storage.go)
+    """
+    return terminating_of(s, pod)
+
+
+def binding_cycle_error(s: PipelineState, pod: Int) -> PipelineState:
+    """:func:`spec.cycle.cycle.binding_cycle_error`: ``FinishBinding`` (if the bind was reached) starts no clock
+    with TTL 0; ``ForgetPod`` releases the pod if the cache still holds it (not when it was forgotten on deletion or
+    on its ``DeletionTimestamp``, where the error is only logged); a pod the API server still has, unbound, is
+    requeued (terminating or not), a deleted one is gone.
+
+    Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
+    """
+    forgotten = select_pipeline(held_at(s, pod), release(s, pod), s)
+    requeued = move(forgotten, pod, Stage.PENDING, 0)
+    gone = move(forgotten, pod, Stage.DELETED, 0, keep_request=False, terminating=False)
+    return select_pipeline(stage_of(s, pod) == int(Stage.BINDING), requeued, gone)
 
 
 def bind_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
     """:func:`spec.cycle.cycle.bind_pod`: the API server binds the (existing, unbound) pod; ``FinishBinding``
-    starts no clock with TTL 0; the pod awaits the informer, still assumed.
+    starts no clock with TTL 0; the pod awaits the informer, still assumed. A terminating pod's binding is refused
+    (:func:`bind_refusal`) and its binding cycle fails at Bind (:func:`binding_cycle_error`).
 
     Kubernetes: `Scheduler.bindingCycle` (pkg/scheduler/schedule_one.go)
     """
     pod = a["pod"]
-    return PipelineStep(move(s, pod, Stage.UNCONFIRMED), enabled=stage_of(s, pod) == int(Stage.BINDING))
+    post = select_pipeline(bind_refusal(s, pod), binding_cycle_error(s, pod), move(s, pod, Stage.UNCONFIRMED))
+    return PipelineStep(post, enabled=stage_of(s, pod) == int(Stage.BINDING))
 
 
 def fail_binding(s: PipelineState, a: CycleArgs) -> PipelineStep:
-    """:func:`spec.cycle.cycle.fail_binding`: ``ForgetPod`` releases the pod if the cache still holds it
-    (not when it was forgotten on deletion, where the error is only logged); a pod that still
-    exists is requeued, a deleted one is gone.
+    """:func:`spec.cycle.cycle.fail_binding`: the binding cycle of a pod that exists, or was deleted meanwhile, fails
+    at PreBind or Bind (:func:`binding_cycle_error`).
 
     Kubernetes: `Scheduler.handleBindingCycleError` (pkg/scheduler/schedule_one.go)
     """
     pod = a["pod"]
     stage = stage_of(s, pod)
-    binding, orphaned = stage == int(Stage.BINDING), stage == int(Stage.ORPHANED)
-    forgotten = select_pipeline(or_(binding, not_(s.forget_on_delete)), release(s, pod), s)
-    requeued = move(forgotten, pod, Stage.PENDING, 0)
-    gone = move(forgotten, pod, Stage.DELETED, 0, keep_request=False)
-    return PipelineStep(select_pipeline(binding, requeued, gone), enabled=or_(binding, orphaned))
+    return PipelineStep(
+        binding_cycle_error(s, pod), enabled=or_(stage == int(Stage.BINDING), stage == int(Stage.ORPHANED))
+    )
 
 
 def confirm_binding(s: PipelineState, a: CycleArgs) -> PipelineStep:
@@ -250,22 +301,63 @@ def confirm_binding(s: PipelineState, a: CycleArgs) -> PipelineStep:
 
 
 def delete_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
-    """:func:`spec.cycle.cycle.delete_pod`: a pending pod leaves the queue; a confirmed one is removed from
-    the cache (``RemovePod``); an assumed one in a binding cycle is forgotten at once where the
-    profile does so (v1.35), and its binding cycle goes on. Not enabled while the binding awaits the
-    informer (events of one pod arrive in order).
+    """:func:`spec.cycle.cycle.delete_pod`: a pending pod leaves the queue (a skipped one has left it); a
+    confirmed one is removed from the cache (``RemovePod``); an assumed one in a binding cycle is forgotten at once
+    where the profile does so (v1.35) and the cache still holds it (not if its ``DeletionTimestamp`` already made it
+    forget it), and its binding cycle goes on. Not enabled while the binding awaits the informer (events of one pod
+    arrive in order).
 
     Kubernetes: `Scheduler.deletePod` (pkg/scheduler/eventhandlers.go)
     Kubernetes: `Scheduler.handleAssumedPodDeletion` (pkg/scheduler/eventhandlers.go)
     """
     pod = a["pod"]
     stage = stage_of(s, pod)
-    pending, binding, confirmed = (stage == int(x) for x in (Stage.PENDING, Stage.BINDING, Stage.CONFIRMED))
-    dropped = move(s, pod, Stage.DELETED, keep_request=False)
-    orphaned = move(select_pipeline(s.forget_on_delete, release(s, pod), s), pod, Stage.ORPHANED)
-    removed = move(release(s, pod), pod, Stage.DELETED, 0, keep_request=False)
-    post = select_pipeline(pending, dropped, select_pipeline(binding, orphaned, removed))
-    return PipelineStep(post, enabled=or_(pending, binding, confirmed))
+    unbound = or_(stage == int(Stage.PENDING), stage == int(Stage.SKIPPED))
+    binding, confirmed = (stage == int(x) for x in (Stage.BINDING, Stage.CONFIRMED))
+    dropped = move(s, pod, Stage.DELETED, keep_request=False, terminating=False)
+    forgotten = select_pipeline(and_(held_at(s, pod), s.forget_on_delete), release(s, pod), s)
+    orphaned = move(forgotten, pod, Stage.ORPHANED, terminating=False)
+    removed = move(release(s, pod), pod, Stage.DELETED, 0, keep_request=False, terminating=False)
+    post = select_pipeline(unbound, dropped, select_pipeline(binding, orphaned, removed))
+    return PipelineStep(post, enabled=or_(unbound, binding, confirmed))
+
+
+def terminate_assumed_pod(s: PipelineState, pod: Int) -> PipelineState:
+    """:func:`spec.cycle.cycle.terminate_assumed_pod`: from v1.35 (``forget_on_delete``) the cache forgets the
+    assumed pod whose ``DeletionTimestamp`` was set (``ForgetPod``: its node's books release it); v1.34 ignores
+    the update.
+
+    Kubernetes: `Scheduler.updatePodInSchedulingQueue` (pkg/scheduler/eventhandlers.go)
+    """
+    return select_pipeline(s.forget_on_delete, release(s, pod), s)
+
+
+def terminate_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """:func:`spec.cycle.cycle.terminate_pod`: the API server sets the pod's ``DeletionTimestamp``. A queued pod is
+    updated in the queue; a confirmed one in the cache (``UpdatePod`` of the same request on the same node: the
+    books do not change); one whose binding cycle is in flight is handled by :func:`terminate_assumed_pod`. Not
+    enabled for a pod the API server does not list, one already terminating, or one whose binding awaits the
+    informer (events of one pod arrive in order).
+
+    Kubernetes: `Scheduler.updatePod` (pkg/scheduler/eventhandlers.go)
+    """
+    pod = a["pod"]
+    stage = stage_of(s, pod)
+    listed = or_(*(stage == int(x) for x in (Stage.PENDING, Stage.BINDING, Stage.CONFIRMED)))
+    cache = select_pipeline(stage == int(Stage.BINDING), terminate_assumed_pod(s, pod), s)
+    post = replace(cache, terminating=put(s.terminating, pod, True))
+    return PipelineStep(post, enabled=and_(listed, not_(terminating_of(s, pod))))
+
+
+def skip_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """:func:`spec.cycle.cycle.skip_pod`: ``ScheduleOne`` pops a terminating pending pod and skips it
+    (``skipPodSchedule``): it leaves the queue, the cache is untouched.
+
+    Kubernetes: `Scheduler.ScheduleOne` (pkg/scheduler/schedule_one.go)
+    """
+    pod = a["pod"]
+    enabled = and_(stage_of(s, pod) == int(Stage.PENDING), terminating_of(s, pod))
+    return PipelineStep(move(s, pod, Stage.SKIPPED), enabled=enabled)
 
 
 def add_node(s: PipelineState, a: CycleArgs) -> PipelineStep:
@@ -332,6 +424,8 @@ PIPELINE_TRANSITIONS: Final[dict[str, PipelineTransition]] = {
         PipelineTransition("FailBinding", "fail_binding", POD_PARAM, fail_binding),
         PipelineTransition("ConfirmBinding", "confirm_binding", POD_PARAM, confirm_binding),
         PipelineTransition("DeletePod", "delete_pod", POD_PARAM, delete_pod),
+        PipelineTransition("TerminatePod", "terminate_pod", POD_PARAM, terminate_pod),
+        PipelineTransition("SkipPod", "skip_pod", POD_PARAM, skip_pod),
         PipelineTransition("AddNode", "add_node", NODE_PARAMS, add_node),
         PipelineTransition("UpdateNode", "update_node", NODE_PARAMS, update_node),
         PipelineTransition("RemoveNode", "remove_node", (("node", CycleSort.NODE),), remove_node),

@@ -23,6 +23,7 @@ from spec.verify.checker import explore
 from spec.verify.cluster.system import DEFAULT_CLUSTER_UNIVERSE, ClusterSystem, ClusterUniverse
 from spec.verify.cycle.system import CycleSystem, CycleUniverse
 from spec.verify.exploration import Report
+from spec.versions import V1_34, VersionProfile
 
 OVERCOMMIT = {inv_bindings_fit_nodes.__name__, inv_no_node_overcommitted.__name__}
 
@@ -64,6 +65,19 @@ def test_a_late_bind_overcommits_with_one_scheduler() -> None:
     trace = [s.action for s in violation.trace]
     assert "default-scheduler: crash_scheduler()" in trace and "land_orphaned_bind(p0)" in trace
     assert cluster_run(1, True, True, False).violations == []
+
+
+@pytest.mark.parametrize("profile", [V1_34, DEFAULT_CLUSTER_UNIVERSE.profile], ids=lambda p: p.name)
+def test_two_schedulers_with_graceful_deletions_keep_every_invariant(profile: VersionProfile) -> None:
+    """terminate_pod handled by both schedulers' handlers (a binding in flight in either is refused at Bind, a pod
+    bound by one is updated in both caches) and skip_pod in each: every invariant holds, and the graceful deletions
+    reach states the run without them does not."""
+    universe = ClusterUniverse(profile=profile)
+    without = explore(ClusterSystem(universe), name="cluster", stop_at_first=False)
+    report = explore(ClusterSystem(replace(universe, terminations=True)), name="cluster", stop_at_first=False)
+    assert report.exhausted and report.violations == []
+    assert report.coverage["terminate_pod: environment"] > 0 and report.coverage["skip_pod: scheduler"] > 0
+    assert "terminate_pod: environment" not in without.coverage and report.states > without.states
 
 
 def test_the_default_cluster_universe_is_two_schedulers_without_crashes() -> None:

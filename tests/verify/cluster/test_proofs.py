@@ -159,13 +159,13 @@ NAMING = ClusterNaming(UNIVERSE.pod_uids, UNIVERSE.node_names)
 STATES = 1500
 
 
-def reachable() -> list[Cluster]:
-    """The first :data:`STATES` clusters of :data:`UNIVERSE`, breadth first."""
-    start = UNIVERSE.initial_states()[0]
+def reachable(universe: CycleUniverse = UNIVERSE) -> list[Cluster]:
+    """The first :data:`STATES` clusters of ``universe``, breadth first."""
+    start = universe.initial_states()[0]
     seen, queue, found = {start}, deque([start]), [start]
     while queue and len(found) < STATES:
         cluster = queue.popleft()
-        for step in UNIVERSE.steps(cluster):
+        for step in universe.steps(cluster):
             try:
                 after = step.apply(cluster)
             except CycleNotEnabled:
@@ -177,20 +177,28 @@ def reachable() -> list[Cluster]:
     return found
 
 
-def test_the_encoding_computes_the_spec_and_the_invariants_agree() -> None:
+@pytest.mark.parametrize("terminations", [False, True], ids=["", "graceful deletions"])
+def test_the_encoding_computes_the_spec_and_the_invariants_agree(terminations: bool) -> None:
+    """With ``terminations`` a pod's graceful deletion (which changes nothing the abstraction keeps) and a refused
+    bind of a terminating pod (no encoded step) occur too."""
+    universe = replace(UNIVERSE, terminations=terminations)
     used_transitions: set[str] = set()
-    for cluster in reachable():
+    steps_taken: set[str] = set()
+    for cluster in reachable(universe):
         pre = abstract_cluster(cluster, NAMING)
         for inv in CLUSTER_PROOF_INVARIANTS:
             expected = True if inv.spec_predicate is None else inv.spec_predicate(cluster)
             assert inv.formula(pre) is expected, inv.name
-        for step in UNIVERSE.steps(cluster):
+        for step in universe.steps(cluster):
             try:
                 after = step.apply(cluster)
             except CycleNotEnabled:
                 continue
             check_step(cluster, step, after, pre, used_transitions)
+            refused = step.name == "bind_pod" and step.args[0] in after.pending
+            steps_taken.add(f"{step.name}: refused" if refused else step.name)
     assert used_transitions == set(CLUSTER_TRANSITIONS)
+    assert ({"terminate_pod", "skip_pod", "bind_pod: refused"} <= steps_taken) is terminations
 
 
 def check_step(cluster: Cluster, step: CycleStep, after: Cluster, pre: ApiState, used_transitions: set[str]) -> None:

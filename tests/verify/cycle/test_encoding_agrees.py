@@ -2,7 +2,9 @@
 
 Hypothesis draws runs of :mod:`spec.cycle.cycle` transitions over two node names and three pod UIDs
 (pods requesting cpu and memory, some with a host port or tolerating every taint; nodes of
-several sizes, some cordoned or tainted), with TTL 0 in the v1.34, v1.35 and v1.36 profiles.
+several sizes, some cordoned or tainted), with TTL 0 in the v1.34, v1.35 and v1.36 profiles; graceful
+deletions (``terminate_pod``, at any stage, so bindings of terminating pods are refused) and the skip of a popped
+terminating pod (``skip_pod``) included.
 Every step, enabled or not, is also run through its encoding on the abstraction of the
 pre-state, with plain values, and must give the abstraction of the spec's post-state; the
 abstract headline must give the spec predicate's verdict on every cluster reached (node updates
@@ -84,6 +86,8 @@ steps = st.one_of(
     ),
     st.builds(lambda u: CycleStep("confirm_binding", (u,)), uids),
     st.builds(lambda u: CycleStep("delete_pod", (u,)), uids),
+    st.builds(lambda u: CycleStep("terminate_pod", (u,)), uids),
+    st.builds(lambda u: CycleStep("skip_pod", (u,)), uids),
     st.builds(lambda n: CycleStep("add_node", (n,)), nodes),
     st.builds(lambda n: CycleStep("update_node", (n,)), nodes),
     st.builds(lambda n: CycleStep("remove_node", (n,)), names),
@@ -100,9 +104,9 @@ def run(cluster: Cluster, step: CycleStep) -> Cluster | None:
         return None
 
 
-def check_cluster(cluster: Cluster) -> str:
+def check_cluster(cluster: Cluster, naming: CycleNaming = NAMING) -> str:
     """Check the invariants' verdicts on ``cluster``; whether the headline holds there."""
-    verdicts = invariant_verdicts(cluster, NAMING)
+    verdicts = invariant_verdicts(cluster, naming)
     assert verdicts is not None, "a reached cluster the abstraction cannot represent"
     for name, (abstract, spec) in verdicts.items():
         if spec is None:
@@ -112,18 +116,18 @@ def check_cluster(cluster: Cluster) -> str:
     return f"headline {'holds' if verdicts[inv_no_node_overcommitted.__name__][0] else 'fails'}"
 
 
-def check_run(profile: Any, run_steps: list[CycleStep]) -> Counter[str]:
+def check_run(profile: Any, run_steps: list[CycleStep], naming: CycleNaming = NAMING) -> Counter[str]:
     cluster = new_cluster(profile, ttl=0)
-    outcomes: Counter[str] = Counter([check_cluster(cluster)])
+    outcomes: Counter[str] = Counter([check_cluster(cluster, naming)])
     for step in run_steps:
         after = run(cluster, step)
-        problems = cycle_disagreements(cluster, step, after, NAMING)
+        problems = cycle_disagreements(cluster, step, after, naming)
         assert problems is not None, f"{step} is outside the encoding"
         assert not problems, f"encoding disagrees with the spec on {step}: {problems}"
         outcomes[f"{step.name}: {'enabled' if after is not None else 'not enabled'}"] += 1
         if after is not None:
             cluster = after
-            outcomes[check_cluster(cluster)] += 1
+            outcomes[check_cluster(cluster, naming)] += 1
     return outcomes
 
 
@@ -177,14 +181,68 @@ def scheduling_run() -> list[CycleStep]:
     ]
 
 
+TERMINATION_NAMING = CycleNaming(("p0", "p1", "p2", "p3"), NODES)
+
+
+def termination_run() -> list[CycleStep]:
+    """A fixed run through every graceful deletion: a pending pod made terminating is skipped (not scheduled); a
+    binding pod made terminating is forgotten (v1.35) or kept (v1.34), its bind refused and the requeued pod
+    skipped; a terminating binding pod deleted, then its binding failed; a confirmed pod made terminating, then
+    deleted. Terminations and skips that are not enabled are tried on the way."""
+    return [
+        CycleStep("add_node", (make_node("n0", 1000, 4 * MIB, 3, 0),)),
+        *(CycleStep("create_pod", (make_pod(uid, 300, MIB, False, False),)) for uid in TERMINATION_NAMING.pods),
+        CycleStep("skip_pod", ("p0",)),  # not terminating: scheduled, not skipped
+        CycleStep("terminate_pod", ("p0",)),
+        CycleStep("schedule_pod", ("p0", "n0")),  # terminating: skipped, not scheduled
+        CycleStep("fail_scheduling", ("p0", None, None)),
+        CycleStep("skip_pod", ("p0",)),
+        CycleStep("terminate_pod", ("p0",)),  # already terminating
+        CycleStep("schedule_pod", ("p1", "n0")),
+        CycleStep("terminate_pod", ("p1",)),
+        CycleStep("bind_pod", ("p1",)),  # refused: the binding cycle fails, the pod is requeued
+        CycleStep("skip_pod", ("p1",)),
+        CycleStep("delete_pod", ("p1",)),
+        CycleStep("schedule_pod", ("p2", "n0")),
+        CycleStep("terminate_pod", ("p2",)),
+        CycleStep("delete_pod", ("p2",)),  # forgotten once (v1.35), not again
+        CycleStep("fail_binding", ("p2", FailurePoint.BIND)),
+        CycleStep("schedule_pod", ("p3", "n0")),
+        CycleStep("bind_pod", ("p3",)),
+        CycleStep("terminate_pod", ("p3",)),  # the binding has not reached the informer yet
+        CycleStep("confirm_binding", ("p3",)),
+        CycleStep("terminate_pod", ("p3",)),
+        CycleStep("delete_pod", ("p3",)),
+        CycleStep("delete_pod", ("p0",)),
+    ]
+
+
 def test_a_fixed_run_compares_every_transition_enabled_and_not() -> None:
     """Control for the drawn runs: each encoding is compared at least once, enabled and refused."""
     outcomes: Counter[str] = Counter()
     for profile in (V1_34, V1_35, V1_36):
         outcomes += check_run(profile, scheduling_run())
+        outcomes += check_run(profile, termination_run(), TERMINATION_NAMING)
     every = {t.function for t in PIPELINE_TRANSITIONS.values()}
     assert {key.split(":")[0] for key in outcomes if key.endswith(": enabled")} == every
-    assert {key.split(":")[0] for key in outcomes if key.endswith("not enabled")} == {"schedule_pod"}
+    refused = {key.split(":")[0] for key in outcomes if key.endswith("not enabled")}
+    assert refused == {"schedule_pod", "fail_scheduling", "terminate_pod", "skip_pod"}
+
+
+@pytest.mark.parametrize("profile", [V1_34, V1_35], ids=lambda p: p.name)
+def test_the_abstraction_reads_a_terminating_binding(profile: Any) -> None:
+    """A binding pod made terminating is still held in v1.34 and forgotten in v1.35; after its refused bind it is
+    pending, terminating, then skipped."""
+    cluster = new_cluster(profile, ttl=0)
+    seen = []
+    for step in termination_run()[:15]:
+        cluster = run(cluster, step) or cluster
+        state = abstract_cluster(cluster, TERMINATION_NAMING)
+        assert state is not None
+        seen.append((Stage(state.stage[1]), state.terminating[1], state.pod_count[0]))
+    held = 0 if profile.forget_assumed_pod_on_delete else 1
+    assert seen[-4:] == [(Stage.BINDING, False, 1), (Stage.BINDING, True, held), (Stage.PENDING, True, 0),
+                         (Stage.SKIPPED, True, 0)]  # fmt: skip
 
 
 def test_the_abstraction_reads_the_stages() -> None:
@@ -211,10 +269,12 @@ def test_a_node_shrinking_under_its_pods_is_overcommitted_in_both() -> None:
     assert check_cluster(after) == "headline fails"
 
 
-def _evaluate_symbolically(pre: PipelineState, name: str, args: dict[str, Any]) -> tuple[bool, PipelineState]:
+def _evaluate_symbolically(
+    pre: PipelineState, name: str, args: dict[str, Any], naming: CycleNaming = NAMING
+) -> tuple[bool, PipelineState]:
     """The encoding on fresh Z3 constants, then a model that fixes them to ``pre`` and ``args``."""
     transition = PIPELINE_TRANSITIONS[name]
-    sym_pre = fresh_pipeline(NAMING.bounds, "pre")
+    sym_pre = fresh_pipeline(naming.bounds, "pre")
     sym_args = fresh_cycle_args(transition, "op")
     step = transition.apply(sym_pre, sym_args)
     solver = z3.Solver()
@@ -241,20 +301,22 @@ def _leaves(terms: Any, values: Any) -> list[tuple[Any, Any]]:
     return [(terms, values)]
 
 
-def test_the_symbolic_encoding_computes_what_the_plain_one_does() -> None:
-    cluster = new_cluster(V1_35, ttl=0)
-    compared = 0
-    for step in scheduling_run():
-        encoded = encode_cycle_step(cluster, step, NAMING)
-        assert encoded is not None
-        pre, name, args, plain = encoded
-        enabled, post = _evaluate_symbolically(pre, name, args)
-        assert enabled == plain.enabled, step
-        if enabled:
-            assert post == plain.post, step
-            compared += 1
-        cluster = run(cluster, step) or cluster
-    assert compared >= len(PIPELINE_TRANSITIONS)
+@pytest.mark.parametrize("profile", [V1_34, V1_35], ids=lambda p: p.name)
+def test_the_symbolic_encoding_computes_what_the_plain_one_does(profile: Any) -> None:
+    compared: Counter[str] = Counter()
+    for naming, fixed_run in ((NAMING, scheduling_run()), (TERMINATION_NAMING, termination_run())):
+        cluster = new_cluster(profile, ttl=0)
+        for step in fixed_run:
+            encoded = encode_cycle_step(cluster, step, naming)
+            assert encoded is not None
+            pre, name, args, plain = encoded
+            enabled, post = _evaluate_symbolically(pre, name, args, naming)
+            assert enabled == plain.enabled, step
+            if enabled:
+                assert post == plain.post, step
+                compared[name] += 1
+            cluster = run(cluster, step) or cluster
+    assert set(compared) == set(PIPELINE_TRANSITIONS)
 
 
 def test_bad_bounds_names_and_steps_are_refused_clearly() -> None:

@@ -24,11 +24,13 @@ from spec.verify.cycle.transitions import (
     PipelineStep,
     PipelineTransition,
     charge,
+    move,
     release,
     stage_of,
+    terminating_of,
 )
 from spec.verify.obligations import Obligation, Verdict, discharge
-from spec.verify.terms import and_, ite, or_, pick, select_fields
+from spec.verify.terms import and_, ite, not_, or_, pick, put, select_fields
 from tests.support import proof_mutants
 from tests.support.proof_mutants import assert_refuted, obligation
 
@@ -132,6 +134,57 @@ def tick_expiring_an_assumption(s: PipelineState, a: CycleArgs) -> PipelineStep:
     return PipelineStep(select_fields(expires, release(s, 0), s))
 
 
+def terminate_forgetting_in_v1_34(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """The update that sets an assumed pod's ``DeletionTimestamp`` forgets it in every profile, v1.34 included,
+    where the cache goes on holding it until its binding cycle fails."""
+    step = real("TerminatePod", s, a)
+    binding = stage_of(s, a["pod"]) == int(Stage.BINDING)
+    forgotten = release(step.post, a["pod"])
+    return replace(step, post=select_fields(and_(binding, not_(s.forget_on_delete)), forgotten, step.post))
+
+
+def terminate_keeping_the_assumed_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """``updatePodInSchedulingQueue`` ignores an assumed pod's ``DeletionTimestamp`` in v1.35 too (no
+    ``handleAssumedPodDeletion``): the cache keeps a pod it no longer accounts as held."""
+    step = real("TerminatePod", s, a)
+    return replace(step, post=replace(step.post, requested=s.requested, pod_count=s.pod_count))
+
+
+def bind_without_refusal(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """The API server binds a pod being deleted (no ``bind_refusal``): in v1.35 the cache forgot it when it became
+    terminating, so it is bound on a node whose books do not count it."""
+    step = real("BindPod", s, a)
+    return replace(step, post=move(s, a["pod"], Stage.UNCONFIRMED))
+
+
+def refused_bind_not_forgotten(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """A refused bind requeues the pod without ``ForgetPod``: in v1.34, which kept the terminating pod assumed, its
+    resources stay charged."""
+    step = real("BindPod", s, a)
+    return replace(step, post=replace(step.post, requested=s.requested, pod_count=s.pod_count))
+
+
+def schedule_a_terminating_pod(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """``ScheduleOne`` without ``skipPodSchedule``: a pod being deleted is assumed on a node, which in v1.35 charges
+    a pod the cache accounts as forgotten."""
+    pending = replace(s, terminating=put(s.terminating, a["pod"], False))
+    return replace(real("SchedulePod", s, a), enabled=real("SchedulePod", pending, a).enabled)
+
+
+def skip_a_pod_not_being_deleted(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """``skipPodSchedule`` skips a pod without ``DeletionTimestamp``: a live pod leaves the queue for good."""
+    return replace(real("SkipPod", s, a), enabled=stage_of(s, a["pod"]) == int(Stage.PENDING))
+
+
+def delete_forgetting_a_terminating_pod_again(s: PipelineState, a: CycleArgs) -> PipelineStep:
+    """``deletePod`` forgets an assumed pod that its ``DeletionTimestamp`` already made the cache forget (v1.35)."""
+    step = real("DeletePod", s, a)
+    again = and_(stage_of(s, a["pod"]) == int(Stage.BINDING), terminating_of(s, a["pod"]), s.forget_on_delete)
+    twice = release(step.post, a["pod"])
+    return replace(step, post=select_fields(again, replace(step.post, requested=twice.requested,
+                                                           pod_count=twice.pod_count), step.post))
+
+
 REALISTIC: list[tuple[str, str, Callable[..., PipelineStep], str]] = [
     ("no fit check", "SchedulePod", schedule_without_fit, "step/SchedulePod/inv_no_node_overcommitted"),
     ("no pod-count check", "SchedulePod", schedule_without_pod_count, "step/SchedulePod/inv_no_node_overcommitted"),
@@ -149,6 +202,18 @@ REALISTIC: list[tuple[str, str, Callable[..., PipelineStep], str]] = [
     ("ghost comes back smaller", "AddNode", add_node_without_assumption, "step/AddNode/inv_no_node_overcommitted"),
     ("assumption expires (TTL > 0)", "Tick", tick_expiring_an_assumption,
      "step/Tick/inv_requested_is_sum_of_placed_pods"),
+    ("termination forgets in v1.34", "TerminatePod", terminate_forgetting_in_v1_34,
+     "step/TerminatePod/inv_requested_is_sum_of_placed_pods"),
+    ("termination keeps the assumed pod in v1.35", "TerminatePod", terminate_keeping_the_assumed_pod,
+     "step/TerminatePod/inv_requested_is_sum_of_placed_pods"),
+    ("terminating pod bound", "BindPod", bind_without_refusal, "step/BindPod/inv_requested_is_sum_of_placed_pods"),
+    ("refused bind not forgotten", "BindPod", refused_bind_not_forgotten,
+     "step/BindPod/inv_requested_is_sum_of_placed_pods"),
+    ("terminating pod scheduled", "SchedulePod", schedule_a_terminating_pod,
+     "step/SchedulePod/inv_requested_is_sum_of_placed_pods"),
+    ("live pod skipped", "SkipPod", skip_a_pod_not_being_deleted, "step/SkipPod/inv_wf_pipeline_abstraction"),
+    ("terminating pod forgotten twice", "DeletePod", delete_forgetting_a_terminating_pod_again,
+     "step/DeletePod/inv_requested_is_sum_of_placed_pods"),
 ]  # fmt: skip
 
 
@@ -229,4 +294,17 @@ def test_the_stale_snapshot_bug_needs_an_assumed_pod() -> None:
     settled = and_(*(or_(*(pre.stage[p] == int(x) for x in (Stage.PENDING, Stage.DELETED, Stage.CONFIRMED)))
                      for p in range(BOUNDS.pods)))  # fmt: skip
     restricted = replace(ob, build=lambda: replace(query, hypotheses=(*query.hypotheses, settled)))
+    assert discharge(restricted).verdict is Verdict.PROVED
+
+
+def test_binding_a_terminating_pod_breaks_the_books_only_where_it_was_forgotten() -> None:
+    """The unrefused bind differs from the real one only for a terminating pod; its books break only in a profile
+    that forgot the pod when it became terminating (v1.35): with v1.34's behaviour the obligation is proved (so the
+    refutation above is about the forgetting, not an artefact of the mutant)."""
+    broken = mutated("BindPod", bind_without_refusal)
+    ob = obligation(cycle_obligations(BOUNDS, broken), "step/BindPod/inv_requested_is_sum_of_placed_pods")
+    query = ob.build()
+    pre = query.pre
+    assert isinstance(pre, PipelineState)
+    restricted = replace(ob, build=lambda: replace(query, hypotheses=(*query.hypotheses, not_(pre.forget_on_delete))))
     assert discharge(restricted).verdict is Verdict.PROVED
