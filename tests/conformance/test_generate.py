@@ -13,11 +13,6 @@ from conformance import generate
 from conformance.codec import OPERATIONS
 from conformance.format import GENERATED_BY, VECTORS_DIR, Step, Vector, load_vectors, render_files
 from conformance.observe import merge_patch
-from conformance.ported import ported
-from conformance.scenarios.accounting import accounting_scenarios
-from conformance.scenarios.cache import curated
-from conformance.scenarios.cycle import curated_cycle, generated_cycle
-from conformance.traces import Scenario, expand
 from tests.conformance.cli import ksspec
 
 

@@ -134,3 +134,28 @@ def test_prove_without_crosshair_installed_fails_and_says_so(
     assert "CrossHair is not installed" in out and "--no-crosshair" in out
     assert out.strip().splitlines()[-1] == "1/1 Z3 obligations proved; CrossHair not installed"
     assert main(["prove", "--pods", "1", "--nodes", "1", "--only", "expiry/", "--no-crosshair"]) == 0
+
+
+def test_prove_no_z3_runs_crosshair_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """CI's prove stage (`.ci/run`): make verify discharged the Z3 obligations, so only CrossHair runs; its verdict
+    still decides the exit code."""
+    broken = "tests/verify/crosshair_examples/broken_arithmetic.py"
+    argv = ["prove", "--no-z3", "--root", str(ROOT), "--crosshair-root", broken, "--crosshair-timeout", "3"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "obligations proved in" not in out and "cache bounds" not in out  # no Z3 table
+    assert "max_into" in out and out.strip().splitlines()[-1].startswith("Z3 obligations not run (--no-z3); ")
+    correct = "tests/verify/crosshair_examples"
+    assert main(["prove", "--no-z3", "--root", str(ROOT), "--crosshair-root", f"{correct}/correct_arithmetic.py",
+                 "--crosshair-timeout", "3"]) == 0
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--no-crosshair"], "--no-z3 with --no-crosshair leaves nothing to run"),
+    (["--only", "expiry/"], "--only selects Z3 obligations, which --no-z3 skips"),
+])
+def test_prove_no_z3_refuses_what_leaves_nothing(extra: list[str], message: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "--no-z3", *extra]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.out + captured.err
