@@ -169,8 +169,8 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags.add("cycle.kubelet.admitted" if uid in after.admitted else "cycle.kubelet.rejected")
             if len(after.failed) > len(before.failed) + (uid not in after.admitted):
                 tags.add("cycle.kubelet.critical_evicts")
-            pod = before.api_pods.get(uid)
-            if pod is not None and uid in after.failed and uid not in before.failed and is_critical_pod(pod):
+            rejected = uid in after.failed and uid not in before.failed
+            if rejected and uid in before.api_pods and is_critical_pod(before.api_pods[uid]):
                 tags.add("cycle.kubelet.critical_rejected")
     if _overcommitted(after) and not _overcommitted(before):
         tags.add("cycle.overcommit")
