@@ -140,6 +140,51 @@ def qos_scenarios() -> list[Scenario]:
     ]
 
 
+def _tiny(uid: str, resource: str, pod_level: bool = False) -> Pod:
+    """Pod ``uid`` asking for the least non-zero amount of ``resource`` (1m of cpu, 1 byte of memory), in its
+    container or, with ``pod_level``, at pod level only (its container asks for nothing)."""
+    asks = resources_from({resource: 1})
+    if pod_level:
+        return Pod(uid, f"pod-{uid}", containers=(Container("c"),), pod_level_requests=asks)
+    return Pod(uid, f"pod-{uid}", containers=(Container("c", asks),))
+
+
+def tiny_victim_scenarios() -> list[Scenario]:
+    """The same shape as :func:`qos_scenarios` for each way a pod is Burstable by a minimal request (``GetPodQOS``
+    counts any non-zero cpu or memory request, of a container or of the pod): a tiny victim t and two larger
+    Burstable ones, l1 and l2 (twice l1), the critical pod lacking l1's request plus t's. Burstable, t is the
+    farthest from covering it and l2 alone is evicted; were t BestEffort, it would count as freed first, l1 would
+    cover the rest, and t and l1 would be evicted."""
+    scenarios = []
+    for sid, resource, pod_level in (("cpu_only_victim", "cpu", False), ("memory_one_byte_victim", "memory", False),
+                                     ("pod_level_cpu_victim", "cpu", True),
+                                     ("pod_level_memory_victim", "memory", True)):
+        unit = 1 if resource == "cpu" else MIB
+        # l1 and l2 also ask for 10Mi of memory beside cpu (or 10m of cpu beside memory), so that they stay
+        # Burstable whatever GetPodQOS reads of t's resource.
+        other = "memory" if resource == "cpu" else "cpu"
+        extra = 10 * MIB if other == "memory" else 10
+        large = [Pod(uid, f"pod-{uid}", containers=(Container("c", resources_from(
+            {resource: n * 100 * unit, other: extra})),)) for uid, n in (("l1", 1), ("l2", 2))]
+        crit = Pod("crit", "pod-crit", containers=(Container("c", resources_from({resource: 200 * unit})),),
+                   priority=SYSTEM_CRITICAL_PRIORITY)
+        amounts = {"cpu": 4000, "memory": 4096 * MIB, "pods": 10}
+        shrunk = {**amounts, resource: 400 * unit}
+        ops = _on_k1_then(Node("k1", resources_from(amounts)), Node("k1", resources_from(shrunk)),
+                          [_tiny("t", resource, pod_level), *large], crit)
+        where = "pod-level" if pod_level else "container"
+        least = "1m of cpu" if resource == "cpu" else "1 byte of memory"
+        shrunk_to = "400m" if resource == "cpu" else "400Mi"
+        scenarios.append(_gap(
+            f"{sid}_is_burstable",
+            f"getPodsToPreempt ({PREEMPTION_TEST}) with GetPodQOS: t's only request is {least} ({where}), which "
+            f"makes it Burstable; k1's {resource} shrank to {shrunk_to}, so the critical pod lacks l1's request and "
+            "that least amount more; among the burstable t, l1 and l2, l2 alone covers that (distance 0) and is "
+            "evicted. Were t BestEffort, l1 would cover what t leaves and both would be evicted",
+            ops))
+    return scenarios
+
+
 def kubelet_critical_gap_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
-    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios()]
+    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios()]
