@@ -36,6 +36,7 @@ from conformance.operations import (
 )
 from spec.cache.nodeinfo import DEFAULT_BIND_ALL_HOST_IP, NodeInfo, host_port
 from spec.cache.snapshot import Snapshot
+from spec.cluster.kubelet import is_critical_pod
 from spec.cycle import interpodaffinity, podtopologyspread
 from spec.cycle.cycle import Cluster, FailurePoint, pdb_key
 from spec.cycle.filters import (
@@ -168,6 +169,9 @@ def cycle_step_behaviours(before: Cluster, op: CycleOperation, after: Cluster, o
             tags.add("cycle.kubelet.admitted" if uid in after.admitted else "cycle.kubelet.rejected")
             if len(after.failed) > len(before.failed) + (uid not in after.admitted):
                 tags.add("cycle.kubelet.critical_evicts")
+            rejected = uid in after.failed and uid not in before.failed
+            if rejected and uid in before.api_pods and is_critical_pod(before.api_pods[uid]):
+                tags.add("cycle.kubelet.critical_rejected")
     if _overcommitted(after) and not _overcommitted(before):
         tags.add("cycle.overcommit")
     return tags

@@ -552,6 +552,10 @@ _ROWS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cycle.kubelet.critical_evicts", "a critical pod lacking only resources makes the kubelet evict lower-priority "
      "pods (Failed, reason Preempting) and is admitted",
      "CriticalPodAdmissionHandler.HandleAdmissionFailure (pkg/kubelet/preemption/preemption.go)"),
+    ("cycle.kubelet.critical_rejected", "the kubelet rejects a critical pod all the same: a failure other than "
+     "resources (NodeAffinity, NodePorts, TaintToleration), or no set of pods frees enough "
+     "(UnexpectedAdmissionError); nothing is evicted",
+     "CriticalPodAdmissionHandler.HandleAdmissionFailure (pkg/kubelet/preemption/preemption.go)"),
     # -- PostFilter: DefaultPreemption and the nominator (a vector with "preemption") ---------------------------
     ("preemption.success", "no node fits; evicting pods of lower priority makes one fit: they are deleted and the "
      "pod is nominated there", "Evaluator.Preempt (pkg/scheduler/framework/preemption)"),
@@ -792,7 +796,7 @@ _LABEL_ROWS: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("run", "the scheduling queue's Run: its periodic flushes", ("queue.flush_backoff.", "queue.flush_leftover.")),
     ("scheduling-gates", "PreEnqueue and SchedulingGates: gated pods wait in unschedulablePods",
      ("queue.pre_enqueue.",)),
-    ("critical-pod", "the kubelet's critical-pod preemption", ("cycle.kubelet.critical_evicts",)),
+    ("critical-pod", "the kubelet's critical-pod preemption", ("cycle.kubelet.critical_",)),
     ("preemption", "PostFilter (DefaultPreemption) and the nominator, in a vector with \"preemption\"",
      ("preemption.",)),
     ("pdb", "PodDisruptionBudgets: DefaultPreemption's victims and node choice read them",
