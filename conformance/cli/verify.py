@@ -47,8 +47,8 @@ class Check:
     command: tuple[str, ...] = ()  # if set, run `ksspec <command>` in the project root instead of pytest
     weight: float = 1.0
     """Its rough cost relative to the others: ``ksspec verify`` starts the lightest first, then the heaviest first.
-    The rows' weights are the CPU-seconds each took alone (fast profile, 1,975 vectors, at a load of 5 to 8 on 2
-    cores, 2026-11-29), so that the two cores finish together."""
+    The rows' weights are the CPU-seconds each took alone (fast profile, 1,975 vectors, at a load of 4 to 8 on 2
+    cores, 2026-11-29; the README's table), so that the two cores finish together."""
     pytest_args: tuple[str, ...] = ("-n", "2")
     """A pytest row's options (default: 2 pytest-xdist workers, the project's machines' cores)."""
 
@@ -83,7 +83,7 @@ def _checks(prove: Check, refinement_args: tuple[str, ...] = ("-n", "2")) -> tup
     return (
         Check("refimpl refines spec (Hypothesis stateful)", REFINEMENT_DIR, weight=97, pytest_args=refinement_args),
         Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
-              ("conformance", "generate", "--check"), weight=60),
+              ("conformance", "generate", "--check"), weight=104),
         Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
               ("conform", "--impl", "refimpl", "--no-progress"), weight=36),
         Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",
