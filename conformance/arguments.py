@@ -57,6 +57,11 @@ def whole_number(text: str, what: str) -> int:
         raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
 
 
+MAX_BOUND = 1_000_000
+"""The largest count a bound or universe flag of ``ksspec prove`` or ``ksspec check`` accepts (far beyond what can
+be explored; it only keeps a typo from allocating for ever)."""
+
+
 def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
     """An argparse type: a whole number in [low, high]."""
 

@@ -17,9 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from conformance.arguments import cluster, int_in, non_negative, positive
+from conformance.arguments import MAX_BOUND, cluster, int_in, non_negative, positive
 from conformance.cli.check_queue import add_queue_check_arguments, build_queue_system, queue_only_flags
-from conformance.cli.prove import MAX_BOUND
 from conformance.console import make_console
 from conformance.interrupts import received
 from conformance.usage import UsageError, check_report_path, cluster_error, usage_error

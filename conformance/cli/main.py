@@ -11,17 +11,23 @@ code of their area and print.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.metadata
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from conformance.arguments import ArgumentParser
-from conformance.cli import check, conform, prove, report, simulate, verify
 from conformance.format import VECTORS, VectorFormatError, load_manifest
 from conformance.usage import EXIT_USAGE
 
 DISTRIBUTION: Final = "kube-scheduler-spec"
+COMMAND_MODULES: Final = ("verify", "prove", "check", "conform", "simulate", "report")
+"""The modules under ``conformance.cli`` that register the subcommands, in the order ``ksspec --help`` lists them."""
+MODULE_OF_COMMAND: Final = {"verify": "verify", "prove": "prove", "check": "check", "conform": "conform",
+                            "conformance": "conform", "simulate": "simulate", "report": "report"}
+"""The module that registers each subcommand: ``ksspec COMMAND ...`` imports only that one (the others import Z3,
+the runner, the simulator: about a CPU-second that ``ksspec verify``'s rows paid once each)."""
 
 
 def version_text() -> tuple[str, int]:
@@ -52,7 +58,9 @@ class VersionAction(argparse.Action):
         parser.exit(code)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``ksspec`` parser with every subcommand; with ``command`` the name of one, with that subcommand alone (the
+    parse of a command line that starts with it is the same, without importing the other subcommands' modules)."""
     parser = ArgumentParser(
         prog="ksspec",
         description="Check the kube-scheduler cache specification, reference implementation and conformance.",
@@ -60,17 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction,
                         help="print the package version and the vectors' format version, and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    verify.register(commands)
-    prove.register(commands)
-    check.register(commands)
-    conform.register(commands)
-    simulate.register(commands)
-    report.register(commands)
+    modules = (MODULE_OF_COMMAND[command],) if command in MODULE_OF_COMMAND else COMMAND_MODULES
+    for module in modules:
+        importlib.import_module(f"conformance.cli.{module}").register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
     handler: Callable[[argparse.Namespace], int] = args.handler
     return handler(args)
 

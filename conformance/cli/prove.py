@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from conformance.arguments import existing_directory, int_in, non_empty, positive
+from conformance.arguments import MAX_BOUND, existing_directory, int_in, non_empty, positive
 from conformance.cli import crosshair as crosshair_runner
 from conformance.cli.crosshair import (
     DEFAULT_BUDGET,
@@ -52,9 +52,6 @@ CROSSHAIR_STYLE = {
 Z3_CANCELED = "canceled"
 """Z3's reason for ``unknown`` when a Ctrl-C reached it during a check (it catches SIGINT itself)."""
 VERDICT_STYLE = {Verdict.PROVED: "bold green", Verdict.REFUTED: "bold red", Verdict.UNKNOWN: "yellow"}
-MAX_BOUND = 1_000_000
-"""The largest count a bound or universe flag accepts (far beyond what can be explored; it only keeps a typo from
-allocating for ever)."""
 
 
 # ============================================================================================
