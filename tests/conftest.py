@@ -4,7 +4,8 @@
 - ``dev``: random exploration with the default example budget.
 - ``thorough``: twenty times the example budget, for local soak runs.
 - ``fast``: ``ci`` with fewer examples (20 per property where ``ci`` runs 100; the refinement machines name their
-  own numbers, 50 where ``ci`` runs 500): ``ksspec verify``'s default, so ``make verify`` ends within two minutes.
+  own numbers, 50 where ``ci`` runs 500): ``ksspec verify``'s default, the
+  profile a user runs first (README, "make verify", gives its time).
 
 Every name here is in ``conformance.cli.verify.HYPOTHESIS_PROFILES``, which ``ksspec verify --hypothesis-profile``
 checks.
