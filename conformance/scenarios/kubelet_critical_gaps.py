@@ -185,6 +185,29 @@ def tiny_victim_scenarios() -> list[Scenario]:
     return scenarios
 
 
+def best_effort_tier_scenarios() -> list[Scenario]:
+    """A BestEffort victim that holds an extended resource: ``GetPodQOS`` reads only cpu and memory, so a pod asking
+    for a gpu alone is BestEffort, and ``getPodsToPreempt`` counts the BestEffort tier as freed before it picks
+    Burstable victims by distance. Were that pod Burstable, the greedy pick over one merged tier would choose
+    differently."""
+    be = _pod("be", gpu=1)
+    b_mem = _pod("bm", memory=400 * MIB)
+    b_both = _pod("bb", gpu=1, memory=200 * MIB)
+    crit = _pod("crit", SYSTEM_CRITICAL_PRIORITY, gpu=1, memory=400 * MIB)
+    large = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10, GPU: 3}))
+    shrunk = Node("k1", resources_from({"cpu": 2000, "memory": 600 * MIB, "pods": 10, GPU: 2}))
+    return [
+        _gap("best_effort_gpu_victim_counted_first",
+             f"getPodsToPreempt ({PREEMPTION_TEST}) with GetPodQOS: be asks for 1 {GPU} and no cpu or memory, so it "
+             "is BestEffort; k1 shrank to 600Mi and 2 gpus, so the critical pod (1 gpu, 400Mi) lacks 400Mi and 1 "
+             "gpu. The Burstable victims are picked as if every BestEffort pod were gone (be covers the gpu): bm "
+             "(400Mi) is the closest to 400Mi; then the BestEffort pods cover what bm leaves (the gpu): be. Evicted: "
+             "be and bm. Were be Burstable, bb (1 gpu, 200Mi, the closest to both) would be picked first, then bm",
+             _on_k1_then(large, shrunk, [be, b_mem, b_both], crit)),
+    ]
+
+
 def kubelet_critical_gap_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
-    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios()]
+    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios(),
+            *best_effort_tier_scenarios()]
