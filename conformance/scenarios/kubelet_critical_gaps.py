@@ -207,7 +207,26 @@ def best_effort_tier_scenarios() -> list[Scenario]:
     ]
 
 
+def absent_resource_scenarios() -> list[Scenario]:
+    """A node that no longer has a hugepages resource at all: ``GetInsufficientAmount`` reads its capacity as 0.
+    (An *extended* resource the node lacks would not do: the kubelet's admission drops such requests first,
+    ``removeMissingExtendedResources`` in pkg/kubelet/lifecycle/predicate.go; hugepages are not extended resources.)"""
+    pages = "hugepages-2Mi"
+    large = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10, pages: 4 * MIB}))
+    gone = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10}))
+    crit = Pod("crit", "pod-crit", containers=(Container("c", resources_from({"cpu": 300, pages: 2 * MIB})),),
+               priority=SYSTEM_CRITICAL_PRIORITY)
+    return [
+        _gap("hugepages_gone_from_node",
+             f"HandleAdmissionFailure ({PREEMPTION_TEST}) with GetInsufficientAmount: the critical pod asks for 300m "
+             f"and 2Mi of {pages}; k1 then loses its hugepages (its allocatable no longer names {pages}), so the pod "
+             "lacks 2Mi - (0 - 0) = 2Mi, which no running pod holds: no set of pods frees it, the pod is rejected "
+             "(UnexpectedAdmissionError) and v keeps running",
+             _on_k1_then(large, gone, [_pod("v", cpu=300)], crit)),
+    ]
+
+
 def kubelet_critical_gap_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios(),
-            *best_effort_tier_scenarios()]
+            *best_effort_tier_scenarios(), *absent_resource_scenarios()]
