@@ -185,6 +185,48 @@ def tiny_victim_scenarios() -> list[Scenario]:
     return scenarios
 
 
+def best_effort_tier_scenarios() -> list[Scenario]:
+    """A BestEffort victim that holds an extended resource: ``GetPodQOS`` reads only cpu and memory, so a pod asking
+    for a gpu alone is BestEffort, and ``getPodsToPreempt`` counts the BestEffort tier as freed before it picks
+    Burstable victims by distance. Were that pod Burstable, the greedy pick over one merged tier would choose
+    differently."""
+    be = _pod("be", gpu=1)
+    b_mem = _pod("bm", memory=400 * MIB)
+    b_both = _pod("bb", gpu=1, memory=200 * MIB)
+    crit = _pod("crit", SYSTEM_CRITICAL_PRIORITY, gpu=1, memory=400 * MIB)
+    large = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10, GPU: 3}))
+    shrunk = Node("k1", resources_from({"cpu": 2000, "memory": 600 * MIB, "pods": 10, GPU: 2}))
+    return [
+        _gap("best_effort_gpu_victim_counted_first",
+             f"getPodsToPreempt ({PREEMPTION_TEST}) with GetPodQOS: be asks for 1 {GPU} and no cpu or memory, so it "
+             "is BestEffort; k1 shrank to 600Mi and 2 gpus, so the critical pod (1 gpu, 400Mi) lacks 400Mi and 1 "
+             "gpu. The Burstable victims are picked as if every BestEffort pod were gone (be covers the gpu): bm "
+             "(400Mi) is the closest to 400Mi; then the BestEffort pods cover what bm leaves (the gpu): be. Evicted: "
+             "be and bm. Were be Burstable, bb (1 gpu, 200Mi, the closest to both) would be picked first, then bm",
+             _on_k1_then(large, shrunk, [be, b_mem, b_both], crit)),
+    ]
+
+
+def absent_resource_scenarios() -> list[Scenario]:
+    """A node that no longer has a hugepages resource at all: ``GetInsufficientAmount`` reads its capacity as 0.
+    (An *extended* resource the node lacks would not do: the kubelet's admission drops such requests first,
+    ``removeMissingExtendedResources`` in pkg/kubelet/lifecycle/predicate.go; hugepages are not extended resources.)"""
+    pages = "hugepages-2Mi"
+    large = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10, pages: 4 * MIB}))
+    gone = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10}))
+    crit = Pod("crit", "pod-crit", containers=(Container("c", resources_from({"cpu": 300, pages: 2 * MIB})),),
+               priority=SYSTEM_CRITICAL_PRIORITY)
+    return [
+        _gap("hugepages_gone_from_node",
+             f"HandleAdmissionFailure ({PREEMPTION_TEST}) with GetInsufficientAmount: the critical pod asks for 300m "
+             f"and 2Mi of {pages}; k1 then loses its hugepages (its allocatable no longer names {pages}), so the pod "
+             "lacks 2Mi - (0 - 0) = 2Mi, which no running pod holds: no set of pods frees it, the pod is rejected "
+             "(UnexpectedAdmissionError) and v keeps running",
+             _on_k1_then(large, gone, [_pod("v", cpu=300)], crit)),
+    ]
+
+
 def kubelet_critical_gap_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
-    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios()]
+    return [*non_resource_scenarios(), *extended_resource_scenarios(), *qos_scenarios(), *tiny_victim_scenarios(),
+            *best_effort_tier_scenarios(), *absent_resource_scenarios()]
