@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -26,13 +27,19 @@ def observed(vector: Vector) -> list[tuple[Step, Any]]:
 
 
 # One generation of every vector costs minutes: the module's tests share it, on one xdist worker (`--dist
-# loadgroup`, Makefile and .ci/run), where plain `--dist load` would build the fixture once per worker.
+# loadgroup`, Makefile and .ci/run), where plain `--dist load` would build it once per worker. It is kept for the
+# process (a module-scoped fixture was built twice on one worker: xdist need not run a group's tests back to back).
 pytestmark = pytest.mark.xdist_group("generate")
 
 
-@pytest.fixture(scope="module")
+@functools.cache
+def _generation() -> tuple[Vector, ...]:
+    return tuple(generate.generate_all())
+
+
+@pytest.fixture
 def generated() -> list[Vector]:
-    return generate.generate_all()
+    return list(_generation())
 
 
 def test_committed_vectors_match_the_spec(generated: list[Vector]) -> None:
