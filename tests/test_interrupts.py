@@ -23,13 +23,21 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find processes")
 
 
+def _no_signal_held() -> None:
+    """In the child, before exec: unblock every signal."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
 def interrupt(argv: list[str], marker: str | None, delay: float, *, twice: bool = False, group: bool = True,
               limit: float = 90) -> tuple[int, str]:
     """Run ``ksspec argv``; once ``marker`` is printed (None: at once) and ``delay`` seconds later, send SIGINT (two,
     0.05 s apart, with ``twice``) to its group (or to it alone); its exit code and output. Fails on a traceback or
     a process left in the group."""
+    # The child starts with no signal held back, as from a shell: a signal mask inherited from the test process
+    # (SIGINT pending forever) would let the command run to its end, as one run of make test saw once.
     process = subprocess.Popen([sys.executable, "-m", "conformance.entry", *argv], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                               preexec_fn=_no_signal_held,
                                env={**os.environ, "COLUMNS": "200", "PYTHONPATH": str(ROOT)})
     lines: list[str] = []
     seen = threading.Event()
