@@ -396,6 +396,14 @@ def drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR) -> list[str]
     if {path.name for path in directory.glob("*.json")} == set(files) and all(
             (directory / name).read_text() == text for name, text in files.items()):
         return []
+    return full_drift(vectors, directory, files)
+
+
+def full_drift(vectors: Sequence[Vector], directory: Path = VECTORS_DIR,
+               files: dict[str, str] | None = None) -> list[str]:
+    """:func:`drift` without its shortcut: every committed vector parsed and compared with the generated one, then
+    every file (``files``: the rendered ones, computed when not given) compared byte for byte."""
+    files = render_files(vectors) if files is None else files
     expected = {v.id: v.to_json() for v in vectors}
     committed: dict[str, Any] = {}
     problems = []

@@ -1,51 +1,23 @@
 """``generate.drift``'s shortcut (byte-identical files are not parsed) names exactly what the full comparison names.
 
-The reference below is the full comparison ``drift`` ran before the shortcut: every committed vector parsed and
-compared with the generated one, then every file compared byte for byte. Both run on the committed vectors (read
-back with :func:`load_vectors`, which checks them against the manifest) and on copies altered in each way drift
-reports: a changed vector, a formatting change, a missing file, an extra file (one without vectors
-is no difference to either), a missing vector, invalid JSON, a changed manifest.
+The reference is :func:`generate.full_drift`, the full comparison ``drift`` ran before the shortcut: every committed
+vector parsed and compared with the generated one, then every file compared byte for byte. Both run on the committed
+vectors (read back with :func:`load_vectors`, which checks them against the manifest) and on copies altered in each
+way drift reports: a changed vector, a formatting change, a missing file, an extra file (one without vectors is no
+difference to either), a missing vector, invalid JSON, a changed manifest.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conformance import bounded_json, generate
-from conformance.format import VECTORS_DIR, Vector, load_vectors, render_files
-
-
-def full_drift(vectors: Sequence[Vector], directory: Path) -> list[str]:
-    """The comparison without the shortcut (``drift`` as it was)."""
-    expected = {v.id: v.to_json() for v in vectors}
-    committed: dict[str, Any] = {}
-    problems = []
-    for path in sorted(directory.glob("*.json")):
-        if path.name == "manifest.json":
-            continue
-        try:
-            for data in bounded_json.loads(path.read_text()).get("vectors", []):
-                committed[data.get("id", f"{path.name}:?")] = data
-        except (ValueError, AttributeError) as error:
-            problems.append(f"{path.name}: not valid JSON ({error})")
-    for vid in sorted(set(expected) | set(committed)):
-        if vid not in committed:
-            problems.append(f"{vid}: generated from the spec but not committed")
-        elif vid not in expected:
-            problems.append(f"{vid}: committed but no longer generated from the spec")
-        elif committed[vid] != expected[vid]:
-            problems.append(f"{vid}: committed vector differs from the spec's")
-    for name, text in render_files(vectors).items():
-        path = directory / name
-        if not problems and (not path.is_file() or path.read_text() != text):
-            problems.append(f"{name}: file differs from the generated one (formatting or manifest)")
-    return problems
+from conformance import generate
+from conformance.format import VECTORS_DIR, Vector, load_vectors
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +70,7 @@ ALTERATIONS: list[Callable[[Path], None]] = [change_a_vector, reformat, remove_a
 
 
 def test_committed_vectors_have_no_drift_either_way(committed: list[Vector]) -> None:
-    assert generate.drift(committed, VECTORS_DIR) == full_drift(committed, VECTORS_DIR) == []
+    assert generate.drift(committed, VECTORS_DIR) == generate.full_drift(committed, VECTORS_DIR) == []
 
 
 @pytest.mark.parametrize("alter", ALTERATIONS, ids=lambda alter: alter.__name__)
@@ -110,4 +82,4 @@ def test_an_altered_copy_gets_the_same_lines(committed: list[Vector], tmp_path: 
     problems = generate.drift(committed, directory)
     # every alteration is a difference, but for an extra file without vectors (neither comparison looks at it)
     assert bool(problems) is (alter is not add_an_empty_file)
-    assert problems == full_drift(committed, directory)
+    assert problems == generate.full_drift(committed, directory)
