@@ -216,6 +216,9 @@ def absent_resource_scenarios() -> list[Scenario]:
     gone = Node("k1", resources_from({"cpu": 2000, "memory": 1024 * MIB, "pods": 10}))
     crit = Pod("crit", "pod-crit", containers=(Container("c", resources_from({"cpu": 300, pages: 2 * MIB})),),
                priority=SYSTEM_CRITICAL_PRIORITY)
+    holder = Pod("h", "pod-h", containers=(Container("c", resources_from({"cpu": 300, pages: 2 * MIB})),))
+    one_byte = Pod("crit", "pod-crit", containers=(Container("c", resources_from({"cpu": 300, pages: 1})),),
+                   priority=SYSTEM_CRITICAL_PRIORITY)
     return [
         _gap("hugepages_gone_from_node",
              f"HandleAdmissionFailure ({PREEMPTION_TEST}) with GetInsufficientAmount: the critical pod asks for 300m "
@@ -223,6 +226,16 @@ def absent_resource_scenarios() -> list[Scenario]:
              "lacks 2Mi - (0 - 0) = 2Mi, which no running pod holds: no set of pods frees it, the pod is rejected "
              "(UnexpectedAdmissionError) and v keeps running",
              _on_k1_then(large, gone, [_pod("v", cpu=300)], crit)),
+        _gap("hugepages_gone_one_byte_short",
+             f"HandleAdmissionFailure ({PREEMPTION_TEST}) with GetInsufficientAmount at the boundary: h (2Mi of "
+             f"{pages}) runs on k1; the critical pod asks for 1 byte of {pages} (the API server refuses such a pod "
+             "on create since v1.19, ValidatePodSpec's AllowIndivisibleHugePagesValues, but still updates one made "
+             "before: a pod that old reaches the kubelet as written); k1 then loses its hugepages, so the pod lacks "
+             "1 - (0 - 2Mi) = 2Mi + 1 byte, one byte more than h frees: no set of pods frees it, the pod is rejected "
+             "(UnexpectedAdmissionError) and h keeps running. Read as 1 instead of 0, the missing capacity would "
+             "make it exactly 2Mi and h would be evicted",
+             [ClusterAddNode(large), CreatePod(holder), *placed("h", "k1"), AdmitPod("h"), CreatePod(one_byte),
+              *placed("crit", "k1"), ClusterUpdateNode(gone), AdmitPod("crit")]),
     ]
 
 
