@@ -360,7 +360,8 @@ class NodeInfo:
             clone.pvc_ref_counts = dict(self.pvc_ref_counts)
         elif not kept & EMPTY_PVCS:
             clone.pvc_ref_counts = {}
-        # Resource.copy_from, inlined: two of the few Python calls a one-node update makes.
+        # Requested and NonZeroRequested copied in place (``*r = *other.Clone()``), inlined: two of the few Python
+        # calls a one-node update makes.
         source = self.requested
         requested.milli_cpu = source.milli_cpu
         requested.memory = source.memory

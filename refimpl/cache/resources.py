@@ -90,15 +90,6 @@ class Resource:
                     self.scalar_resources = {}
                 self.scalar_resources[name] = self.scalar_resources.get(name, 0) + quantity
 
-    def copy_from(self, other: Resource) -> None:
-        """``*r = *other.Clone()``: take ``other``'s figures, with a copy of its scalar map. Never fails."""
-        self.milli_cpu = other.milli_cpu
-        self.memory = other.memory
-        self.ephemeral_storage = other.ephemeral_storage
-        self.allowed_pod_number = other.allowed_pod_number
-        scalars = other.scalar_resources
-        self.scalar_resources = dict(scalars) if scalars is not None else None
-
     def clone(self) -> Resource:
         """``Resource.Clone``: a copy whose scalar map is a copy too (a nil map stays nil)."""
         # Slots written one by one into a bare object: a snapshot clones two per node, and this is a fifth fewer
