@@ -20,6 +20,7 @@ from mutation.run import (
     restrict_to_functions,
     restrict_to_packages,
     score,
+    without_listed,
 )
 
 # Listing the mutants costs a minute or two when .mutation-catalogue/ is cold: this package's tests share one
@@ -164,3 +165,20 @@ def test_an_unknown_package_is_a_usage_error_before_anything_runs(capsys: pytest
         main(["--package", "refimpl.nope"])
     assert exit_info.value.code == 2
     assert "--package: no in-scope mutant in package(s) refimpl.nope" in capsys.readouterr().err
+
+
+def test_unlisted_only_runs_the_mutants_no_entry_lists_and_reaches_the_same_verdict() -> None:
+    current = _current()
+    matching = match_equivalents(_listed(2, 6), current)
+    unlisted = without_listed(current, matching)
+    assert sorted(unlisted) == sorted(set(current) - {f"{CACHE}2", f"{CACHE}6"})
+    # The whole run: CACHE 2 survives (listed), 6 is killed (a stale entry); the others as below.
+    codes = {f"{CACHE}1": 1, f"{CACHE}2": 0, f"{CACHE}3": 1, f"{CACHE}4": 1, f"{CACHE}5": 36, f"{CACHE}6": 1,
+             f"{QUEUE}1": 0}
+    whole = judge(current, codes, current, matching)
+    only = judge(unlisted, codes, current, matching)
+    assert [m.name for m in whole.unlisted] == [m.name for m in only.unlisted] == [f"{QUEUE}1"]
+    assert not whole.ok and not only.ok
+    assert [name for _, name, _ in whole.stale] == [f"{CACHE}6"] and not only.stale  # what it cannot see
+    codes[f"{QUEUE}1"] = 1
+    assert judge(unlisted, codes, current, matching).ok
