@@ -30,7 +30,7 @@ class PodRef:
 class Nominator:
     """``nominator``: ``nominated_pods`` node -> refs in insertion order; ``pod_to_node`` UID -> node."""
 
-    def __init__(self, pod_lister: PodLister | None = None, *, empty_nomination_clears: bool = False) -> None:
+    def __init__(self, pod_lister: PodLister | None, *, empty_nomination_clears: bool) -> None:
         self.pod_lister = pod_lister
         """Checked before nominating: a pod gone, or bound, is not nominated (None: no check, as in queue tests)."""
         self.empty_nomination_clears = empty_nomination_clears
