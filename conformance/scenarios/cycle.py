@@ -490,10 +490,12 @@ def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, 
                 if rejection.plugin == "NodeResourcesFit":  # its code depends on the node: a class each
                     kind += f"_{rejection.code}"
             found.setdefault(transition_class(cluster, op, kind), [*path, op])
-            if len(path) + 1 >= EXPLORATION_DEPTH or _key(after) in seen:
+            if len(path) + 1 >= EXPLORATION_DEPTH:
                 continue
-            seen.add(_key(after))
-            frontier.append((after, [*path, op]))
+            key = _key(after)
+            if key not in seen:
+                seen.add(key)
+                frontier.append((after, [*path, op]))
     return found
 
 
