@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Final
 
 from conformance.codec import operation_name
@@ -64,6 +63,7 @@ from spec.objects import (
 )
 from spec.quantities import SECOND, resource_list
 from spec.resources import EMPTY_RESOURCE
+from spec.valuetypes import replace
 from spec.versions import PROFILES
 
 MIB: Final = 2**20
