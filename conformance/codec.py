@@ -55,9 +55,16 @@ class CodecError(ValueError):
     """A JSON value does not describe the spec object it should; the message names the path."""
 
 
+_NAMES: dict[type[object], str] = {}
+
+
 def operation_name(op_type: type[object]) -> str:
-    """``AssumePod`` -> ``assume_pod``: the name an operation has in vectors and in the protocol."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", op_type.__name__).lower()
+    """``AssumePod`` -> ``assume_pod``: the name an operation has in vectors and in the protocol (remembered per
+    type: exploration names every operation it tries)."""
+    name = _NAMES.get(op_type)
+    if name is None:
+        name = _NAMES[op_type] = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type.__name__).lower()
+    return name
 
 
 OPERATIONS: Final[dict[str, type[Any]]] = {

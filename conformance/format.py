@@ -29,7 +29,7 @@ from typing import Any, Final
 
 import jsonschema
 
-from conformance import bounded_json
+from conformance import bounded_json, indented_json
 from conformance.behaviours.coverage import totals
 
 JSON = Any
@@ -386,8 +386,8 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
     for vector in sorted(vectors, key=lambda v: v.id):
         groups.setdefault(file_name(vector), []).append(vector)
     files = {
-        name: json.dumps({"format_version": FORMAT_VERSION, "vectors": [v.to_json() for v in group]},
-                         indent=1, ensure_ascii=False) + "\n"
+        name: indented_json.dumps({"format_version": FORMAT_VERSION, "vectors": [v.to_json() for v in group]},
+                                  ensure_ascii=False) + "\n"
         for name, group in sorted(groups.items())
     }
     manifest = {
@@ -403,7 +403,7 @@ def render_files(vectors: Sequence[Vector]) -> dict[str, str]:
             for v in sorted(vectors, key=lambda v: v.id)
         ],
     }
-    files[MANIFEST_NAME] = json.dumps(manifest, indent=1) + "\n"
+    files[MANIFEST_NAME] = indented_json.dumps(manifest) + "\n"
     return files
 
 

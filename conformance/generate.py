@@ -172,12 +172,13 @@ def explore_cache(
         expanded += 1
         for op in ops:
             target = cache_target(world.cache, op)
-            after, outcome, returned = apply_cache_step(world, op)
+            after, outcome, returned = apply_cache_step(world, op, observe_returned=rules)
             key = f"{operation_name(type(op))}.{(outcome.kind or 'ok').lower()}.{target}"
-            found.setdefault(key, [*path, op])
+            if key not in found:
+                found[key] = [*path, op]
             for tag in cache_step_behaviours(world, op, after, outcome, returned) if rules else ():
-                if tag.startswith(SHAPE_TOPICS):
-                    found.setdefault(f"rule.{tag}", [*path, op])
+                if tag.startswith(SHAPE_TOPICS) and f"rule.{tag}" not in found:
+                    found[f"rule.{tag}"] = [*path, op]
             if outcome.status is Status.FATAL or len(path) + 1 >= EXPLORATION_DEPTH or after in seen:
                 continue
             seen.add(after)
@@ -205,10 +206,12 @@ def explore_dispatcher(profile_name: str, rich: bool = False) -> dict[str, list[
             key = f"{operation_name(type(op))}.{kind}.{target}"
             if key not in found:
                 found[key] = [*path, op]
-            if len(path) + 1 >= EXPLORATION_DEPTH or _queue_key(after) in seen:
+            if len(path) + 1 >= EXPLORATION_DEPTH:
                 continue
-            seen.add(_queue_key(after))
-            frontier.append((after, [*path, op]))
+            key = _queue_key(after)
+            if key not in seen:
+                seen.add(key)
+                frontier.append((after, [*path, op]))
     return found
 
 

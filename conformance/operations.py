@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from spec.cache.cache import CacheState, update_metrics
-from spec.cache.snapshot import Snapshot, SnapshotInconsistent, update_snapshot
+from spec.cache.snapshot import Snapshot
 from spec.cluster import kubelet, restart
 from spec.cycle import cycle
 from spec.cycle.cycle import Cluster, CycleNotEnabled, FailurePoint, PodAlreadyExists
@@ -58,6 +58,7 @@ from spec.cycle.preemption import PreemptionResult
 from spec.cycle.select import Decision, schedule_decision
 from spec.objects import Namespace, Node, Pod, PodDisruptionBudget
 from spec.quantities import Duration
+from spec.valuetypes import remember_by_identity
 
 UNSCHEDULABLE: Final = "Unschedulable"
 """A filter rejected the node the step names (Kubernetes' ``framework.Unschedulable`` status)."""
@@ -268,22 +269,22 @@ class CycleOutcome:
     already in the decision's."""
 
 
+@remember_by_identity(maxsize=16)
 def cycle_decision(cluster: Cluster, snapshot: Snapshot, pod: Pod) -> Decision:
     """What the scheduling cycle of ``pod`` on the refreshed ``snapshot`` decides (``schedulePod``), under the
     cluster's release, its search starting at the cluster's ``nextStartNodeIndex`` (with 100 nodes or more it stops
     after ``numFeasibleNodesToFind`` feasible nodes; :attr:`Decision.next_start` is where the next one starts).
-    InterPodAffinity reads the cluster's namespaces."""
+    InterPodAffinity reads the cluster's namespaces. Remembered per objects: exploration tries a ``schedule_pod``
+    and a ``fail_scheduling`` per node from one state, which decide the same."""
     start = cycle.search_start(cluster, len(snapshot.node_info_list))
     return schedule_decision(snapshot, pod, cluster.cache.profile, start=start, namespaces=cluster.namespaces,
                              nominated=cycle.nominated_pods(cluster))
 
 
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
-    """The snapshot a scheduling cycle sees: ``UpdateSnapshot`` first (an inconsistency keeps the recovery)."""
-    try:
-        return update_snapshot(cluster.cache, cluster.snapshot)
-    except SnapshotInconsistent as error:
-        return error.snapshot_after
+    """The snapshot a scheduling cycle sees: ``UpdateSnapshot`` first (an inconsistency keeps the recovery):
+    :func:`spec.cycle.cycle.refreshed_snapshot`, the one the step's guard read."""
+    return cycle.refreshed_snapshot(cluster)
 
 
 def first_failing_filter(snapshot: Snapshot, pod: Pod, node: str,

@@ -9,9 +9,10 @@ and with the behaviours its steps were *observed* to exercise (:mod:`conformance
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from conformance.behaviours import cache_step_behaviours, checked, cycle_step_behaviours, dispatcher_step_behaviours
 from conformance.behaviours.queue import queue_step_behaviours
@@ -88,6 +89,20 @@ def apply_cache_step(
     return after, outcome, returned
 
 
+_ENCODED: dict[int, tuple[object, tuple[str, dict[str, Any]]]] = {}
+"""Encoded operations by operation object (kept alive with its entry, so its id stays its own)."""
+
+
+def encoded_operation(op: object) -> tuple[str, dict[str, Any]]:
+    """:func:`conformance.codec.encode_operation`, computed once per operation object: scenarios share operation
+    objects (the universe's), and each profile's run encodes every step again. The steps share the JSON, which
+    nothing changes."""
+    entry = _ENCODED.get(id(op))
+    if entry is None or entry[0] is not op:
+        entry = _ENCODED[id(op)] = (op, encode_operation(op))
+    return entry[1]
+
+
 Trace = tuple[list[Step], frozenset[str]]
 """A trace's steps and the behaviours they exercised."""
 
@@ -102,7 +117,7 @@ def cache_steps(profile: VersionProfile, ttl: int, ops: Sequence[Operation | Upd
         before = world
         world, outcome, returned = apply_cache_step(world, op)
         seen |= cache_step_behaviours(before, op, world, outcome, returned)
-        name, args = encode_operation(op)
+        name, args = encoded_operation(op)
         if outcome.status is Status.FATAL:
             steps.append(Step(name, args, Expect("fatal", outcome.kind, outcome.message)))
             break
@@ -127,7 +142,7 @@ def dispatcher_steps(profile: VersionProfile, ops: Sequence[CallQueueOperation])
         queue, error = apply_call_queue(queue, op)
         seen |= dispatcher_step_behaviours(old, op, queue, error)
         current = observe_dispatcher(queue, before)
-        name, args = encode_operation(op)
+        name, args = encoded_operation(op)
         if error is None:
             expect = Expect("ok", None, "", diff(previous, current))
         else:
@@ -153,7 +168,7 @@ def cycle_steps(profile: VersionProfile, ttl: int, ops: Sequence[CycleOperation]
             raise ValueError(f"step {index} ({op!r}) cannot happen under {profile.name}: {error}") from None
         seen |= cycle_step_behaviours(before, op, cluster, outcome)
         current = observe_cluster(cluster, outcome.filters, outcome.decision, outcome.preemption)
-        name, args = encode_operation(op)
+        name, args = encoded_operation(op)
         status = "ok" if outcome.kind is None else "error"
         steps.append(Step(name, args, Expect(status, outcome.kind, outcome.message, diff(previous, current))))
         previous = current
@@ -177,7 +192,7 @@ def queue_steps(profile: VersionProfile, ops: Sequence[QueueOperation]) -> tuple
         popped = NOTHING if outcome.popped is None else outcome.popped.uid
         went = NOTHING if outcome.went is None else outcome.went.value
         current = observe_scheduling_queue(world.queue, popped, went)
-        name, args = encode_operation(op)
+        name, args = encoded_operation(op)
         if outcome.error is None:
             expect = Expect("ok", None, "", diff(previous, current))
         else:
@@ -214,31 +229,102 @@ def _applicable(scenario: Scenario) -> list[str]:
     ]
 
 
+def steps_under(scenario: Scenario, profile: VersionProfile) -> Trace | None:
+    """The steps of ``scenario`` under ``profile`` and the behaviours they exercised; None for a generated cycle or
+    queue trace that cannot happen under ``profile`` (a curated one fails with ``ValueError``)."""
+    if scenario.area == "dispatcher":
+        return dispatcher_steps(profile, scenario.ops)
+    if scenario.area == "cycle":
+        try:
+            return cycle_steps(profile, scenario.ttl, scenario.ops, scenario.preemption)
+        except ValueError:
+            if scenario.origin == "curated":
+                raise
+            return None  # a generated trace found under one profile that cannot happen under this one
+    if scenario.area == "queue":
+        try:
+            return queue_steps(profile, scenario.ops)
+        except ValueError:
+            if scenario.origin == "curated":
+                raise
+            return None  # a generated trace with a step this profile does not enable (an Add that v1.37 leaves
+            # in two sub-queues: VersionProfile.add_leaves_backoff_entry)
+    return cache_steps(profile, scenario.ttl, scenario.ops)
+
+
+PROFILE_FIELDS: Final = frozenset(field.name for field in dataclasses.fields(VersionProfile))
+
+
+class RecordingProfile(VersionProfile):
+    """A profile that records which of its fields are read (:func:`traces_by_profile`).
+
+    A read of any other attribute (its ``__dict__``, a pickling or copying hook, ...) counts as a read of every
+    field, and so do ``==``, ``hash`` and ``repr``, which give what they give for the plain profile with the same
+    fields; only ``__class__`` is read freely (the same class for every recording). A copy made with ``replace``
+    reads every field of the original."""
+
+    def __init__(self, profile: VersionProfile | None = None, /, **fields: Any) -> None:
+        values = {name: getattr(profile, name) for name in PROFILE_FIELDS} if profile is not None else fields
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_reads", set())
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in PROFILE_FIELDS:
+            object.__getattribute__(self, "_reads").add(name)
+        elif name != "__class__":  # (a copy made without __init__ has its set made here, by reading __dict__)
+            object.__getattribute__(self, "__dict__").setdefault("_reads", set()).update(PROFILE_FIELDS)
+        return object.__getattribute__(self, name)
+
+    def plain(self) -> VersionProfile:
+        """The plain profile with the same fields, every field counted as read."""
+        reads: set[str] = object.__getattribute__(self, "_reads")
+        reads.update(PROFILE_FIELDS)
+        return VersionProfile(**{f.name: object.__getattribute__(self, f.name) for f in dataclasses.fields(self)})
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordingProfile):
+            other = RecordingProfile.plain(other)
+        return RecordingProfile.plain(self) == other
+
+    def __hash__(self) -> int:
+        return hash(RecordingProfile.plain(self))
+
+    def __repr__(self) -> str:
+        return repr(RecordingProfile.plain(self))
+
+    def reads(self) -> dict[str, Any]:
+        """The fields read so far, with their values."""
+        return {name: object.__getattribute__(self, name) for name in object.__getattribute__(self, "_reads")}
+
+
+def traces_by_profile(scenario: Scenario) -> dict[str, Trace | None]:
+    """:func:`steps_under` for each profile ``scenario`` applies to, run once per group of profiles that agree on
+    every field the run read: the spec and the observations are pure functions of the scenario and of the fields
+    they read, so a profile that agrees with an earlier run's on all of them would repeat that run step for step.
+    Equal to calling :func:`steps_under` for each (tests/conformance/test_generate.py compares them)."""
+    runs: list[tuple[dict[str, Any], Trace | None]] = []
+    traces: dict[str, Trace | None] = {}
+    for name in _applicable(scenario):
+        profile = PROFILES[name]
+        same = [trace for reads, trace in runs if all(getattr(profile, f) == value for f, value in reads.items())]
+        if same:
+            traces[name] = same[0]
+            continue
+        recording = RecordingProfile(profile)
+        traces[name] = steps_under(scenario, recording)
+        runs.append((RecordingProfile.reads(recording), traces[name]))
+    return traces
+
+
 def expand(scenario: Scenario) -> list[Vector]:
     """One vector per group of profiles with the same expected trace, tagged with the scenario's labels, then the
     behaviours observed under any profile of the group (sorted)."""
     groups: dict[tuple[Any, ...], tuple[list[str], list[Step], set[str]]] = {}
-    for name in _applicable(scenario):
-        profile = PROFILES[name]
-        if scenario.area == "dispatcher":
-            steps, seen = dispatcher_steps(profile, scenario.ops)
-        elif scenario.area == "cycle":
-            try:
-                steps, seen = cycle_steps(profile, scenario.ttl, scenario.ops, scenario.preemption)
-            except ValueError:
-                if scenario.origin == "curated":
-                    raise
-                continue  # a generated trace found under one profile that cannot happen under this one
-        elif scenario.area == "queue":
-            try:
-                steps, seen = queue_steps(profile, scenario.ops)
-            except ValueError:
-                if scenario.origin == "curated":
-                    raise
-                continue  # a generated trace with a step this profile does not enable (an Add that v1.37 leaves
-                # in two sub-queues: VersionProfile.add_leaves_backoff_entry)
-        else:
-            steps, seen = cache_steps(profile, scenario.ttl, scenario.ops)
+    for name, trace in traces_by_profile(scenario).items():
+        if trace is None:
+            continue
+        steps, seen = trace
         if steps:
             group = groups.setdefault(_comparable(steps), ([], steps, set()))
             group[0].append(name)

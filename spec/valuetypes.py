@@ -101,6 +101,10 @@ def replace(obj: V, /, **changes: Any) -> V:
     values = obj.__dict__
     copy = object.__new__(cls)
     state = copy.__dict__
+    if len(values) == len(names):  # the fields alone (no remembered hash to leave out): copy them at once
+        state.update(values)
+        state.update(changes)
+        return copy
     for name in names:
         state[name] = changes[name] if name in changes else values[name]
     return copy

@@ -78,16 +78,17 @@ def _generic(b: CacheState, a: CacheState, outcome: Outcome) -> set[str]:
     tags: set[str] = set()
     if outcome.status is Status.ERROR and outcome.changed and a != b:
         tags.add("cache.error_after_change")
-    for name, info in a.nodes.items():
-        if name not in b.nodes and info.node is None:
-            tags.add("cache.node_info.placeholder_created")
-    for name, info in b.nodes.items():
-        if name not in a.nodes and info.pods:
-            tags.add("cache.node_info.deleted_when_empty")
-        elif name in a.nodes and _relative_order_changed([p.uid for p in info.pods],
-                                                         [p.uid for p in a.nodes[name].pods]):
-            tags.add("cache.node_info.remove_from_slice")
-    if _relative_order_changed(list(b.node_list), list(a.node_list)):
+    if a.nodes is not b.nodes:  # else (most steps exploration tries) no NodeInfo came, went or changed
+        for name, info in a.nodes.items():
+            if name not in b.nodes and info.node is None:
+                tags.add("cache.node_info.placeholder_created")
+        for name, info in b.nodes.items():
+            if name not in a.nodes and info.pods:
+                tags.add("cache.node_info.deleted_when_empty")
+            elif name in a.nodes and a.nodes[name] is not info and _relative_order_changed(
+                    [p.uid for p in info.pods], [p.uid for p in a.nodes[name].pods]):
+                tags.add("cache.node_info.remove_from_slice")
+    if a.node_list is not b.node_list and _relative_order_changed(list(b.node_list), list(a.node_list)):
         tags.add("cache.recency.reordered")
     return tags
 

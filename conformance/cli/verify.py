@@ -83,7 +83,7 @@ def _checks(prove: Check, refinement_args: tuple[str, ...] = ("-n", "2")) -> tup
     return (
         Check("refimpl refines spec (Hypothesis stateful)", REFINEMENT_DIR, weight=97, pytest_args=refinement_args),
         Check("vectors match the spec (ksspec conformance generate --check)", "conformance/vectors",
-              ("conformance", "generate", "--check"), weight=104),
+              ("conformance", "generate", "--check"), weight=70),
         Check("conformance, refimpl in-process (ksspec conform --impl refimpl)", "conformance/vectors",
               ("conform", "--impl", "refimpl", "--no-progress"), weight=36),
         Check("conformance, refimpl over stdio (ksspec conform --adapter ...)", "conformance/vectors",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Final
 
 from conformance.codec import operation_name
@@ -64,6 +63,7 @@ from spec.objects import (
 )
 from spec.quantities import SECOND, resource_list
 from spec.resources import EMPTY_RESOURCE
+from spec.valuetypes import replace
 from spec.versions import PROFILES
 
 MIB: Final = 2**20
@@ -490,10 +490,12 @@ def explore_cycle(profile_name: str, ttl: int, rich: bool = False) -> dict[str, 
                 if rejection.plugin == "NodeResourcesFit":  # its code depends on the node: a class each
                     kind += f"_{rejection.code}"
             found.setdefault(transition_class(cluster, op, kind), [*path, op])
-            if len(path) + 1 >= EXPLORATION_DEPTH or _key(after) in seen:
+            if len(path) + 1 >= EXPLORATION_DEPTH:
                 continue
-            seen.add(_key(after))
-            frontier.append((after, [*path, op]))
+            key = _key(after)
+            if key not in seen:
+                seen.add(key)
+                frontier.append((after, [*path, op]))
     return found
 
 

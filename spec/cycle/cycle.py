@@ -79,7 +79,7 @@ from spec.queue.nominator import (
     update_nominated_pod,
     with_nominated_node,
 )
-from spec.valuetypes import cached_hash, replace
+from spec.valuetypes import cached_hash, remember_by_identity, replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 
@@ -218,12 +218,14 @@ def nominated_pods(cluster: Cluster) -> NominatedPods | None:
     return for_node
 
 
+@remember_by_identity(maxsize=16)
 def feasible_nodes(snapshot: Snapshot, pod: Pod, namespaces: Namespaces = NO_NAMESPACES,
                    nominated: NominatedPods | None = None) -> tuple[str, ...]:
     """The nodes of the snapshot, in list order, on which every filter passes for ``pod`` when ``namespaces`` are
     the namespaces that exist (the cluster's: :attr:`Cluster.namespaces`) and ``nominated`` gives the pods
     nominated to a node (:func:`nominated_pods`; None: none is), which Filter counts when their priority is at
-    least the pod's (:func:`spec.cycle.nominated.filter_with_nominated_pods`).
+    least the pod's (:func:`spec.cycle.nominated.filter_with_nominated_pods`). Remembered per objects: the guards of
+    a failed cycle on each node and at each point read the same nodes.
 
     Kubernetes: `Scheduler.findNodesThatPassFilters` (pkg/scheduler/schedule_one.go)
     Kubernetes: `frameworkImpl.RunFilterPluginsWithNominatedPods` (pkg/scheduler/framework/runtime/framework.go)
@@ -306,10 +308,12 @@ def uid_in_use(cluster: Cluster, uid: str) -> bool:
     return uid in cluster.api_pods or uid in cluster.deleted or uid in cluster.failed
 
 
+@remember_by_identity(maxsize=16)
 def refreshed_snapshot(cluster: Cluster) -> Snapshot:
     """The snapshot a scheduling cycle reads: ``UpdateSnapshot`` of the cluster's snapshot from its cache, the
     cycle's first step. Never fails: an inconsistency fails the cycle in Kubernetes, and the snapshot it leaves
-    (rebuilt for the next cycle) is returned.
+    (rebuilt for the next cycle) is returned. Remembered per cluster object: a step's guard and its cycle read the
+    same snapshot (and so do the conformance generator's observers, which also try every step from one state).
 
     Kubernetes: `Scheduler.schedulePod` (pkg/scheduler/schedule_one.go)
     """

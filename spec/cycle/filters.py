@@ -173,16 +173,19 @@ def snapshot_filter_rejection(name: str, pod: Pod, node: Node, snapshot: Snapsho
     return interpodaffinity.filter_node(states.inter_pod_affinity, node)
 
 
-def failing_filters(pod: Pod, info: NodeInfo, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> list[str]:
+@remember_by_identity(maxsize=1024)
+def failing_filters(pod: Pod, info: NodeInfo, snapshot: Snapshot,
+                    namespaces: Namespaces = NO_NAMESPACES) -> tuple[str, ...]:
     """The names of the filters that reject ``pod`` on the node of ``info`` (all of them if it has no node), in
     :data:`FILTER_ORDER`; ``snapshot`` is the cycle's and ``namespaces`` its cluster's (the PreFilter of
-    :data:`SNAPSHOT_FILTERS` reads them)."""
+    :data:`SNAPSHOT_FILTERS` reads them). Remembered per objects: a cycle's search and its step's guard ask about
+    the same nodes."""
     node = info.node
     if node is None:
-        return list(FILTER_ORDER)
-    failing = [name for name, passes in DEFAULT_FILTERS if not passes(pod, node, info)]
-    return failing + [name for name in SNAPSHOT_FILTERS
-                      if snapshot_filter_rejection(name, pod, node, snapshot, namespaces)]
+        return FILTER_ORDER
+    failing = tuple(name for name, passes in DEFAULT_FILTERS if not passes(pod, node, info))
+    return failing + tuple(name for name in SNAPSHOT_FILTERS
+                           if snapshot_filter_rejection(name, pod, node, snapshot, namespaces))
 
 
 def is_feasible(pod: Pod, info: NodeInfo, snapshot: Snapshot, namespaces: Namespaces = NO_NAMESPACES) -> bool:

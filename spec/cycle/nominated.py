@@ -17,7 +17,6 @@ this node's NodeInfo replaced by the changed one (:func:`snapshot_with`): what K
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from spec.cache.nodeinfo import NodeInfo, add_pod
 from spec.cache.snapshot import Snapshot
@@ -25,6 +24,7 @@ from spec.cycle.filters import Rejection, first_rejection
 from spec.cycle.interpodaffinity import NO_NAMESPACES, Namespaces
 from spec.frozenmap import FrozenMap
 from spec.objects import Pod
+from spec.valuetypes import replace
 
 NominatedPods = Callable[[str], Sequence[Pod]]
 """The pods nominated to a node, by its name, as the queue gives them (``PodNominator.NominatedPodsForNode``)."""

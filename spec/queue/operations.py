@@ -14,7 +14,7 @@ Every operation is a frozen dataclass whose name is its conformance-protocol nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode
 from spec.frozenmap import FrozenMap
@@ -44,6 +44,7 @@ from spec.queue.state import (
     SchedulingQueue,
     new_scheduling_queue,
 )
+from spec.valuetypes import replace
 from spec.versions import DEFAULT_PROFILE, VersionProfile
 
 # ============================================================================================

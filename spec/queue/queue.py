@@ -39,7 +39,6 @@ back; the queue sees the same pod either way, so no profile is needed for it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from spec.dispatcher.api_calls import NominatingInfo
@@ -82,6 +81,7 @@ from spec.queue.state import (
     pop_candidates,
     where,
 )
+from spec.valuetypes import replace
 
 # ============================================================================================
 # Queueing hints: where an event sends a pod

@@ -122,7 +122,7 @@ def other_filters_pass(cluster: Cluster, uid: str, node: str) -> bool:
     info = snapshot.node_info_map.get(node)
     if info is None or info.node is None:
         return False
-    return failing_filters(cluster.pending[uid], info, snapshot, cluster.namespaces) in ([], ["NodeResourcesFit"])
+    return failing_filters(cluster.pending[uid], info, snapshot, cluster.namespaces) in ((), ("NodeResourcesFit",))
 
 
 def abstract_cycle_step(step: CycleStep, naming: CycleNaming, cluster: Cluster) -> tuple[str, dict[str, Any]] | None:
