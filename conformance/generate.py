@@ -46,6 +46,7 @@ from conformance.scenarios.kubelet import kubelet_scenarios
 from conformance.scenarios.kubelet_critical_gaps import kubelet_critical_gap_scenarios
 from conformance.scenarios.kubelet_preemption_mutants import kubelet_preemption_mutant_scenarios
 from conformance.scenarios.mutation import curated as mutation_curated
+from conformance.scenarios.plugin_mutants import plugin_mutant_scenarios
 from conformance.scenarios.preemption import (
     pdb_scenarios,
     pre_filter_extension_scenarios,
@@ -337,7 +338,7 @@ def generate_all() -> list[Vector]:
                  *gaps_a_preemption_scenarios(), *gaps_a_queue_scenarios(), *gates_skip_scenarios(),
                  *condition_scenarios(), *score_memo_scenarios(), *skip_pod_schedule_scenarios(),
                  *terminate_graceful_scenarios(), *kubelet_critical_gap_scenarios(),
-                 *kubelet_preemption_mutant_scenarios())
+                 *kubelet_preemption_mutant_scenarios(), *plugin_mutant_scenarios())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
