@@ -1,5 +1,5 @@
-"""Curated cycle vectors for the mutants of ``refimpl.scheduler.plugins.inter_pod_affinity`` that the full mutation
-run found no vector killed (issue 24).
+"""Curated cycle vectors for the mutants of ``refimpl.scheduler.plugins.inter_pod_affinity`` and
+``pod_topology_spread`` that the mutation run of 2026-11-30 found no vector killed (issue 24).
 
 InterPodAffinity's PreFilter state counts, per topology pair, the pods matching a term
 (``topologyToMatchedTermCount.update``, pkg/scheduler/framework/plugins/interpodaffinity/filtering.go, v1.35.8); the
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from conformance.operations import ClusterAddNode, CreatePod, CycleOperation, FailScheduling
-from conformance.scenarios.cycle import node
+from conformance.operations import ClusterAddNode, CreatePod, CycleOperation, FailScheduling, SchedulePod
+from conformance.scenarios.cycle import node, pod
 from conformance.scenarios.preemption import HIGH, LOW, VERY_HIGH, _bound, _pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.frozenmap import FrozenMap
-from spec.objects import AffinityTerms, LabelSelector, PodAffinityTerm
+from spec.objects import AffinityTerms, LabelSelector, PodAffinityTerm, TopologySpreadConstraint
 
 FILTERING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go"
+SPREAD_COMMON_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/common.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -48,6 +49,25 @@ def anti_affinity_count_scenarios() -> list[Scenario]:
     ]
 
 
+def spread_empty_selector_scenarios() -> list[Scenario]:
+    """A spread constraint whose labelSelector is empty (``{}``): Kubernetes counts no pod for it."""
+    everything = TopologySpreadConstraint(1, "zone", "DoNotSchedule", LabelSelector(FrozenMap()))
+    return [
+        Scenario("cycle.plugin_mutants.spread_empty_selector_counts_nothing",
+                 f"countPodsMatchSelector ({SPREAD_COMMON_GO}) returns 0 for a selector that is Empty(): an empty "
+                 "labelSelector converts to labels.Everything(), so a constraint with one counts no pod in any "
+                 "domain. Zone a has n1 and n2, zone b n3, no pod runs; p spreads over zones with maxSkew 1 and "
+                 "that selector: every domain counts 0, p matches its own selector (selfMatchNum 1), 0 + 1 - 0 <= 1 "
+                 "on every node, so all three are feasible. Were each node to count 1 instead, zone a would count "
+                 "2 against b's 1 and n1 and n2 would be rejected",
+                 [ClusterAddNode(node("n1", labels=FrozenMap({"zone": "a"}))),
+                  ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a"}))),
+                  ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b"}))),
+                  CreatePod(pod("p", topology_spread_constraints=(everything,))), SchedulePod("p", "n1")],
+                 area="cycle", behaviours=("topology-spread",), profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
-    return [*anti_affinity_count_scenarios()]
+    return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios()]
