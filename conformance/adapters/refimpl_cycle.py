@@ -405,8 +405,9 @@ class RefimplCycle:
     def choose(self, state: CycleState, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis,
                num_all_nodes: int) -> JSON:
         """The rest of ``schedulePod`` after the search: a ``FitError`` without feasible nodes, the one feasible node
-        unscored, or ``prioritizeNodes`` (each plugin's weighted scores, node by node as Kubernetes writes it; the
-        totals by the scheduler's fast path) and ``selectHost`` over the totals. The decision as observed."""
+        unscored, or ``prioritizeNodes`` (each plugin's weighted scores and their totals, node by node as Kubernetes
+        writes it; the totals again by the scheduler's fast path, which must agree) and ``selectHost`` over the
+        totals. The decision as observed."""
         names = [info.name for info in feasible]
         if not feasible:
             self.fit_error = (state, pod, diagnosis, num_all_nodes)
@@ -424,8 +425,10 @@ class RefimplCycle:
                                 intn=self.rng.randrange)
         top = max(totals)
         allowed = [name for name, total in zip(names, totals, strict=True) if total == top]
-        detail = ((s.name, ((p.name, p.score) for p in s.scores), total)
-                  for s, total in zip(scores, totals, strict=True))
+        if [s.total_score for s in scores] != totals:  # the two runners must agree: a bug in either is reported
+            raise AssertionError(f"RunScorePlugins' totals {[s.total_score for s in scores]} differ from the fast "
+                                 f"path's {totals}")
+        detail = ((s.name, ((p.name, p.score) for p in s.scores), s.total_score) for s in scores)
         return decision_json(names, detail, allowed, "", chosen)
 
     def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis, count: int) -> None:

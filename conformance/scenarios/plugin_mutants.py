@@ -1,5 +1,5 @@
-"""Curated cycle vectors for the mutants of ``refimpl.scheduler.plugins.inter_pod_affinity`` and
-``pod_topology_spread`` that the mutation run of 2026-11-30 found no vector killed (issue 24).
+"""Curated cycle vectors for the mutants of ``refimpl.scheduler.plugins.inter_pod_affinity``,
+``pod_topology_spread`` and ``labels`` that the mutation runs of 2026-11-30 found no vector killed (issue 24).
 
 InterPodAffinity's PreFilter state counts, per topology pair, the pods matching a term
 (``topologyToMatchedTermCount.update``, pkg/scheduler/framework/plugins/interpodaffinity/filtering.go, v1.35.8); the
@@ -21,6 +21,7 @@ from spec.objects import AffinityTerms, LabelSelector, PodAffinityTerm, Topology
 
 FILTERING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go"
 SPREAD_COMMON_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/common.go"
+SPREAD_FILTERING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/filtering.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -68,6 +69,49 @@ def spread_empty_selector_scenarios() -> list[Scenario]:
     ]
 
 
+def two_label_selector_scenarios() -> list[Scenario]:
+    """An anti-affinity term whose labelSelector has two ``matchLabels`` and no expression: both must match."""
+    front = FrozenMap({"app": "web", "tier": "front"})
+    away_from_front = AffinityTerms(required_terms=(PodAffinityTerm(LabelSelector(front), topology_key="hostname"),))
+    return [
+        Scenario("cycle.plugin_mutants.anti_affinity_two_label_selector",
+                 "LabelSelectorAsSelector of matchLabels {app: web, tier: front} (apimachinery "
+                 "pkg/apis/meta/v1/helpers.go): a pod matches only if it carries both labels. n1 runs a (app=web, "
+                 "tier=front), n2 runs b (app=web only), n3 nothing, each node its own hostname domain; p has a "
+                 f"required anti-affinity against that selector per hostname ({FILTERING_GO}, "
+                 "satisfyPodAntiAffinity), so InterPodAffinity rejects n1 alone and p may go to n2 or n3 (n3, the "
+                 "emptier, scores higher). A selector matching on either label alone would reject n2 as well",
+                 [*(ClusterAddNode(node(n, labels=FrozenMap({"hostname": n}))) for n in ("n1", "n2", "n3")),
+                  *_bound((pod("a", labels=front), "n1"), (pod("b", labels=FrozenMap({"app": "web"})), "n2")),
+                  CreatePod(pod("p", pod_anti_affinity=away_from_front)), SchedulePod("p", "n3")],
+                 area="cycle", behaviours=("inter-pod-affinity",), profiles=ALL_PROFILES),
+    ]
+
+
+def spread_uncounted_domain_scenarios() -> list[Scenario]:
+    """A node whose domain for one constraint PreFilter never counted, because the node lacks another's key."""
+    web = FrozenMap({"app": "web"})
+    by_zone, by_rack = (TopologySpreadConstraint(1, key, "DoNotSchedule", LabelSelector(web)) for key in ("zone", "rack"))
+    return [
+        Scenario("cycle.plugin_mutants.spread_uncounted_domain_counts_zero",
+                 f"PodTopologySpread's Filter ({SPREAD_FILTERING_GO}) takes a domain missing from "
+                 "TpValueToMatchNum as 0 matching pods. p (app=web, 100m) spreads over zone, then rack, maxSkew 1, "
+                 "selector app=web. n1 (zone a, rack r1) has 50m, too little for p: NodeResourcesFit rejects it, "
+                 "but PreFilter counts it (zone a: 0, rack r1: 0). n2 (zone b) has no rack label, so PreFilter "
+                 "(nodeLabelsMatchSpreadConstraints) counts nothing for it and zone b is missing from the counts. "
+                 "On n2 the zone constraint passes (0 + 1 - 0 <= 1) and the rack label is missing: "
+                 "UnschedulableAndUnresolvable, \"node(s) didn't match pod topology spread constraints (missing "
+                 "required label)\". Were a missing domain counted as 1, the zone constraint would already fail "
+                 "(1 + 1 - 0 > 1) with the plain, resolvable reason",
+                 [ClusterAddNode(node("n1", cpu=50, labels=FrozenMap({"zone": "a", "rack": "r1"}))),
+                  ClusterAddNode(node("n2", labels=FrozenMap({"zone": "b"}))),
+                  CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
+                  FailScheduling("p")],
+                 area="cycle", behaviours=("topology-spread",), profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
-    return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios()]
+    return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
+            *spread_uncounted_domain_scenarios()]
