@@ -41,3 +41,18 @@ def test_the_format_history_names_every_minor_version() -> None:
     expected = {f"{m}.{n}" for m, last in LAST_MINOR.items() for n in range(last + 1) if m != "1"}
     expected |= {f"{major}.{n}" for n in range(int(minor) + 1)}
     assert expected - named == set()
+
+
+def test_the_version_dependent_and_ported_counts() -> None:
+    """docs/conformance.md's counts of `version-dependent` and `ported` vectors: the ported table cases, plus the
+    score memo's re-runs of them (which carry the behaviour too), add up to every `ported` vector."""
+    stated = re.search(r"([\d,]+) vectors are `version-dependent`.*?; ([\d,]+) port Kubernetes' table tests .*?and "
+                       r"(\d+) more carry the `ported` behaviour.*?, ([\d,]+) in all;", CONFORMANCE, re.S)
+    assert stated is not None
+    dependent, ported, memo, total = (int(g.replace(",", "")) for g in stated.groups())
+    vectors = load_manifest()["vectors"]
+    assert dependent == sum(1 for v in vectors if "version-dependent" in v["behaviours"])
+    tagged = [v["id"] for v in vectors if "ported" in v["behaviours"]]
+    assert total == len(tagged)
+    assert memo == sum(1 for i in tagged if i.startswith("cycle.score.memo."))
+    assert ported == total - memo
