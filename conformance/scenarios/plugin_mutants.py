@@ -84,7 +84,7 @@ def two_label_selector_scenarios() -> list[Scenario]:
                  [*(ClusterAddNode(node(n, labels=FrozenMap({"hostname": n}))) for n in ("n1", "n2", "n3")),
                   *_bound((pod("a", labels=front), "n1"), (pod("b", labels=FrozenMap({"app": "web"})), "n2")),
                   CreatePod(pod("p", pod_anti_affinity=away_from_front)), SchedulePod("p", "n3")],
-                 area="cycle", behaviours=("inter-pod-affinity",), profiles=ALL_PROFILES),
+                 area="cycle", behaviours=("pod-affinity",), profiles=ALL_PROFILES),
     ]
 
 
