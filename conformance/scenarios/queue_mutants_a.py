@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from conformance.ported.scheduling_queue import Q, SKIP, fail, new_queue, pod
+from conformance.ported.scheduling_queue import Q, fail, new_queue, pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.frozenmap import FrozenMap
 from spec.objects import Pod
@@ -88,10 +88,10 @@ def nomination_scenarios() -> list[Scenario]:
         _s("nomination.kept_by_moves",
            "moveToActiveQ re-reads the pod's nomination only for the UnscheduledPodAdd and UnscheduledPodUpdate events "
            "(PriorityQueue.moveToActiveQ): b (in backoffQ: a wildcard event came during its attempt), a and c (in "
-           "unschedulablePods), each nominated to node1 in memory (AddNominatedPod, Override, as PostFilter does) after "
-           "their attempt failed, keep that nomination when a wildcard move (MoveAllToActiveOrBackoffQueue, past a's "
-           "backoff, its preCheck passing a only), a backoff flush (flushBackoffQCompleted) and Activate take them to "
-           "activeQ",
+           "unschedulablePods), each nominated to node1 in memory (AddNominatedPod, Override, as PostFilter does) "
+           "after their attempt failed, keep that nomination when a wildcard move (MoveAllToActiveOrBackoffQueue, "
+           "past a's backoff, its preCheck passing a only), a backoff flush (flushBackoffQCompleted) and Activate take "
+           "them to activeQ",
            [QueueAdd(b), QueuePop(), QueueMoveAll(EVENT_UNSCHEDULABLE_TIMEOUT), fail(b, FIT), *_unschedulable(a, FIT),
             *_unschedulable(c, FIT),
             QueueAddNominatedPod(a, "node1"), QueueAddNominatedPod(b, "node1"), QueueAddNominatedPod(c, "node1"),
@@ -193,7 +193,8 @@ def hint_scenarios() -> list[Scenario]:
            "A wildcard event naming a pod in its new object is for that pod only (isPodWorthRequeuing): a and b are "
            "in flight when Activate(b) records ForceActivate for b (PriorityQueue.Activate); a, handed back rejected, "
            "skips it and waits in unschedulablePods, while b backs off",
-           [QueueAdd(a), QueueStepClock(1), QueueAdd(b), QueuePop(), QueuePop(), QueueActivate(b), fail(a, FIT), fail(b, FIT)]),
+           [QueueAdd(a), QueueStepClock(1), QueueAdd(b), QueuePop(), QueuePop(), QueueActivate(b), fail(a, FIT),
+            fail(b, FIT)]),
         _s("hint.in_flight_walks_every_event",
            "determineSchedulingHintForInFlightPod asks about every event recorded during the attempt: a's rejector "
            "PluginX skips the first (a NodeAdd, which only PluginY registered) and queues the second (a NodeDelete), "
