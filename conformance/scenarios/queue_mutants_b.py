@@ -229,6 +229,9 @@ def _event_scenarios() -> list[Scenario]:
              # pod-level requests replace the aggregate, then overhead is added: 300+10 -> 300+5
              QueueUpdate(_cpu("a", 100, pod_level_requests=resource_list(cpu=300), overhead=resource_list(cpu=10)),
                          _cpu("a", 100, pod_level_requests=resource_list(cpu=300), overhead=resource_list(cpu=5))),
+             # pod-level requests stand for the containers': 300 -> 300 with a container lowered is no scale-down
+             QueueUpdate(_cpu("a", 100, pod_level_requests=resource_list(cpu=300)),
+                         _cpu("a", 50, pod_level_requests=resource_list(cpu=300))),
              # an init container request of 0 is a request: 0 -> a 0 container request is no scale-down
              QueueUpdate(pod("a", init_containers=(Container("z", resource_list(cpu=0)),)), _cpu("a", 0))],
             "in-flight", "update",
