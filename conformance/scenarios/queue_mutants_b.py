@@ -9,7 +9,7 @@ Expected outcomes come from the spec (:func:`conformance.traces.expand`), never 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from conformance.ported.scheduling_queue import NODE_TAINT, Q, fail, new_queue, pod
 from conformance.traces import ALL_PROFILES, Scenario
@@ -42,10 +42,10 @@ def _s(sid: str, description: str, ops: list[QueueOperation], *labels: str,
     return Scenario(f"queue.mutants_b.{sid}", description, ops, area="queue", behaviours=labels, profiles=profiles)
 
 
-def _cpu(name: str, *millis: int, **fields: object) -> Pod:
+def _cpu(name: str, *millis: int, **fields: Any) -> Pod:
     """Pod ``name`` with one container per cpu request in ``millis``."""
     containers = tuple(Container(f"c{i}", resource_list(cpu=m)) for i, m in enumerate(millis))
-    return pod(name, containers=containers, **fields)
+    return replace(pod(name), containers=containers, **fields)
 
 
 def _backoff_scenarios() -> list[Scenario]:
@@ -130,7 +130,7 @@ def _backoff_order_scenarios() -> list[Scenario]:
             "x's priority while both back off in the same window, is the one Pop takes from podBackoffQ",
             [QueueAdd(x), QueueAdd(y), QueuePop(), QueuePop(), fail(x, FIT), fail(y, FIT),
              QueueMoveAll(EVENT_NODE_ADD), QueueUpdate(y, pod("y", 3)), QueuePop()],
-            "pop-from-backoffq", "update",
+            "pop-from-backoffq",
         ),
     ]
 
@@ -145,7 +145,7 @@ def _heap_scenarios() -> list[Scenario]:
             "Update of a pod in activeQ re-sorts the heap (activeQueue.update, heap.AddOrUpdate then heap.Fix): c, "
             "raised to the highest priority, is popped first",
             [QueueAdd(a), QueueAdd(b), QueueAdd(c), QueueUpdate(c, pod("c", 5)), QueuePop()],
-            "queue-sort", "update",
+            "queue-sort",
         ),
         _s(
             "heap.sift_up_parent",
@@ -199,13 +199,13 @@ def _event_scenarios() -> list[Scenario]:
         _s(
             "events.update_kinds_in_flight",
             "PodSchedulingPropertiesChange, recorded for the pod in flight (addEventsIfPodInFlight): a label change "
-            "with equal requests is UpdatePodLabel only (no UpdatePodScaleDown: a request kept is not lowered); lowered "
-            "requests are UpdatePodScaleDown; a bound new object gives AssignedPod events",
+            "with equal requests is UpdatePodLabel only (no UpdatePodScaleDown: a request kept is not lowered); "
+            "lowered requests are UpdatePodScaleDown; a bound new object gives AssignedPod events",
             [QueueAdd(base), QueuePop(),
              QueueUpdate(base, _cpu("a", 100, 100, labels=FrozenMap({"k": "v"}))),
              QueueUpdate(base, _cpu("a", 50, 100)),
              QueueUpdate(base, _cpu("a", 100, 100, node_name="n1"))],
-            "in-flight", "update",
+            "in-flight",
         ),
         _s(
             "events.pod_requests_in_flight",
@@ -234,7 +234,7 @@ def _event_scenarios() -> list[Scenario]:
                          _cpu("a", 50, pod_level_requests=resource_list(cpu=300))),
              # an init container request of 0 is a request: 0 -> a 0 container request is no scale-down
              QueueUpdate(pod("a", init_containers=(Container("z", resource_list(cpu=0)),)), _cpu("a", 0))],
-            "in-flight", "update",
+            "in-flight",
         ),
     ]
 
