@@ -91,7 +91,8 @@ def two_label_selector_scenarios() -> list[Scenario]:
 def spread_uncounted_domain_scenarios() -> list[Scenario]:
     """A node whose domain for one constraint PreFilter never counted, because the node lacks another's key."""
     web = FrozenMap({"app": "web"})
-    by_zone, by_rack = (TopologySpreadConstraint(1, key, "DoNotSchedule", LabelSelector(web)) for key in ("zone", "rack"))
+    by_zone, by_rack = (TopologySpreadConstraint(1, key, "DoNotSchedule", LabelSelector(web))
+                        for key in ("zone", "rack"))
     return [
         Scenario("cycle.plugin_mutants.spread_uncounted_domain_counts_zero",
                  f"PodTopologySpread's Filter ({SPREAD_FILTERING_GO}) takes a domain missing from "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum, IntFlag, StrEnum
 from typing import Final
 
+from refimpl.cache.resources import pod_requests
 from spec.objects import Node, Pod
 
 
@@ -158,29 +159,13 @@ def _scaled_down(new: Mapping[str, int], old: Mapping[str, int]) -> bool:
     return any(name not in new or new[name] < quantity for name, quantity in old.items())
 
 
-def _pod_requests(pod: Pod) -> dict[str, int]:
-    """The pod's requests per resource as ``resource.PodRequests`` sums them (containers, max with each init
-    container, plus overhead); only to compare two versions of one pod."""
-    total: dict[str, int] = {}
-    for container in pod.containers:
-        for name, quantity in container.requests.items():
-            total[name] = total.get(name, 0) + quantity
-    for container in pod.init_containers:
-        for name, quantity in container.requests.items():
-            total[name] = max(total.get(name, 0), quantity)
-    for name, quantity in pod.overhead.items():
-        total[name] = total.get(name, 0) + quantity
-    for name, quantity in pod.pod_level_requests.items():
-        total[name] = quantity
-    return total
-
-
 def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = False) -> list[ClusterEvent]:
     """``PodSchedulingPropertiesChange``: the specific update events an update of a pod stands for.
 
     The resource is ``AssignedPod`` when ``new`` is bound, else ``TargetPod`` for the queue's own update of the pod
     in a release that has it (``target_pod``: v1.37's ``isTargetPod``), else ``UnschedulablePod``. Modelled
-    extractors, in Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered), the last
+    extractors, in Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered in
+    ``resource.PodRequests``: :func:`refimpl.cache.resources.pod_requests` with pod-level resources), the last
     scheduling gate removed, tolerations added (the API only allows adding, so a length change). When none fires, the
     generic ``Update`` event is returned.
     """
@@ -191,7 +176,7 @@ def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = Fals
     events: list[ClusterEvent] = []
     if new.labels != old.labels:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))
-    if _scaled_down(_pod_requests(new), _pod_requests(old)):
+    if _scaled_down(pod_requests(new, pod_level_resources=True), pod_requests(old, pod_level_resources=True)):
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
     if old.scheduling_gates and not new.scheduling_gates:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
