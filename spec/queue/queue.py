@@ -294,7 +294,8 @@ def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     (of whichever UID) in activeQ, backoffQ or unschedulablePods (:func:`_add_pod`; a gated pod into
     unschedulablePods, where through v1.35 an entry already there is kept: :func:`_park_gated`). Fails with
     :class:`QueueNotEnabled` where the release would leave the pod in two sub-queues
-    (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`, v1.37): a backoff heap holds its namespace/name, or a PreEnqueue plugin gates it while activeQ holds it.
+    (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`, v1.37): a backoff heap holds its namespace/name,
+    or a PreEnqueue plugin gates it while activeQ holds it.
 
     Kubernetes: `PriorityQueue.Add`, `addPod`, `moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
