@@ -198,7 +198,24 @@ class VersionProfile:
     holds a pod in one place and an observation has one pod info per UID, so with this setting such an ``Add`` is not
     a vector step (:func:`spec.queue.queue.add` refuses it with ``QueueNotEnabled``): the spec leaves that state
     unstated rather than state it wrong. Found by running the queue vectors on v1.37.2's
-    queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces."""
+    queue (examples/kubernetes-adapter): explore.queue.*.queue_add.ok.backoff and five random traces. ``Update``
+    reaches the same ``addPod`` when ``PodInfo.Update`` refuses an entry of another UID
+    (:attr:`update_requires_same_uid`): for an entry in backoffQ the old pod info keeps backing off while the new
+    object enters activeQ, two UIDs the spec states (queue.versions.update_other_uid_in_backoff)."""
+    gated_add_updates_unschedulable_entry: bool = False
+    """``moveToActiveQ`` of a gated pod that unschedulablePods already holds puts the new pod info there
+    (``unschedulablePods.addOrUpdate``, v1.36.5 and v1.37.2), so an ``Add`` of a gated pod a second time replaces its
+    entry (its timestamp, its attempts); v1.34.12's and v1.35.8's return when ``unschedulablePods.get`` finds the
+    pod, keeping the first entry (pkg/scheduler/backend/queue/scheduling_queue.go, ``moveToActiveQ``, read in
+    v1.35.8 and v1.36.5). Found by running throwaway queue vectors on v1.36.5's queue (examples/kubernetes-adapter)."""
+    add_pod_nominates: bool = False
+    """``addPod`` records the pod's own nomination (``addNominatedPod`` with a nil nominating info) before
+    ``moveToActiveQ``, for a gated pod too, and ``moveToActiveQ`` records none (v1.37.2); through v1.36.5
+    ``moveToActiveQ`` recorded it for the ``UnscheduledPodAdd`` and ``UnscheduledPodUpdate`` events, after the pod
+    entered activeQ only. So on v1.37 a gated pod whose object names a node is nominated, and an ``Update`` that a
+    hint requeues on the generic update event keeps an in-memory nomination that earlier releases re-read from the
+    object (pkg/scheduler/backend/queue/scheduling_queue.go, ``addPod`` and ``moveToActiveQ``, read in v1.36.5 and
+    v1.37.2). Found by running throwaway queue vectors on v1.37.2's queue (examples/kubernetes-adapter)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -243,6 +260,7 @@ V1_36: Final = VersionProfile(
     node_operations_return_node_info=True,
     pod_level_resources=True,
     balanced_allocation_scores_change=True,
+    gated_add_updates_unschedulable_entry=True,
 )
 
 V1_37: Final = VersionProfile(
@@ -264,6 +282,8 @@ V1_37: Final = VersionProfile(
     preemption_reports_placement=True,
     empty_nomination_clears=True,
     add_leaves_backoff_entry=True,
+    gated_add_updates_unschedulable_entry=True,
+    add_pod_nominates=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -289,6 +309,8 @@ PR_141745: Final = VersionProfile(
     preemption_reports_placement=True,
     empty_nomination_clears=True,
     add_leaves_backoff_entry=True,
+    gated_add_updates_unschedulable_entry=True,
+    add_pod_nominates=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -105,6 +105,8 @@ class RefimplQueue:
             update_requires_same_uid=config.update_requires_same_uid,
             empty_nomination_clears=config.empty_nomination_clears,
             add_leaves_backoff_entry=config.add_leaves_backoff_entry,
+            gated_add_updates_unschedulable_entry=config.gated_add_updates_unschedulable_entry,
+            add_pod_nominates=config.add_pod_nominates,
             pre_enqueue_plugins={name: [SchedulingGates(config.target_pod_update_events)]
                                  for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
@@ -193,6 +195,8 @@ class RefimplQueue:
             update_requires_same_uid=base.update_requires_same_uid,
             empty_nomination_clears=base.empty_nomination_clears,
             add_leaves_backoff_entry=base.add_leaves_backoff_entry,
+            gated_add_updates_unschedulable_entry=base.gated_add_updates_unschedulable_entry,
+            add_pod_nominates=base.add_pod_nominates,
         ).config
         self.default_hints = op.hints is None
         self.queue, self.held = self.new_queue(self.config), {}

@@ -119,7 +119,8 @@ def nomination_scenarios() -> list[Scenario]:
            "(PriorityQueue.Update): a, rejected by PluginX and past its backoff, is updated in a way no extractor "
            "names (a node selector: the generic UnscheduledPodUpdate event), PluginX's hint queues it, and the move "
            "drops its in-memory nomination to node1. Through v1.36: v1.37's moveToActiveQ nominates nothing (its "
-           "addPod does, before it), so there a keeps node1, which the spec does not state yet",
+           "addPod does, before it), so there a keeps node1: queue.versions.add_pod_nominates shows it on every "
+           "profile",
            [generic_and_label, *_unschedulable(a, X), QueueStepClock(PAST_BACKOFF), QueueAddNominatedPod(a, "node1"),
             QueueUpdate(a, a_sel)], THROUGH_136),
         _s("nomination.update_hint_label",
@@ -164,7 +165,7 @@ def gated_scenarios() -> list[Scenario]:
            "moveToActiveQ leaves a gated pod in unschedulablePods when it is there already "
            "(PriorityQueue.moveToActiveQ): b, gated, added again a second later keeps its first entry (its "
            "timestamp). Through v1.35: v1.36's moveToActiveQ replaces the entry (unschedulablePods.addOrUpdate), "
-           "which the spec does not state yet",
+           "as queue.versions.gated_add_twice shows on every profile",
            [GATES, QueueAdd(b_gated), QueueStepClock(SECOND), QueueAdd(b_gated)], THROUGH_135),
         _s("gated.hand_back",
            "moveToBackoffQ runs PreEnqueue with SchedulerPopFromBackoffQ and parks a gated pod in unschedulablePods "

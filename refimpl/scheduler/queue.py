@@ -123,6 +123,8 @@ class SchedulingQueue:
         update_requires_same_uid: bool = False,
         empty_nomination_clears: bool = False,
         add_leaves_backoff_entry: bool = False,
+        gated_add_updates_unschedulable_entry: bool = False,
+        add_pod_nominates: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -138,7 +140,10 @@ class SchedulingQueue:
         ``empty_nomination_clears`` is v1.37's nominator, which drops a nomination to "" instead of storing it;
         ``add_leaves_backoff_entry`` is v1.37's ``moveToActiveQ``, which neither takes the pod out of backoffQ nor
         keeps a gated pod held in activeQ or backoffQ out of unschedulablePods (``Add`` of a queued pod then leaves it
-        in two sub-queues, which the spec does not state and no vector exercises).
+        in two sub-queues, which the spec does not state and no vector exercises);
+        ``gated_add_updates_unschedulable_entry`` is v1.36's ``moveToActiveQ``, which puts a new gated pod info in
+        unschedulablePods even when an entry is there; ``add_pod_nominates`` is v1.37's ``addPod``, which records the
+        pod's nomination before ``moveToActiveQ`` (a gated pod's too), where earlier releases' ``moveToActiveQ`` does.
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
@@ -162,6 +167,8 @@ class SchedulingQueue:
         self.target_pod_update_events = target_pod_update_events
         self.update_requires_same_uid = update_requires_same_uid
         self.add_leaves_backoff_entry = add_leaves_backoff_entry
+        self.gated_add_updates_unschedulable_entry = gated_add_updates_unschedulable_entry
+        self.add_pod_nominates = add_pod_nominates
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -221,14 +228,16 @@ class SchedulingQueue:
 
     def _move_to_active(self, pinfo: QueuedPodInfo, from_backoff: bool = False, nominate: bool = False) -> bool:
         """``moveToActiveQ``: PreEnqueue first (not for a pod coming from backoffQ with PopFromBackoffQ); a gated pod
-        waits in unschedulablePods. ``nominate`` (the Add and Update events) records the pod's own nominated node.
-        Returns whether the pod entered activeQ."""
+        waits in unschedulablePods (from v1.36 replacing the entry there). ``nominate`` (the Add and Update events)
+        records the pod's own nominated node (through v1.36; v1.37's ``addPod`` does it). Returns whether the pod
+        entered activeQ."""
         if not (from_backoff and self.pop_from_backoff_q):
             self._run_pre_enqueue_plugins(pinfo)
         key = pod_key(pinfo.pod)
         if pinfo.gated():
-            held = key in self._unschedulable or (  # v1.37 parks it whether or not activeQ or backoffQ holds it
-                not self.add_leaves_backoff_entry and (key in self._active or key in self._backoff))
+            held = (  # v1.36 on: addOrUpdate; v1.37 parks it whether or not activeQ or backoffQ holds it
+                (not self.gated_add_updates_unschedulable_entry and key in self._unschedulable)
+                or (not self.add_leaves_backoff_entry and (key in self._active or key in self._backoff)))
             if not held:
                 self._unschedulable[key] = pinfo
             return False
@@ -239,9 +248,16 @@ class SchedulingQueue:
             self._backoff.delete(key)
         self._active.add(pinfo)
         self._cond.notify_all()
-        if nominate:
+        if nominate and not self.add_pod_nominates:
             self.nominator.add_nominated_pod(pinfo.pod, None)
         return True
+
+    def _add_pod(self, pod: Pod) -> bool:
+        """``addPod``: a new pod info to activeQ; v1.37 records the pod's nomination first, gated or not. Returns
+        whether it entered activeQ."""
+        if self.add_pod_nominates:
+            self.nominator.add_nominated_pod(pod, None)
+        return self._move_to_active(QueuedPodInfo(pod, self.clock.now()), nominate=True)
 
     def _move_to_backoff(self, pinfo: QueuedPodInfo) -> bool:
         """``moveToBackoffQ``: with PopFromBackoffQ, PreEnqueue first (a gated pod waits in unschedulablePods);
@@ -384,7 +400,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> None:
         """``Add``: a new unscheduled pod, into activeQ (the informer's add of a pod this scheduler handles)."""
         with self._lock:
-            self._move_to_active(QueuedPodInfo(pod, self.clock.now()), nominate=True)
+            self._add_pod(pod)
 
     def _pop_locked(self) -> QueuedPodInfo | None:
         # A closed queue still hands out what it holds: activeQueue.unlockedPop checks `closed` only when there is
@@ -652,8 +668,7 @@ class SchedulingQueue:
                     moved = self._move_to_active(pinfo, nominate=True)
                     return QueueName.ACTIVE if moved else QueueName.UNSCHEDULABLE
                 return QueueName.UNSCHEDULABLE
-            moved = self._move_to_active(QueuedPodInfo(new, self.clock.now()), nominate=True)
-            return QueueName.ACTIVE if moved else QueueName.UNSCHEDULABLE
+            return QueueName.ACTIVE if self._add_pod(new) else QueueName.UNSCHEDULABLE
 
     def _update_refused(self, pinfo: QueuedPodInfo, new: Pod) -> bool:
         """``PodInfo.Update``: v1.37's refuses a pod object of another UID than the entry's."""

@@ -357,6 +357,8 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         update_requires_same_uid=current.config.update_requires_same_uid,
         empty_nomination_clears=current.config.empty_nomination_clears,
         add_leaves_backoff_entry=current.config.add_leaves_backoff_entry,
+        gated_add_updates_unschedulable_entry=current.config.gated_add_updates_unschedulable_entry,
+        add_pod_nominates=current.config.add_pod_nominates,
     )
 
 

@@ -156,8 +156,11 @@ def _entry(pods: FrozenMap[str, QueuedPod], pod: Pod) -> QueuedPod | None:
     return None if uid is None else pods[uid]
 
 
-def _without(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
-    """``queue`` with ``pod``'s namespace/name out of unschedulablePods and both backoff heaps."""
+def _without(queue: SchedulingQueue, pod: Pod, keep_backoff: bool = False) -> SchedulingQueue:
+    """``queue`` with ``pod``'s namespace/name out of unschedulablePods and (unless ``keep_backoff``) both backoff
+    heaps."""
+    if keep_backoff:
+        return replace(queue, unschedulable_pods=_remove_key(queue.unschedulable_pods, pod))
     return replace(
         queue,
         unschedulable_pods=_remove_key(queue.unschedulable_pods, pod),
@@ -167,16 +170,19 @@ def _without(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
 
 
 def _park_gated(queue: SchedulingQueue, pinfo: QueuedPod, fresh: bool) -> SchedulingQueue:
-    """A gated pod: into unschedulablePods unless a sub-queue holds it. A pod info the caller took from
+    """A gated pod: into unschedulablePods, unless activeQ or a backoff heap holds its namespace/name (v1.37 does not
+    look: :attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`). A pod info the caller took from
     unschedulablePods (``fresh`` False) replaces the entry there, as Kubernetes updates that same pod info in place;
-    a new one (``Add``, an update of a pod in no sub-queue) leaves the entry as it was.
+    a new one (``Add``, an update of a pod in no sub-queue) leaves the entry as it was through v1.35, and replaces it
+    from v1.36 (:attr:`spec.versions.VersionProfile.gated_add_updates_unschedulable_entry`).
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    pod = pinfo.pod
-    if any(holder(pods, pod) is not None for pods in (queue.active_q, queue.backoff_q, queue.error_backoff_q)):
+    pod, c = pinfo.pod, queue.config
+    held = (queue.active_q, queue.backoff_q, queue.error_backoff_q)
+    if not c.add_leaves_backoff_entry and any(holder(pods, pod) is not None for pods in held):
         return queue
-    if fresh and holder(queue.unschedulable_pods, pod) is not None:
+    if fresh and not c.gated_add_updates_unschedulable_entry and holder(queue.unschedulable_pods, pod) is not None:
         return queue
     return replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, pinfo))
 
@@ -186,24 +192,41 @@ def _move_to_active_q(
 ) -> SchedulingQueue:
     """``moveToActiveQ``: run the PreEnqueue plugins (:mod:`spec.queue.gates`; skipped for a pod coming straight
     from backoffQ with PopFromBackoffQ, which ran them on the way in); a gated pod waits in unschedulablePods
-    (:func:`_park_gated`; ``fresh``: ``pinfo`` is a new pod info). Otherwise stamp the first attempt, take the pod
-    out of unschedulablePods and backoffQ, add or update it in activeQ, and (``nominate``: for the unscheduled-pod
-    Add and Update events) record the nominated node the pod object names.
+    (:func:`_park_gated`; ``fresh``: ``pinfo`` is ``addPod``'s new pod info). Otherwise stamp the first attempt, take
+    the pod out of unschedulablePods and backoffQ (v1.37's ``addPod`` leaves backoffQ as it is:
+    :attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`), add or update it in activeQ, and (``nominate``:
+    for the unscheduled-pod Add and Update events, through v1.36:
+    :attr:`spec.versions.VersionProfile.add_pod_nominates`) record the nominated node the pod object names.
 
     Kubernetes: `PriorityQueue.moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
-    if not (from_backoff and queue.config.pop_from_backoff_q):
-        pinfo = run_pre_enqueue_plugins(queue.config, pinfo)
+    c = queue.config
+    if not (from_backoff and c.pop_from_backoff_q):
+        pinfo = run_pre_enqueue_plugins(c, pinfo)
     if is_gated(pinfo):
         return _park_gated(queue, pinfo, fresh)
     if pinfo.initial_attempt_timestamp is None:
         pinfo = replace(pinfo, initial_attempt_timestamp=queue.now)
-    queue = _without(queue, pinfo.pod)
+    queue = _without(queue, pinfo.pod, keep_backoff=fresh and c.add_leaves_backoff_entry)
     queue = replace(queue, active_q=_put(queue.active_q, pinfo))
-    if nominate:
+    if nominate and not c.add_pod_nominates:
         queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pinfo.pod, None, pinfo.pod,
-                                                           queue.config.empty_nomination_clears))
+                                                           c.empty_nomination_clears))
     return queue
+
+
+def _add_pod(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
+    """``addPod``: a fresh pod info stamped now, moved to activeQ with the ``UnscheduledPodAdd`` event. v1.37 records
+    the nominated node the pod object names first, whether or not the pod is gated
+    (:attr:`spec.versions.VersionProfile.add_pod_nominates`); earlier releases in ``moveToActiveQ``, once the pod
+    entered activeQ.
+
+    Kubernetes: `PriorityQueue.addPod` (pkg/scheduler/backend/queue/scheduling_queue.go)
+    """
+    if queue.config.add_pod_nominates:
+        queue = replace(queue, nominator=add_nominated_pod(queue.nominator, pod, None, pod,
+                                                           queue.config.empty_nomination_clears))
+    return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True, nominate=True)
 
 
 def _move_to_backoff_q(queue: SchedulingQueue, pinfo: QueuedPod) -> SchedulingQueue:
@@ -268,9 +291,11 @@ def _record_event_if_any_in_flight(queue: SchedulingQueue, recorded: RecordedEve
 
 def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     """A new unscheduled pod: a fresh pod info stamped now, into activeQ, replacing any entry of its namespace/name
-    (of whichever UID) in activeQ, backoffQ or unschedulablePods. Fails with :class:`QueueNotEnabled` where the
-    release would leave the pod in two sub-queues (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`,
-    v1.37): a backoff heap holds its namespace/name, or a PreEnqueue plugin gates it while activeQ holds it.
+    (of whichever UID) in activeQ, backoffQ or unschedulablePods (:func:`_add_pod`; a gated pod into
+    unschedulablePods, where through v1.35 an entry already there is kept: :func:`_park_gated`). Fails with
+    :class:`QueueNotEnabled` where the release would leave the pod in two sub-queues
+    (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`, v1.37): a backoff heap holds its namespace/name,
+    or a PreEnqueue plugin gates it while activeQ holds it.
 
     Kubernetes: `PriorityQueue.Add`, `addPod`, `moveToActiveQ` (pkg/scheduler/backend/queue/scheduling_queue.go)
     """
@@ -280,7 +305,7 @@ def add(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
             if holder(held, pod) is not None:
                 raise QueueNotEnabled(f"Add of pod {pod.uid}, which a sub-queue holds: this release's moveToActiveQ "
                                       "leaves it there too, a state the spec does not state")
-    return _move_to_active_q(queue, QueuedPod(pod, queue.now), fresh=True, nominate=True)
+    return _add_pod(queue, pod)
 
 
 def pop_head(queue: SchedulingQueue, uid: str) -> tuple[SchedulingQueue, QueuedPod | None]:
@@ -483,7 +508,9 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     activeQ and backoffQ are searched for ``old``'s namespace/name, unschedulablePods for ``new``'s (the API server
     renames no pod, so they are the same): an entry of another UID found there takes ``new`` as its pod, or, where
     the release's ``PodInfo.Update`` refuses another UID (:attr:`spec.versions.VersionProfile.update_requires_same_uid`,
-    v1.37), is left as it is and ``new`` is added as a new pod (which replaces the entry by key).
+    v1.37), is left as it is and ``new`` is added as a new pod (:func:`_add_pod`), which replaces the entry by key,
+    except one in backoffQ, which v1.37's ``moveToActiveQ`` leaves there
+    (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`).
 
     Kubernetes: `PriorityQueue.Update` (pkg/scheduler/backend/queue/scheduling_queue.go)
     Kubernetes: `PodInfo.Update` (pkg/scheduler/framework/types.go)
@@ -510,7 +537,7 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
         return replace(renominated, error_backoff_q=_put(queue.error_backoff_q, replace(entry, pod=new)))
     entry = _entry(queue.unschedulable_pods, new)
     if entry is None or refused(entry):
-        return _move_to_active_q(queue, QueuedPod(new, queue.now), fresh=True, nominate=True)
+        return _add_pod(queue, new)
     queue = renominated
     pinfo = replace(entry, pod=new)
     if c.queueing_hints:

@@ -139,6 +139,12 @@ class QueueConfig:
     empty_nomination_clears: bool = False
     """The nominator drops a nomination to ``""`` instead of storing it (v1.37): the release's
     :attr:`spec.versions.VersionProfile.empty_nomination_clears`."""
+    gated_add_updates_unschedulable_entry: bool = False
+    """A new gated pod info replaces the entry unschedulablePods holds (v1.36 on): the release's
+    :attr:`spec.versions.VersionProfile.gated_add_updates_unschedulable_entry`."""
+    add_pod_nominates: bool = False
+    """``addPod`` records the pod's nomination, gated or not, and ``moveToActiveQ`` none (v1.37): the release's
+    :attr:`spec.versions.VersionProfile.add_pod_nominates`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -191,7 +197,8 @@ class SchedulingQueue:
     """``PriorityQueue``. The four sub-queue maps are keyed by the UID of the pod each entry holds, but hold a pod
     by its :func:`pod_key` (namespace/name), as Kubernetes' heaps and unschedulablePods do: every transition finds an
     entry with :func:`holder`, so a pod object of another UID with the same namespace and name finds, replaces or
-    removes the entry. A key is in at most one entry of the four maps (:mod:`spec.queue.invariants`). The in-flight
+    removes the entry. A key is in at most one entry of the four maps, except in v1.37 after an ``Update`` to another
+UID of a pod in backoffQ (:attr:`spec.versions.VersionProfile.add_leaves_backoff_entry`). The in-flight
     pods and the nominator are keyed by UID, as Kubernetes' are (``inFlightPods``, ``nominatedPodToNode``)."""
 
     config: QueueConfig
@@ -254,10 +261,13 @@ def new_scheduling_queue(
     update_requires_same_uid: bool | None = None,
     empty_nomination_clears: bool | None = None,
     add_leaves_backoff_entry: bool | None = None,
+    gated_add_updates_unschedulable_entry: bool | None = None,
+    add_pod_nominates: bool | None = None,
 ) -> SchedulingQueue:
     """An empty queue. The gates (and the release's behaviours ``activate_moves_from_backoff_q``,
     ``keeps_move_request_cycle``, ``target_pod_update_events``, ``update_requires_same_uid``,
-    ``empty_nomination_clears`` and ``add_leaves_backoff_entry``) default to
+    ``empty_nomination_clears``, ``add_leaves_backoff_entry``, ``gated_add_updates_unschedulable_entry`` and
+    ``add_pod_nominates``) default to
     ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
@@ -307,6 +317,10 @@ def new_scheduling_queue(
                                  else empty_nomination_clears),
         add_leaves_backoff_entry=(profile.add_leaves_backoff_entry if add_leaves_backoff_entry is None
                                   else add_leaves_backoff_entry),
+        gated_add_updates_unschedulable_entry=(
+            profile.gated_add_updates_unschedulable_entry if gated_add_updates_unschedulable_entry is None
+            else gated_add_updates_unschedulable_entry),
+        add_pod_nominates=profile.add_pod_nominates if add_pod_nominates is None else add_pod_nominates,
     )
     return SchedulingQueue(config, now=now)
 

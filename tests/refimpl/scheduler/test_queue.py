@@ -621,3 +621,32 @@ def test_add_of_a_backing_off_pod_leaves_it_in_backoff_q_in_v1_37(leaves: bool) 
     queue.add(a)
     assert [p.uid for p in queue.pods_in_active_q()] == ["a"]
     assert [p.uid for p in queue.pods_in_backoff_q()] == (["a"] if leaves else [])
+
+
+@pytest.mark.parametrize("updates", [False, True])
+def test_a_second_add_of_a_gated_pod_replaces_its_entry_from_v1_36(updates: bool) -> None:
+    """v1.36.5's ``moveToActiveQ`` puts a gated pod info in unschedulablePods even when an entry is there
+    (``unschedulablePods.addOrUpdate``); v1.35.8's keeps the first (``gated_add_updates_unschedulable_entry``)."""
+    from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
+
+    clock = FakeClock()
+    queue = SchedulingQueue(clock, gated_add_updates_unschedulable_entry=updates,
+                            pre_enqueue_plugins={"default-scheduler": [SchedulingGates(False)]})
+    gated = Pod("a", "a", scheduling_gates=("example.com/gate",))
+    queue.add(gated)
+    clock.advance(1_000_000_000)
+    queue.add(gated)
+    [entry] = queue.sub_queues()["unschedulable"]
+    assert entry.timestamp == (1_000_000_000 if updates else 0)
+
+
+@pytest.mark.parametrize("nominates", [False, True])
+def test_add_pod_nominates_a_gated_pod_in_v1_37(nominates: bool) -> None:
+    """v1.37.2's ``addPod`` records the nomination before ``moveToActiveQ``, a gated pod's too (``add_pod_nominates``);
+    earlier releases only for a pod that enters activeQ."""
+    from refimpl.scheduler.plugins.scheduling_gates import SchedulingGates
+
+    queue = SchedulingQueue(FakeClock(), add_pod_nominates=nominates,
+                            pre_enqueue_plugins={"default-scheduler": [SchedulingGates(False)]})
+    queue.add(Pod("a", "a", scheduling_gates=("example.com/gate",), nominated_node_name="node1"))
+    assert [r.uid for r in queue.nominator.nominated_pods_for_node("node1")] == (["a"] if nominates else [])
