@@ -42,8 +42,11 @@ from refimpl.simulator import Simulation, SimulationConfig
 from spec.quantities import SECOND
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-BASELINE: Final = "59a610d8dac5ba614698e28e21609ccb988abd13"
-"""main when issue 16's reference-scheduler work began: the figure each row is compared with."""
+BASELINE: Final = "4396f9c76b08acfd821949cfabdbf7578973241d"
+"""main just before issue 24's plugins (PodTopologySpread, InterPodAffinity, DynamicResources,
+NodeResourcesBalancedAllocation; 9af225f landed the first): each row is compared with the same workload on that
+scheduler's 8 plugins, so ``make bench`` shows what the 12 cost (docs/performance.md). Until 2026-11-30 it was
+59a610d, main when issue 16's reference-scheduler work began."""
 TARGET_PODS_PER_SECOND: Final = 270
 """Kubernetes v1.35.0's scheduler_perf threshold for SchedulingBasic 5000Nodes_10000Pods
 (test/integration/scheduler_perf/misc/performance-config.yaml: ``threshold: 270``), a floor on Kubernetes' CI

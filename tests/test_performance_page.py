@@ -48,3 +48,12 @@ def test_the_snapshot_ratios_are_their_quotients() -> None:
     assert len(pairs) == 3
     for mine, theirs, ratio in pairs:
         assert _consistent(mine, theirs, ratio), (mine, theirs, ratio)
+
+
+def test_the_before_after_ratios_are_their_quotients() -> None:
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in PAGE.read_text().splitlines()
+            if re.match(r"\| 5?,?\d+ nodes, ", line)]
+    assert len(rows) == 5, "a row per bench/scheduler.py row"
+    for _, before, after, ratio in rows:
+        assert _consistent(after.replace(",", ""), before.replace(",", ""), ratio), (before, after, ratio)
+    assert not _consistent("286", "387", "0.80x"), "the check can fail"
