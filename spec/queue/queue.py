@@ -516,7 +516,8 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     Kubernetes: `PodInfo.Update` (pkg/scheduler/framework/types.go)
     """
     c, uid = queue.config, new.uid
-    events = pod_scheduling_properties_change(new, old, c.target_pod_update_events) if c.queueing_hints else ()
+    events = (pod_scheduling_properties_change(new, old, c.target_pod_update_events, c.pod_scale_up_event)
+              if c.queueing_hints else ())
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
