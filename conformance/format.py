@@ -46,8 +46,8 @@ in-flight events) has Kubernetes v1.37's ``ActionType`` bits, where 4.x had v1.3
 of the releases' in declaration order, so its integer comparison (``MatchClusterEvents``) orders the bits each release
 has as that release does. An adapter that decodes 4.x bits misreads every queue vector with such an event. New
 vectors: ``queue.versions.scale_up.*``, v1.37's ``UpdatePodScaleUp`` event for an update that raises or adds a
-request (:attr:`spec.versions.VersionProfile.pod_scale_up_event`); other queue vectors whose pods' requests are raised
-while in flight split by profile or change on v1.37.
+request (:attr:`spec.versions.VersionProfile.pod_scale_up_event`), and ``queue.versions.shared_info.*``, one pod info
+in backoffQ and unschedulablePods at once with SchedulerPopFromBackoffQ off, which an ``Update`` changes in both.
 
 4.8.0 (from 4.7.0) is a minor bump (issue 25): ``terminate_pod`` is now enabled while the pod's binding is in flight
 or its bind request is orphaned. An assumed pod whose deletion starts is forgotten from v1.35 on
