@@ -223,7 +223,7 @@ DEFINITIONS: Final[dict[str, Shape]] = {
     )),
     "EVENT": Record(fields=(
         Field("resource", String(), "the event's resource (`Pod`, `Node`, `AssignedPod`, ...)"),
-        Field("action_type", Integer(minimum=0), "Kubernetes' v1.35 `ActionType` bits"),
+        Field("action_type", Integer(minimum=0), "Kubernetes' v1.37 `ActionType` bits"),
         Field("custom_label", String(), "the event's custom label; absent when empty", optional=True),
     )),
 }

@@ -34,8 +34,20 @@ from conformance.behaviours.coverage import totals
 
 JSON = Any
 
-FORMAT_VERSION: Final = "4.8.0"
+FORMAT_VERSION: Final = "5.0.0"
 """Major: the format; minor: coverage; patch: fixes to expectations that do not change coverage.
+
+5.0.0 (from 4.8.0) is a major bump: an event's ``action_type`` (the queue area's hint maps, events and observed
+in-flight events) has Kubernetes v1.37's ``ActionType`` bits, where 4.x had v1.35's. v1.37 declares
+``UpdateNodePreemptionPolicy`` after ``UpdateNodeDeclaredFeature`` and ``UpdatePodScaleUp`` after
+``UpdatePodScaleDown``, so ``UpdatePodLabel`` is 512 (was 256), ``UpdatePodScaleDown`` 1024, ``UpdatePodToleration``
+4096, ``UpdatePodSchedulingGatesEliminated`` 8192, ``UpdatePodGeneratedResourceClaim`` 16384, ``Update`` 32764 (was
+8188) and ``All`` 32767 (was 8191); the bits below ``UpdatePodLabel`` keep their values. The spec's layout is the union
+of the releases' in declaration order, so its integer comparison (``MatchClusterEvents``) orders the bits each release
+has as that release does. An adapter that decodes 4.x bits misreads every queue vector with such an event. New
+vectors: ``queue.versions.scale_up.*``, v1.37's ``UpdatePodScaleUp`` event for an update that raises or adds a
+request (:attr:`spec.versions.VersionProfile.pod_scale_up_event`), and ``queue.versions.shared_info.*``, one pod info
+in backoffQ and unschedulablePods at once with SchedulerPopFromBackoffQ off, which an ``Update`` changes in both.
 
 4.8.0 (from 4.7.0) is a minor bump (issue 25): ``terminate_pod`` is now enabled while the pod's binding is in flight
 or its bind request is orphaned. An assumed pod whose deletion starts is forgotten from v1.35 on

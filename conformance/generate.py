@@ -58,6 +58,8 @@ from conformance.scenarios.preemption_gaps_b import gaps_b_scenarios
 from conformance.scenarios.queue import curated_queue, generated_queue
 from conformance.scenarios.queue_mutants_a import queue_mutants_a_scenarios
 from conformance.scenarios.queue_mutants_b import queue_mutants_b_scenarios
+from conformance.scenarios.queue_scale_up import queue_scale_up_scenarios
+from conformance.scenarios.queue_shared_info import queue_shared_info_scenarios
 from conformance.scenarios.queue_versions_36_37 import queue_versions_36_37_scenarios
 from conformance.scenarios.score_memo import score_memo_scenarios
 from conformance.scenarios.skip_pod_schedule import skip_pod_schedule_scenarios
@@ -344,6 +346,8 @@ def generate_all() -> list[Vector]:
                  *kubelet_preemption_mutant_scenarios(), *plugin_mutant_scenarios(), *queue_mutants_a_scenarios(),
                  *queue_mutants_b_scenarios(),
                  *queue_versions_36_37_scenarios())
+    scenarios = (*scenarios, *queue_scale_up_scenarios())
+    scenarios = (*scenarios, *queue_shared_info_scenarios())
     vectors = [v for s in scenarios for v in expand(s)]
     ids = [v.id for v in vectors]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

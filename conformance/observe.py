@@ -89,7 +89,7 @@ Queue area (:mod:`spec.queue.queue`), after every step::
 Pods that compare equal in an order (same keys) are listed by UID; an expiry or first-attempt time the pod does
 not have is -1. ``POD`` is ``{"timestamp", "first_attempt", "attempts", "unschedulable_count",
 "consecutive_errors_count", "plugins": [unschedulable plugins, sorted], "pending": [pending plugins, sorted]}``.
-``EVENT`` is ``{"resource", "action_type": Kubernetes' v1.35 bits, "custom_label" (absent when empty)}``; an event's
+``EVENT`` is ``{"resource", "action_type": Kubernetes' v1.37 bits, "custom_label" (absent when empty)}``; an event's
 ``target`` (absent when none) is the pod that is its new object (an update of that pod, ``ForceActivate``).
 
 A caller is numbered by the order of the ``add_call`` steps, from 0. ``CALL`` is ``{"call_type": "pod_binding",

@@ -216,6 +216,17 @@ class VersionProfile:
     hint requeues on the generic update event keeps an in-memory nomination that earlier releases re-read from the
     object (pkg/scheduler/backend/queue/scheduling_queue.go, ``addPod`` and ``moveToActiveQ``, read in v1.36.5 and
     v1.37.2). Found by running throwaway queue vectors on v1.37.2's queue (examples/kubernetes-adapter)."""
+    pod_scale_up_event: bool = False
+    """``PodSchedulingPropertiesChange`` has the extractor ``extractPodScaleUp`` (after ``extractPodScaleDown``): an
+    update that raises a resource request of the pod, or adds one (``resource.PodRequests``), is an
+    ``UpdatePodScaleUp`` event, a bit of ``fwk.ActionType`` new in v1.37.2 (with ``UpdateNodePreemptionPolicy``);
+    through v1.36.5 no extractor names it, so an update that only raises requests is the generic ``Update`` event
+    (pkg/scheduler/framework/events.go and staging kube-scheduler framework/types.go, read in v1.34.12, v1.35.8,
+    v1.36.5 and v1.37.2). So in v1.37 such an update of a pending pod wakes the plugins that registered
+    ``UpdatePodScaleUp`` (NodeResourcesFit does, for ``TargetPod``, with InPlacePodVerticalScalingSchedulerPreemption),
+    which the generic event does not match (``MatchClusterEvents``: the incoming action must not exceed the
+    registered one), and the in-flight events record ``UpdatePodScaleUp`` where earlier releases record ``Update``
+    (queue.versions.scale_up.*). Found in reading the queue's survivors of mutation testing (docs/mutation.md)."""
     pop_from_backoff_q: bool = True
     """The ``SchedulerPopFromBackoffQ`` gate (KEP-5142, beta and on since v1.33): an idle ``Pop`` takes the head of
     podBackoffQ before its backoff ends, and backoff expiries are aligned to 1 s windows. On in every profile; the
@@ -284,6 +295,7 @@ V1_37: Final = VersionProfile(
     add_leaves_backoff_entry=True,
     gated_add_updates_unschedulable_entry=True,
     add_pod_nominates=True,
+    pod_scale_up_event=True,
 )
 
 DEFAULT_PROFILE: Final = V1_35
@@ -311,6 +323,7 @@ PR_141745: Final = VersionProfile(
     add_leaves_backoff_entry=True,
     gated_add_updates_unschedulable_entry=True,
     add_pod_nominates=True,
+    pod_scale_up_event=True,
 )
 
 PROFILES: Final = {p.name: p for p in (V1_34, V1_35, V1_36, V1_37, PR_141745)}

@@ -107,6 +107,7 @@ class RefimplQueue:
             add_leaves_backoff_entry=config.add_leaves_backoff_entry,
             gated_add_updates_unschedulable_entry=config.gated_add_updates_unschedulable_entry,
             add_pod_nominates=config.add_pod_nominates,
+            pod_scale_up_event=config.pod_scale_up_event,
             pre_enqueue_plugins={name: [SchedulingGates(config.target_pod_update_events)]
                                  for name in config.scheduler_names}
             if SCHEDULING_GATES in config.pre_enqueue_plugins else None,
@@ -197,6 +198,7 @@ class RefimplQueue:
             add_leaves_backoff_entry=base.add_leaves_backoff_entry,
             gated_add_updates_unschedulable_entry=base.gated_add_updates_unschedulable_entry,
             add_pod_nominates=base.add_pod_nominates,
+            pod_scale_up_event=base.pod_scale_up_event,
         ).config
         self.default_hints = op.hints is None
         self.queue, self.held = self.new_queue(self.config), {}

@@ -4,7 +4,8 @@ Shared by the refinement test (``tests/refimpl/scheduler/test_queue_refinement.p
 queue area (:mod:`conformance.adapters.refimpl_queue`). It also translates the spec's event vocabulary
 (:mod:`spec.queue.events`) to refimpl's (:mod:`refimpl.scheduler.events`) and back: the two are independent
 statements of the same Kubernetes types, so action types are matched by name (refimpl has no
-``UpdateNodeDeclaredFeature`` bit; the spec none for refimpl's internal ``updatePodOther``).
+``UpdateNodeDeclaredFeature`` or ``UpdateNodePreemptionPolicy`` bit; the spec none for refimpl's internal
+``updatePodOther``).
 """
 
 from __future__ import annotations

@@ -181,16 +181,17 @@ type hintRegJSON struct {
 	Functions []hintFunctionJSON `json:"functions"`
 }
 
-// Spec action bits (spec/queue/events.py ActionType, v1.35's layout, which the vectors use) by name, in order;
+// Spec action bits (spec/queue/events.py ActionType, v1.37's layout, which the vectors use) by name, in order;
 // each release file's goActionTypes maps the names to its fwk.ActionType values (the layout differs by release).
 var specActionNames = []string{
 	"Add", "Delete", "UpdateNodeAllocatable", "UpdateNodeLabel", "UpdateNodeTaint", "UpdateNodeCondition",
-	"UpdateNodeAnnotation", "UpdateNodeDeclaredFeature", "UpdatePodLabel", "UpdatePodScaleDown",
-	"UpdatePodToleration", "UpdatePodSchedulingGatesEliminated", "UpdatePodGeneratedResourceClaim",
+	"UpdateNodeAnnotation", "UpdateNodeDeclaredFeature", "UpdateNodePreemptionPolicy", "UpdatePodLabel",
+	"UpdatePodScaleDown", "UpdatePodScaleUp", "UpdatePodToleration", "UpdatePodSchedulingGatesEliminated",
+	"UpdatePodGeneratedResourceClaim",
 }
 
 const (
-	specAll    = int64(1)<<13 - 1
+	specAll    = int64(1)<<15 - 1
 	specUpdate = specAll &^ 3
 )
 

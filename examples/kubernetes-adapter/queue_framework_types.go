@@ -11,9 +11,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
-// goActionTypes: this release's fwk.ActionType bits by name (v1.35's layout is the spec's; v1.37 adds
-// UpdateNodePreemptionPolicy and UpdatePodScaleUp, which the spec does not name, and the bits it names keep their
-// names).
+// goActionTypes: this release's fwk.ActionType bits by name (the spec's layout is v1.37's; v1.35 and v1.36 lack
+// UpdateNodePreemptionPolicy and UpdatePodScaleUp, which release_v1_37.go adds).
 var goActionTypes = map[string]fwk.ActionType{
 	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
 	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,

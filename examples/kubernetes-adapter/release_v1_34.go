@@ -69,7 +69,8 @@ func (l limiter) available() bool {
 
 // The queue area's release-specific parts (queue_area.go).
 
-// goActionTypes: this release's fwk.ActionType bits by name (v1.34 has no UpdateNodeDeclaredFeature: the spec's bits above it are one higher than Go's).
+// goActionTypes: this release's fwk.ActionType bits by name (v1.34 has no UpdateNodeDeclaredFeature,
+// UpdateNodePreemptionPolicy or UpdatePodScaleUp: the spec's bits above them are higher than Go's).
 var goActionTypes = map[string]fwk.ActionType{
 	"Add": fwk.Add, "Delete": fwk.Delete, "UpdateNodeAllocatable": fwk.UpdateNodeAllocatable,
 	"UpdateNodeLabel": fwk.UpdateNodeLabel, "UpdateNodeTaint": fwk.UpdateNodeTaint,

@@ -29,6 +29,12 @@ const (
 	modFile    = "go.v1.37.mod"
 )
 
+// v1.37's fwk.ActionType bits that v1.35 and v1.36 lack (queue_framework_types.go has the rest).
+func init() {
+	goActionTypes["UpdateNodePreemptionPolicy"] = fwk.UpdateNodePreemptionPolicy
+	goActionTypes["UpdatePodScaleUp"] = fwk.UpdatePodScaleUp
+}
+
 type (
 	nominatingInfo = fwk.NominatingInfo
 	nominatingMode = fwk.NominatingMode

@@ -33,12 +33,14 @@ class ActionType(IntFlag):
     UPDATE_NODE_ANNOTATION = 1 << 6
     UPDATE_POD_LABEL = 1 << 7
     UPDATE_POD_SCALE_DOWN = 1 << 8
-    UPDATE_POD_TOLERATION = 1 << 9
-    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
-    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 11
-    UPDATE_POD_OTHER = 1 << 12
+    UPDATE_POD_SCALE_UP = 1 << 9
+    """v1.37: a request raised or added (``extractPodScaleUp``)."""
+    UPDATE_POD_TOLERATION = 1 << 10
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 11
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 12
+    UPDATE_POD_OTHER = 1 << 13
     """``updatePodOther`` (unexported): a pod update none of the specific kinds describes."""
-    ALL = (1 << 13) - 1
+    ALL = (1 << 14) - 1
     UPDATE = (
         UPDATE_NODE_ALLOCATABLE
         | UPDATE_NODE_LABEL
@@ -47,6 +49,7 @@ class ActionType(IntFlag):
         | UPDATE_NODE_ANNOTATION
         | UPDATE_POD_LABEL
         | UPDATE_POD_SCALE_DOWN
+        | UPDATE_POD_SCALE_UP
         | UPDATE_POD_TOLERATION
         | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
         | UPDATE_POD_GENERATED_RESOURCE_CLAIM
@@ -159,15 +162,18 @@ def _scaled_down(new: Mapping[str, int], old: Mapping[str, int]) -> bool:
     return any(name not in new or new[name] < quantity for name, quantity in old.items())
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = False) -> list[ClusterEvent]:
+def pod_scheduling_properties_change(
+    new: Pod, old: Pod, target_pod: bool = False, scale_up: bool = False
+) -> list[ClusterEvent]:
     """``PodSchedulingPropertiesChange``: the specific update events an update of a pod stands for.
 
     The resource is ``AssignedPod`` when ``new`` is bound, else ``TargetPod`` for the queue's own update of the pod
     in a release that has it (``target_pod``: v1.37's ``isTargetPod``), else ``UnschedulablePod``. Modelled
     extractors, in Kubernetes' order: labels changed, requests scaled down (a resource removed or lowered in
-    ``resource.PodRequests``: :func:`refimpl.cache.resources.pod_requests` with pod-level resources), the last
-    scheduling gate removed, tolerations added (the API only allows adding, so a length change). When none fires, the
-    generic ``Update`` event is returned.
+    ``resource.PodRequests``: :func:`refimpl.cache.resources.pod_requests` with pod-level resources), requests
+    scaled up (a resource added or raised; ``scale_up``: v1.37's ``extractPodScaleUp``), the last scheduling gate
+    removed, tolerations added (the API only allows adding, so a length change). When none fires, the generic
+    ``Update`` event is returned.
     """
     if new.node_name:
         resource = EventResource.ASSIGNED_POD
@@ -176,8 +182,12 @@ def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = Fals
     events: list[ClusterEvent] = []
     if new.labels != old.labels:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))
-    if _scaled_down(pod_requests(new, pod_level_resources=True), pod_requests(old, pod_level_resources=True)):
+    new_requests = pod_requests(new, pod_level_resources=True)
+    old_requests = pod_requests(old, pod_level_resources=True)
+    if _scaled_down(new_requests, old_requests):
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
+    if scale_up and _scaled_down(old_requests, new_requests):  # extractPodScaleUp: the same test, old and new swapped
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_UP))
     if old.scheduling_gates and not new.scheduling_gates:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
     if len(new.tolerations) != len(old.tolerations):

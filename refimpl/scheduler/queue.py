@@ -125,6 +125,7 @@ class SchedulingQueue:
         add_leaves_backoff_entry: bool = False,
         gated_add_updates_unschedulable_entry: bool = False,
         add_pod_nominates: bool = False,
+        pod_scale_up_event: bool = False,
         less: LessFunc = priority_sort_less,
         pre_enqueue_plugins: Mapping[str, Sequence[PreEnqueuePlugin]] | None = None,
         pod_lister: PodLister | None = None,
@@ -143,7 +144,9 @@ class SchedulingQueue:
         in two sub-queues, which the spec does not state and no vector exercises);
         ``gated_add_updates_unschedulable_entry`` is v1.36's ``moveToActiveQ``, which puts a new gated pod info in
         unschedulablePods even when an entry is there; ``add_pod_nominates`` is v1.37's ``addPod``, which records the
-        pod's nomination before ``moveToActiveQ`` (a gated pod's too), where earlier releases' ``moveToActiveQ`` does.
+        pod's nomination before ``moveToActiveQ`` (a gated pod's too), where earlier releases' ``moveToActiveQ`` does;
+        ``pod_scale_up_event`` is v1.37's ``PodSchedulingPropertiesChange``, which names raised requests
+        ``UpdatePodScaleUp``.
         ``pre_enqueue_plugins`` are each profile's PreEnqueue plugins (``WithPreEnqueuePluginMap``; none by
         default, as in Kubernetes' queue tests); ``pod_lister`` is the nominator's (``WithPodLister``).
         Fails with ``ValueError`` on a negative duration, or QueueingHints off without a ``moveRequestCycle``."""
@@ -169,6 +172,7 @@ class SchedulingQueue:
         self.add_leaves_backoff_entry = add_leaves_backoff_entry
         self.gated_add_updates_unschedulable_entry = gated_add_updates_unschedulable_entry
         self.add_pod_nominates = add_pod_nominates
+        self.pod_scale_up_event = pod_scale_up_event
         if queueing_hints is None:
             queueing_hints = {name: default_queueing_hint_map(None, queueing_hints_enabled) for name in scheduler_names}
             for name, plugins in (pre_enqueue_plugins or {}).items():
@@ -638,7 +642,8 @@ class SchedulingQueue:
                 resource = EventResource.TARGET_POD if target else EventResource.UNSCHEDULABLE_POD
                 events = [ClusterEvent(resource, ActionType.UPDATE)]
             else:
-                events = pod_scheduling_properties_change(new, old, self.target_pod_update_events)
+                events = pod_scheduling_properties_change(
+                    new, old, self.target_pod_update_events, self.pod_scale_up_event)
             if self.queueing_hints_enabled and self._active.add_events_if_pod_in_flight(old, new, events):
                 return QueueName.IN_FLIGHT
             if old is not None:

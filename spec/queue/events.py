@@ -27,7 +27,11 @@ from spec.resources import pod_requests
 
 
 class ActionType(IntFlag):
-    """``fwk.ActionType``: what happened to an object. The bits are Kubernetes' v1.35 values."""
+    """``fwk.ActionType``: what happened to an object. The bits are Kubernetes' v1.37 values, the union of the four
+    releases' in declaration order: v1.34 has no ``UpdateNodeDeclaredFeature``, and v1.34 to v1.36 have neither
+    ``UpdateNodePreemptionPolicy`` nor ``UpdatePodScaleUp`` (a release without a bit never sends it, and its
+    ``Update`` and ``All`` cover the bits it has; the integer comparison of :func:`match_cluster_events` orders the
+    bits a release has as that release does)."""
 
     NONE = 0
     ADD = 1 << 0
@@ -39,14 +43,20 @@ class ActionType(IntFlag):
     UPDATE_NODE_CONDITION = 1 << 5
     UPDATE_NODE_ANNOTATION = 1 << 6
     UPDATE_NODE_DECLARED_FEATURE = 1 << 7
-    UPDATE_POD_LABEL = 1 << 8
-    UPDATE_POD_SCALE_DOWN = 1 << 9
+    UPDATE_NODE_PREEMPTION_POLICY = 1 << 8
+    """A change of the node's ``spec.podPreemptionPolicy`` (v1.37; not modelled: :class:`spec.objects.Node` has no
+    such field, so no update of a spec node is one)."""
+    UPDATE_POD_LABEL = 1 << 9
+    UPDATE_POD_SCALE_DOWN = 1 << 10
     """A resource request of the pod was lowered or removed."""
-    UPDATE_POD_TOLERATION = 1 << 10
+    UPDATE_POD_SCALE_UP = 1 << 11
+    """A resource request of the pod was raised or added (v1.37:
+    :attr:`spec.versions.VersionProfile.pod_scale_up_event`)."""
+    UPDATE_POD_TOLERATION = 1 << 12
     """A toleration was added (the API allows no other change of tolerations)."""
-    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 11
-    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 12
-    ALL = (1 << 13) - 1
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 13
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 14
+    ALL = (1 << 15) - 1
     UPDATE = ALL & ~(ADD | DELETE)
     """Any update: every ``Update*`` bit."""
 
@@ -60,8 +70,10 @@ ACTION_NAMES: Final = {
     ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
     ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
     ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
+    ActionType.UPDATE_NODE_PREEMPTION_POLICY: "UpdateNodePreemptionPolicy",
     ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
     ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_POD_SCALE_UP: "UpdatePodScaleUp",
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
     ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
@@ -164,16 +176,20 @@ EVENT_FORCE_ACTIVATE: Final = ClusterEvent(EventResource.WILDCARD, ActionType.AL
 """``Activate`` records this event, for the activated pod only, when that pod is in flight."""
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = False) -> tuple[ClusterEvent, ...]:
+def pod_scheduling_properties_change(
+    new: Pod, old: Pod, target_pod: bool = False, scale_up: bool = False
+) -> tuple[ClusterEvent, ...]:
     """The specific update events an update of a pod stands for, in Kubernetes' extractor order.
 
     The resource is ``AssignedPod`` when ``new`` is bound, else ``TargetPod`` when the queue derives the events of
     the pod it updates and the release has that resource (``target_pod``, v1.37's ``isTargetPod``), else
     ``UnschedulablePod``. Of the
-    extractors only those whose fields :class:`spec.objects.Pod` has can fire: requests scaled down
-    (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources),
-    labels changed, the last scheduling gate removed, and tolerations added (a change of their number).
-    Resource-claim statuses are not modelled. When no extractor fires the generic ``Update`` event is returned.
+    extractors only those whose fields :class:`spec.objects.Pod` has can fire: labels changed, requests scaled down
+    (a resource's request lowered or removed, ``resource.PodRequests`` with pod-level resources), requests scaled up
+    (a resource's request raised or added; only where the release has the extractor, ``scale_up``: v1.37's
+    ``extractPodScaleUp``, :attr:`spec.versions.VersionProfile.pod_scale_up_event`), the last scheduling gate
+    removed, and tolerations added (a change of their number). Resource-claim statuses are not modelled. When no
+    extractor fires the generic ``Update`` event is returned.
 
     Kubernetes: `PodSchedulingPropertiesChange` (pkg/scheduler/framework/events.go)
     """
@@ -188,6 +204,9 @@ def pod_scheduling_properties_change(new: Pod, old: Pod, target_pod: bool = Fals
         actions.append(ActionType.UPDATE_POD_LABEL)
     if any(name not in new_requests or new_requests[name] < quantity for name, quantity in old_requests.items()):
         actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if scale_up and any(name not in old_requests or old_requests[name] < quantity
+                        for name, quantity in new_requests.items()):
+        actions.append(ActionType.UPDATE_POD_SCALE_UP)
     if not new.scheduling_gates and old.scheduling_gates:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new.tolerations) != len(old.tolerations):

@@ -298,7 +298,7 @@ def apply_queue_operation(world: QueueWorld, op: QueueOperation) -> tuple[QueueW
             history = world.since_pop
             if old != new:
                 events = frozenset(RecordedEvent(e, new.uid) for e in pod_scheduling_properties_change(
-                    new, old, queue.config.target_pod_update_events))
+                    new, old, queue.config.target_pod_update_events, queue.config.pod_scale_up_event))
                 history = _seen(world, (new.uid,), events)
             return QueueWorld(q.update(queue, old, new), world.attempts, history), OK
         case QueueDelete(pod):
@@ -359,6 +359,7 @@ def _new_queue(current: SchedulingQueue, op: NewQueue) -> SchedulingQueue:
         add_leaves_backoff_entry=current.config.add_leaves_backoff_entry,
         gated_add_updates_unschedulable_entry=current.config.gated_add_updates_unschedulable_entry,
         add_pod_nominates=current.config.add_pod_nominates,
+        pod_scale_up_event=current.config.pod_scale_up_event,
     )
 
 

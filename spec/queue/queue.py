@@ -78,6 +78,7 @@ from spec.queue.state import (
     events_for_pod,
     holder,
     is_pod_backing_off,
+    pod_key,
     pop_candidates,
     where,
 )
@@ -497,6 +498,21 @@ def activate(queue: SchedulingQueue, pod: Pod) -> SchedulingQueue:
     return _request_move(queue)
 
 
+def _update_shared_entry(queue: SchedulingQueue, entry: QueuedPod, new: Pod) -> SchedulingQueue:
+    """``entry``, updated to ``new`` in a backoff heap, is also the entry of its UID in unschedulablePods, if that
+    holds one: with PopFromBackoffQ off, ``Update``'s requeue loop goes on after an event moved the pod to backoffQ,
+    and a later event that the hints skip puts the same ``*QueuedPodInfo`` into unschedulablePods
+    (``requeuePodWithQueueingStrategy``'s ``unschedulablePods.addOrUpdate``), so one pod info is in both. Updating it
+    in backoffQ (``PodInfo.Update``, in place) updates it there too: the two entries keep one pod object.
+
+    Kubernetes: `backoffQueue.update` (pkg/scheduler/backend/queue/backoff_queue.go)
+    """
+    shared = queue.unschedulable_pods.get(entry.uid)
+    if shared is None or pod_key(shared.pod) != pod_key(entry.pod):
+        return queue
+    return replace(queue, unschedulable_pods=_put(queue.unschedulable_pods, replace(shared, pod=new)))
+
+
 def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     """An unscheduled pod changed from ``old`` to ``new``.
 
@@ -504,7 +520,9 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     are recorded, nothing else. In activeQ or backoffQ: updated in place. In unschedulablePods:
     updated, then with QueueingHints on requeued per update event by the hints until it reaches
     activeQ (or backoffQ, with PopFromBackoffQ); with them off moved to backoffQ (backing off) or
-    activeQ if it changed at all. In no sub-queue: added to activeQ as a new pod. In flight goes by ``new``'s UID;
+    activeQ if it changed at all. In no sub-queue: added to activeQ as a new pod. A pod info in backoffQ that
+    unschedulablePods also holds (PopFromBackoffQ off) is updated in both (:func:`_update_shared_entry`).
+    In flight goes by ``new``'s UID;
     activeQ and backoffQ are searched for ``old``'s namespace/name, unschedulablePods for ``new``'s (the API server
     renames no pod, so they are the same): an entry of another UID found there takes ``new`` as its pod, or, where
     the release's ``PodInfo.Update`` refuses another UID (:attr:`spec.versions.VersionProfile.update_requires_same_uid`,
@@ -516,7 +534,8 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
     Kubernetes: `PodInfo.Update` (pkg/scheduler/framework/types.go)
     """
     c, uid = queue.config, new.uid
-    events = pod_scheduling_properties_change(new, old, c.target_pod_update_events) if c.queueing_hints else ()
+    events = (pod_scheduling_properties_change(new, old, c.target_pod_update_events, c.pod_scale_up_event)
+              if c.queueing_hints else ())
     if c.queueing_hints and uid in queue.in_flight_pods:
         recorded = tuple(RecordedEvent(e, uid) for e in events)
         return replace(queue, in_flight_events=(*queue.in_flight_events, *recorded))
@@ -531,10 +550,12 @@ def update(queue: SchedulingQueue, old: Pod, new: Pod) -> SchedulingQueue:
         return replace(renominated, active_q=_put(queue.active_q, replace(entry, pod=new)))
     entry = _entry(queue.backoff_q, old)
     if entry is not None and not refused(entry):
-        return replace(renominated, backoff_q=_put(queue.backoff_q, replace(entry, pod=new)))
+        renominated = replace(renominated, backoff_q=_put(queue.backoff_q, replace(entry, pod=new)))
+        return _update_shared_entry(renominated, entry, new)
     entry = _entry(queue.error_backoff_q, old)
     if entry is not None and not refused(entry):
-        return replace(renominated, error_backoff_q=_put(queue.error_backoff_q, replace(entry, pod=new)))
+        renominated = replace(renominated, error_backoff_q=_put(queue.error_backoff_q, replace(entry, pod=new)))
+        return _update_shared_entry(renominated, entry, new)
     entry = _entry(queue.unschedulable_pods, new)
     if entry is None or refused(entry):
         return _add_pod(queue, new)

@@ -145,6 +145,9 @@ class QueueConfig:
     add_pod_nominates: bool = False
     """``addPod`` records the pod's nomination, gated or not, and ``moveToActiveQ`` none (v1.37): the release's
     :attr:`spec.versions.VersionProfile.add_pod_nominates`."""
+    pod_scale_up_event: bool = False
+    """``Update`` names raised or added requests ``UpdatePodScaleUp`` (v1.37): the release's
+    :attr:`spec.versions.VersionProfile.pod_scale_up_event`."""
     pod_initial_backoff: Duration = DEFAULT_POD_INITIAL_BACKOFF
     pod_max_backoff: Duration = DEFAULT_POD_MAX_BACKOFF
     pod_max_in_unschedulable_pods_duration: Duration = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
@@ -263,11 +266,12 @@ def new_scheduling_queue(
     add_leaves_backoff_entry: bool | None = None,
     gated_add_updates_unschedulable_entry: bool | None = None,
     add_pod_nominates: bool | None = None,
+    pod_scale_up_event: bool | None = None,
 ) -> SchedulingQueue:
     """An empty queue. The gates (and the release's behaviours ``activate_moves_from_backoff_q``,
     ``keeps_move_request_cycle``, ``target_pod_update_events``, ``update_requires_same_uid``,
-    ``empty_nomination_clears``, ``add_leaves_backoff_entry``, ``gated_add_updates_unschedulable_entry`` and
-    ``add_pod_nominates``) default to
+    ``empty_nomination_clears``, ``add_leaves_backoff_entry``, ``gated_add_updates_unschedulable_entry``,
+    ``add_pod_nominates`` and ``pod_scale_up_event``) default to
     ``profile``'s; ``hints`` to the
     default plugins' map for the QueueingHints setting, registered for the profiles ``scheduler_names`` (none: no
     profile has a hint map, as in Kubernetes' tests that set none); ``pre_enqueue_plugins`` are the
@@ -321,6 +325,7 @@ def new_scheduling_queue(
             profile.gated_add_updates_unschedulable_entry if gated_add_updates_unschedulable_entry is None
             else gated_add_updates_unschedulable_entry),
         add_pod_nominates=profile.add_pod_nominates if add_pod_nominates is None else add_pod_nominates,
+        pod_scale_up_event=profile.pod_scale_up_event if pod_scale_up_event is None else pod_scale_up_event,
     )
     return SchedulingQueue(config, now=now)
 

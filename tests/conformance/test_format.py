@@ -50,9 +50,10 @@ def test_invalid_vectors_are_rejected_with_the_path(valid: Any, change: Any, mes
 
 
 def test_other_major_format_version_is_refused(valid: Any) -> None:
-    newer = {**valid, "format_version": "4.9.0"}
-    assert vector_from_json(newer).format_version == "4.9.0"  # minor versions only add coverage
-    assert schema_errors({**valid, "format_version": "5.0.0"})  # a new major version is another format
+    newer = {**valid, "format_version": "5.9.0"}
+    assert vector_from_json(newer).format_version == "5.9.0"  # minor versions only add coverage
+    assert schema_errors({**valid, "format_version": "6.0.0"})  # a new major version is another format
+    assert schema_errors({**valid, "format_version": "4.8.0"})  # 4.x queue events have v1.35's ActionType bits
     assert schema_errors({**valid, "format_version": "3.2.0"})  # 3.x cycle observations lack the decision
     assert schema_errors({**valid, "format_version": "2.6.0"})  # 2.x cycle observations lack the status codes
     assert schema_errors({**valid, "format_version": "1.0.0"})  # 1.x observations lack returned and metrics

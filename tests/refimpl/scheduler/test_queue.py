@@ -33,6 +33,7 @@ from refimpl.scheduler.events import (
 )
 from refimpl.scheduler.heap import Heap
 from refimpl.scheduler.queue import QueuedPodInfo, QueueError, QueueName, SchedulingQueue
+from spec.frozenmap import FrozenMap
 from spec.objects import Container, Pod, Toleration
 from spec.quantities import resource_list
 
@@ -650,3 +651,27 @@ def test_add_pod_nominates_a_gated_pod_in_v1_37(nominates: bool) -> None:
                             pre_enqueue_plugins={"default-scheduler": [SchedulingGates(False)]})
     queue.add(Pod("a", "a", scheduling_gates=("example.com/gate",), nominated_node_name="node1"))
     assert [r.uid for r in queue.nominator.nominated_pods_for_node("node1")] == (["a"] if nominates else [])
+
+
+def test_an_update_through_backoff_q_changes_the_pod_info_unschedulable_pods_shares() -> None:
+    """SchedulerPopFromBackoffQ off: ``Update``'s requeue loop goes on after backoffQ, and a skipped event puts the same
+    pod info into unschedulablePods (``requeuePodWithQueueingStrategy``); a later update through backoffQ
+    (``backoffQueue.update``: ``pInfo.Update`` in place) changes the pod both hold, as in Kubernetes v1.35.8."""
+    label, toleration = (ClusterEvent(EventResource.POD, action)
+                         for action in (ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_TOLERATION))
+    hints = {"default-scheduler": {
+        label: [QueueingHintFunction("X")],
+        toleration: [QueueingHintFunction("X", lambda p, o, n: QueueingHint.QUEUE_SKIP)],
+    }}
+    _, q = new_queue(queueing_hints=hints, pop_from_backoff_q=False)
+    q.add(pod("a"))
+    assert fail(q, pop(q), "X") is QueueName.UNSCHEDULABLE
+    changed = Pod(uid="a", name="a", labels=FrozenMap({"app": "web"}), tolerations=(Toleration(key="k"),),
+                  containers=pod("a").containers)
+    q.update(pod("a"), changed)
+    [in_backoff], [in_unschedulable] = q.sub_queues()["backoff"], q.sub_queues()["unschedulable"]
+    assert in_backoff is in_unschedulable
+    raised = Pod(uid="a", name="a", priority=10, labels=changed.labels, tolerations=changed.tolerations,
+                 containers=changed.containers)
+    q.update(changed, raised)
+    assert q.sub_queues()["unschedulable"][0].pod == raised

@@ -100,6 +100,15 @@ def test_pod_update_events() -> None:
     assert pod_scheduling_properties_change(pod(cpu=200), pod(cpu=100)) == [
         ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE)  # scale-up: only the generic event
     ]
+    # v1.37's extractPodScaleUp (scale_up): a raised request is UpdatePodScaleUp, after a lowered one's ScaleDown
+    assert pod_scheduling_properties_change(pod(cpu=200), pod(cpu=100), target_pod=True, scale_up=True) == [
+        ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_UP)
+    ]
+    lowered_and_added = Pod(uid="p", containers=(Container("c", resource_list(cpu=50, memory=10)),))
+    assert pod_scheduling_properties_change(lowered_and_added, pod(cpu=100), scale_up=True) == [
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+        ClusterEvent(EventResource.UNSCHEDULABLE_POD, ActionType.UPDATE_POD_SCALE_UP),
+    ]
 
 
 def test_default_registrations_with_and_without_queueing_hints() -> None:
