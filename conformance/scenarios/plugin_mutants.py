@@ -22,6 +22,7 @@ from spec.objects import AffinityTerms, LabelSelector, PodAffinityTerm, Topology
 FILTERING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go"
 SPREAD_COMMON_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/common.go"
 SPREAD_FILTERING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/filtering.go"
+LEAST_ALLOCATED_GO: Final = "pkg/scheduler/framework/plugins/noderesources/least_allocated.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -112,7 +113,23 @@ def spread_uncounted_domain_scenarios() -> list[Scenario]:
     ]
 
 
+def least_requested_capacity_one_scenarios() -> list[Scenario]:
+    """A node with 1 millicore, scored for a pod that asks for 0 cpu explicitly (the non-zero default of 100m stands
+    in only for a missing request)."""
+    return [
+        Scenario("cycle.plugin_mutants.least_requested_capacity_one",
+                 f"leastRequestedScore ({LEAST_ALLOCATED_GO}) returns 0 only for a capacity of 0 or a request above "
+                 "it: n1 has 1 millicore, n2 1,000; p asks for cpu 0 explicitly (getNonzeroRequests keeps an "
+                 "explicit 0; the 100m default is for a missing request) and 64 MiB. On n1 the cpu score is "
+                 "(1 - 0) * 100 / 1 = 100, as on n2, so NodeResourcesFit scores both nodes alike; a capacity of 1 "
+                 "taken for none would score n1's cpu 0",
+                 [ClusterAddNode(node("n1", cpu=1)), ClusterAddNode(node("n2")),
+                  CreatePod(pod("p", cpu=0)), SchedulePod("p", "n1")],
+                 area="cycle", behaviours=("resources",), profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
-            *spread_uncounted_domain_scenarios()]
+            *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios()]
