@@ -143,7 +143,8 @@ class EventHandlers:
             self.cache.update_pod(old, new)
         except CacheError as error:
             self._log(f"Scheduler cache UpdatePod failed pod={klog_kobj(old)}", error)
-        for event in pod_scheduling_properties_change(new, old):
+        # v1.37 names a raised or added request UpdatePodScaleUp (extractPodScaleUp); earlier releases send Update.
+        for event in pod_scheduling_properties_change(new, old, scale_up=self.profile.pod_scale_up_event):
             if self._hints:
                 self.queue.move_all_to_active_or_backoff_queue(event, old, new)
             else:

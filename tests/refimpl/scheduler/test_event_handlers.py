@@ -12,12 +12,13 @@ from refimpl.cache import Cache
 from refimpl.cache.clock import FakeClock
 from refimpl.scheduler.backoff import SECOND
 from refimpl.scheduler.event_handlers import EventHandlers
+from refimpl.scheduler.events import ActionType, ClusterEvent, EventResource
 from refimpl.scheduler.queue import QueuedPodInfo, QueueName, SchedulingQueue
 from spec.errors import SchedulerExit
 from spec.frozenmap import FrozenMap
 from spec.objects import Container, Node, Pod, with_node_name
 from spec.quantities import resource_list
-from spec.versions import V1_34, V1_35, VersionProfile
+from spec.versions import V1_34, V1_35, V1_36, V1_37, VersionProfile
 
 FIT = "NodeResourcesFit"
 AFFINITY = "NodeAffinity"
@@ -121,6 +122,32 @@ def test_update_of_an_unscheduled_pod_reaches_the_queue_unless_identical_or_assu
     w.handlers.on_update_pod(pod("b"), pod("b", cpu=1))  # assumed: no structure is updated
     assert w.queue.where("b") is QueueName.IN_FLIGHT
     assert w.cache.get_pod(assumed).containers[0].requests["cpu"] == 100
+
+
+@pytest.mark.parametrize(
+    ("profile", "action"),
+    [(V1_35, ActionType.UPDATE), (V1_36, ActionType.UPDATE), (V1_37, ActionType.UPDATE_POD_SCALE_UP)],
+    ids=["v1.35", "v1.36", "v1.37"],
+)
+def test_an_assigned_pod_scaled_up_is_update_pod_scale_up_from_v1_37(
+    profile: VersionProfile, action: ActionType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """updatePodInCache: ``PodSchedulingPropertiesChange`` of v1.37 runs ``extractPodScaleUp`` (framework/events.go),
+    so a raised request of a bound pod is ``AssignedPod/UpdatePodScaleUp``, which NodeResourcesFit registers
+    (``isSchedulableAfterAssignedPodScaleUp``); before v1.37 no extractor names it and the event is the general
+    ``Update``. A scale-down is ``UpdatePodScaleDown`` in every release."""
+    w = World(profile)
+    w.handlers.on_add_node(node("n1"))
+    w.handlers.on_add_pod(pod("bound", node="n1", cpu=100))
+    moved: list[ClusterEvent] = []
+    monkeypatch.setattr(w.queue, "move_all_to_active_or_backoff_queue", lambda event, *_: moved.append(event))
+    w.handlers.on_update_pod(pod("bound", node="n1", cpu=100), pod("bound", node="n1", cpu=300))
+    w.handlers.on_update_pod(pod("bound", node="n1", cpu=300), pod("bound", node="n1", cpu=200))
+    assert moved == [
+        ClusterEvent(EventResource.ASSIGNED_POD, action),
+        ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+    ]
+    assert w.cache.get_pod(pod("bound")).containers[0].requests["cpu"] == 200
 
 
 def test_deleting_an_assigned_pod_frees_room_and_moves_pods() -> None:
