@@ -25,7 +25,16 @@ from conformance.operations import (
 from conformance.scenarios import cycle as cy
 from conformance.scenarios.cache import NGINX, UNSCHEDULABLE, S, node, patch, pod
 from conformance.traces import EXPIRY_PROFILES, Scenario
-from spec.cache.operations import AddNode, AddPod, AssumePod, CleanupAssumedPods, FinishBinding, RemoveNode, RemovePod
+from spec.cache.operations import (
+    AddNode,
+    AddPod,
+    AssumePod,
+    CleanupAssumedPods,
+    FinishBinding,
+    RemoveNode,
+    RemovePod,
+    UpdateNode,
+)
 from spec.cluster.kubelet import SYSTEM_CRITICAL_PRIORITY
 from spec.dispatcher.api_calls import NominatingInfo, NominatingMode, PodCondition, PodStatus
 from spec.dispatcher.operations import AddCall, PopCall, SyncObject
@@ -310,6 +319,16 @@ def gap_scenarios() -> list[Scenario]:
                  "not change", [AddNode(node("a")), AddNode(node("b")), AddPod(claim), AddPod(logs), S,
                  AddPod(pod("w", "b", 100)), RemovePod(claim), AddPod(other_claim), S], area="snapshot",
                  behaviours=("pvc",)),
+        Scenario("snapshot.pvc_count_reaching_zero_keeps_list_order", "v1.37's applyPVCRefCountDelta fails only "
+                 "for a count below zero: a claim whose count reaches exactly zero is dropped, and UpdateSnapshot "
+                 "does not rebuild the lists, so a list a zone change left out of node-tree order stays as it was "
+                 "(a, c, b, where the tree now reads b, c, a); only a count below zero rebuilds every list. Earlier "
+                 "releases recount the claims on every update and keep the order too",
+                 [AddNode(node("a", "z1")), AddNode(node("b", "z1")), AddNode(node("c", "z2")),
+                  AddPod(Pod("p", node_name="a", pvc_claims=("data",))), S,
+                  UpdateNode(node("a", "z1"), node("a", "z2")), S,
+                  RemovePod(Pod("p", node_name="a", pvc_claims=("data",))), S],
+                 area="snapshot", behaviours=("pvc", "zones", "quirk")),
         Scenario("cache.images.remove_node_unknown_name_first", "removeNodeImageStates skips an image name the "
                  "cache does not know and goes on with the image's next name",
                  [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 from typing import Final
 
-from conformance.operations import ClusterAddNode, CreatePod, CycleOperation, FailScheduling, SchedulePod
-from conformance.scenarios.cycle import node, pod
+from conformance.operations import (
+    ClusterAddNamespace,
+    ClusterAddNode,
+    CreatePod,
+    CycleOperation,
+    FailScheduling,
+    SchedulePod,
+)
+from conformance.scenarios.cycle import node, placed, pod
 from conformance.scenarios.preemption import HIGH, LOW, VERY_HIGH, _bound, _pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.frozenmap import FrozenMap
-from spec.objects import AffinityTerms, LabelSelector, PodAffinityTerm, TopologySpreadConstraint
+from spec.objects import AffinityTerms, LabelSelector, Namespace, PodAffinityTerm, TopologySpreadConstraint
 
 FILTERING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go"
 SPREAD_COMMON_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/common.go"
 SPREAD_FILTERING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/filtering.go"
 LEAST_ALLOCATED_GO: Final = "pkg/scheduler/framework/plugins/noderesources/least_allocated.go"
+TYPES_GO: Final = "pkg/scheduler/framework/types.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -129,7 +137,42 @@ def least_requested_capacity_one_scenarios() -> list[Scenario]:
     ]
 
 
+def anti_affinity_own_namespace_scenarios() -> list[Scenario]:
+    """A required anti-affinity term that names its namespaces (by name or by a namespace selector) leaves out the
+    owning pod's own namespace: only a term with neither defaults to it."""
+    db = FrozenMap({"app": "db"})
+    by_selector = PodAffinityTerm(LabelSelector(db), topology_key="hostname",
+                                  namespace_selector=LabelSelector(FrozenMap({"team": "a"})))
+    by_name = PodAffinityTerm(LabelSelector(db), topology_key="hostname", namespaces=("other",))
+    n1 = ClusterAddNode(node("n1", labels=FrozenMap({"hostname": "n1"})))
+    return [
+        Scenario("cycle.plugin_mutants.anti_affinity_namespace_selector_skips_own_namespace",
+                 f"getNamespacesFromPodAffinityTerm ({TYPES_GO}, newAffinityTerm) defaults a term's namespaces to "
+                 "the owning pod's only when the term has neither namespaces nor a namespace selector. db (app=db) "
+                 "runs on n1 in namespace default, labelled team=b; p, also in default, has a required "
+                 "anti-affinity against app=db per hostname whose namespaceSelector is team=a. No namespace is "
+                 "labelled team=a, so the term matches no pod and p fits n1. Were default added to the term's "
+                 "namespaces as well, db would match and n1 would reject p",
+                 [ClusterAddNamespace(Namespace("default", FrozenMap({"team": "b"}))), n1,
+                  CreatePod(pod("db", labels=db)), *placed("db", "n1"),
+                  CreatePod(pod("p", pod_anti_affinity=AffinityTerms(required_terms=(by_selector,)))),
+                  SchedulePod("p", "n1")],
+                 area="cycle", behaviours=("pod-affinity", "namespaces"), profiles=ALL_PROFILES),
+        Scenario("cycle.plugin_mutants.anti_affinity_namespaces_skip_own_namespace",
+                 f"getNamespacesFromPodAffinityTerm ({TYPES_GO}): a term that names its namespaces (here only "
+                 "\"other\", without a namespace selector) counts pods of those namespaces alone. db (app=db) runs on "
+                 "n1 in namespace default; p, also in default, has a required anti-affinity against app=db per "
+                 "hostname in namespace other, where no pod runs: p fits n1. Were the term's namespaces the owning "
+                 "pod's instead, db would match and n1 would reject p",
+                 [n1, CreatePod(pod("db", labels=db)), *placed("db", "n1"),
+                  CreatePod(pod("p", pod_anti_affinity=AffinityTerms(required_terms=(by_name,)))),
+                  SchedulePod("p", "n1")],
+                 area="cycle", behaviours=("pod-affinity",), profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
-            *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios()]
+            *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
+            *anti_affinity_own_namespace_scenarios()]
