@@ -275,7 +275,7 @@ def _small_pod(uid: str, cpu: int = 100) -> Pod:
 
 def sampling_scenarios() -> list[Scenario]:
     """The search over 100 nodes or more: it stops after ``numFeasibleNodesToFind`` feasible nodes (100 of 120; the
-    adaptive 49% of 210, 102), starts where the last cycle's search stopped (``nextStartNodeIndex``, moved past the
+    adaptive 48% of 250, 120), starts where the last cycle's search stopped (``nextStartNodeIndex``, moved past the
     rejected nodes too, and by a cycle that found no node), and only the nodes it found are scored."""
     nodes = _many_nodes(120)
     cordoned = [replace(n, unschedulable=True) for n in nodes[100:105]]
@@ -286,17 +286,17 @@ def sampling_scenarios() -> list[Scenario]:
                CreatePod(_small_pod("p3")), SchedulePod("p3", "node-080"),
                CreatePod(_small_pod("huge", cpu=5000)), FailScheduling("huge"),
                CreatePod(_small_pod("p4")), SchedulePod("p4", "node-065")]
-    many = _many_nodes(210)
+    many = _many_nodes(250)
     adaptive: list[CycleOperation] = [*(ClusterAddNode(n) for n in many)]
     adaptive += [CreatePod(_small_pod("p1")), SchedulePod("p1", "node-000"), CreatePod(_small_pod("p2")),
-                 SchedulePod("p2", "node-102")]
+                 SchedulePod("p2", "node-120")]
     return [
         Scenario("cycle.sampling.start_index_rotates", "120 nodes: each search stops after 100 feasible nodes "
                  "(numFeasibleNodesToFind) and the next starts where it stopped (nextStartNodeIndex), moved past "
                  "rejected nodes too and by a cycle that found no node", rotate, area="cycle",
                  profiles=ALL_PROFILES, behaviours=("sampling",)),
-        Scenario("cycle.sampling.adaptive_percentage", "210 nodes: the adaptive percentage (50 - 210/125 = 49%) "
-                 "makes the search stop after 102 feasible nodes (of 210 * 49 / 100), not 100; the next search starts "
-                 "at the 103rd", adaptive,
+        Scenario("cycle.sampling.adaptive_percentage", "250 nodes: the adaptive percentage (50 - 250/125 = 48%, "
+                 "the division an integer one) makes the search stop after 120 feasible nodes (of 250 * 48 / 100), not "
+                 "100; the next search starts at the 121st", adaptive,
                  area="cycle", profiles=ALL_PROFILES, behaviours=("sampling",)),
     ]
