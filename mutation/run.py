@@ -28,6 +28,7 @@ import argparse
 import fnmatch
 import json
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,9 @@ MUTMUT_STATUS: Final[Mapping[int | None, Verdict]] = {
     24: Verdict.TIMEOUT,
     152: Verdict.TIMEOUT,
     255: Verdict.TIMEOUT,
+    # SIGKILL (mutmut's "segfault"): the kernel's OOM killer stopped a mutant whose memory grew without bound (an index
+    # that never advances), which MEMORY_LIMIT should turn into a MemoryError first. Like a hang, it fails its vector.
+    -9: Verdict.TIMEOUT,
 }
 """mutmut's exit codes per mutant (mutmut/stats.py ``status_by_exit_code``, mutmut 3.8.1) as verdicts here."""
 
@@ -175,13 +179,27 @@ def mutmut_command() -> str:
     return str(script)
 
 
+MEMORY_LIMIT: Final = 4 * 2**30
+"""Address space each mutmut process may map (``RLIMIT_AS``; its children, the mutants, inherit it): a judge takes
+about 0.6 GiB, and a mutant whose memory grows without bound (an index that never advances) then fails with
+``MemoryError`` instead of taking the machine's memory until the kernel's OOM killer stops it (2026-11-30: two such
+mutants reached 12 and 14 GiB of a 23 GiB machine)."""
+
+
+def limit_memory() -> None:
+    """Cap this process's address space at :data:`MEMORY_LIMIT` (``preexec_fn`` of the mutmut command)."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run_mutmut(names: Sequence[str], workers: int, root: Path = ROOT) -> None:
-    """``mutmut run`` (all mutants, or just ``names``), its output appended to ``mutants/mutmut.log``."""
+    """``mutmut run`` (all mutants, or just ``names``), its output appended to ``mutants/mutmut.log``, with each of
+    its processes' memory capped (:func:`limit_memory`)."""
     (root / MUTANTS_DIR).mkdir(exist_ok=True)
     log = root / MUTANTS_DIR / LOG_NAME
     with log.open("a") as out:
         status = subprocess.run([mutmut_command(), "run", "--max-children", str(workers), *names],
-                                cwd=root, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+                                cwd=root, stdout=out, stderr=subprocess.STDOUT, check=False,
+                                preexec_fn=limit_memory).returncode
     if status != 0:
         tail = log.read_text().replace("\r", "\n").splitlines()[-15:]
         raise SystemExit("mutation: mutmut run failed (exit {}); the end of {}:\n{}".format(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from mutation import run
 from mutation.catalogue import Equivalent, Mutation, match_equivalents
 from mutation.run import (
     Verdict,
@@ -182,3 +185,13 @@ def test_unlisted_only_runs_the_mutants_no_entry_lists_and_reaches_the_same_verd
     assert [name for _, name, _ in whole.stale] == [f"{CACHE}6"] and not only.stale  # what it cannot see
     codes[f"{QUEUE}1"] = 1
     assert judge(unlisted, codes, current, matching).ok
+
+
+def test_mutmut_runs_with_its_memory_capped() -> None:
+    """A mutant whose memory grows without bound fails with MemoryError instead of exhausting the machine: the
+    mutmut command starts under RLIMIT_AS (run.limit_memory), which its forked mutants inherit."""
+    code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0]); bytearray(run_limit)"
+    done = subprocess.run([sys.executable, "-c", code.replace("run_limit", str(run.MEMORY_LIMIT))],
+                          capture_output=True, text=True, check=False, preexec_fn=run.limit_memory)
+    assert done.stdout.split()[0] == str(run.MEMORY_LIMIT)
+    assert "MemoryError" in done.stderr
