@@ -24,13 +24,25 @@ from conformance.scenarios.cycle import node, placed, pod
 from conformance.scenarios.preemption import HIGH, LOW, VERY_HIGH, _bound, _pod
 from conformance.traces import ALL_PROFILES, Scenario
 from spec.frozenmap import FrozenMap
-from spec.objects import AffinityTerms, LabelSelector, Namespace, PodAffinityTerm, TopologySpreadConstraint
+from spec.objects import (
+    AffinityTerms,
+    Container,
+    ContainerImage,
+    LabelSelector,
+    Namespace,
+    Node,
+    Pod,
+    PodAffinityTerm,
+    TopologySpreadConstraint,
+)
+from spec.quantities import resource_list
 
 FILTERING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go"
 SPREAD_COMMON_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/common.go"
 SPREAD_FILTERING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/filtering.go"
 LEAST_ALLOCATED_GO: Final = "pkg/scheduler/framework/plugins/noderesources/least_allocated.go"
 TYPES_GO: Final = "pkg/scheduler/framework/types.go"
+IMAGE_LOCALITY_GO: Final = "pkg/scheduler/framework/plugins/imagelocality/image_locality.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -171,8 +183,40 @@ def anti_affinity_own_namespace_scenarios() -> list[Scenario]:
     ]
 
 
+def image_name_scenarios() -> list[Scenario]:
+    """``normalizedImageName``: a pod's image name gains ":latest" when no ':' follows its last '/'."""
+    mib = 2**20
+
+    def holding(image: str) -> list[CycleOperation]:
+        def roomy(name: str, *images: str) -> Node:
+            return Node(name, resource_list(cpu=4000, memory=8 * 1024 * mib, pods=110),
+                        images=tuple(ContainerImage((i,), 300 * mib) for i in images))
+        return [ClusterAddNode(roomy("held", image)), ClusterAddNode(roomy("bare"))]
+
+    def wants(image: str) -> Pod:
+        return Pod("p", "pod-p", containers=(Container("c", resource_list(cpu=100), image=image),))
+
+    with_port = "registry.example:5000/app:v1"
+    return [
+        Scenario("cycle.plugin_mutants.image_locality_registry_port",
+                 f"normalizedImageName ({IMAGE_LOCALITY_GO}) compares the last ':' with the last '/': "
+                 f"{with_port} has its tag after the registry's port, so it is kept as it is and matches the image "
+                 "node held reports (300 MiB): ImageLocality scores held above bare. Taking the first ':' (the "
+                 "port's) for the tag's would name it ...:v1:latest, which no node has",
+                 [*holding(with_port), CreatePod(wants(with_port)), SchedulePod("p", "held")],
+                 area="cycle", profiles=ALL_PROFILES),
+        Scenario("cycle.plugin_mutants.image_locality_bare_name",
+                 f"normalizedImageName ({IMAGE_LOCALITY_GO}) appends :latest to a name with neither ':' nor '/' "
+                 "(both LastIndex -1, and -1 <= -1): the pod's nginx is nginx:latest, the image node held reports "
+                 "(300 MiB), so ImageLocality scores held above bare. A strict comparison would keep nginx, which "
+                 "no node has",
+                 [*holding("nginx:latest"), CreatePod(wants("nginx")), SchedulePod("p", "held")],
+                 area="cycle", profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
             *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
-            *anti_affinity_own_namespace_scenarios()]
+            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios()]
