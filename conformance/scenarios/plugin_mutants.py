@@ -33,7 +33,10 @@ from spec.objects import (
     Node,
     Pod,
     PodAffinityTerm,
+    Taint,
+    Toleration,
     TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
 )
 from spec.quantities import resource_list
 
@@ -43,6 +46,8 @@ SPREAD_FILTERING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/
 LEAST_ALLOCATED_GO: Final = "pkg/scheduler/framework/plugins/noderesources/least_allocated.go"
 TYPES_GO: Final = "pkg/scheduler/framework/types.go"
 IMAGE_LOCALITY_GO: Final = "pkg/scheduler/framework/plugins/imagelocality/image_locality.go"
+IPA_SCORING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go"
+SPREAD_SCORING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/scoring.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -215,8 +220,43 @@ def image_name_scenarios() -> list[Scenario]:
     ]
 
 
+def pre_score_skip_scenarios() -> list[Scenario]:
+    """PreScore's walk over every node skips one node (or one constraint on it) and goes on with the rest."""
+    web = FrozenMap({"app": "web"})
+    near_web = WeightedPodAffinityTerm(10, PodAffinityTerm(LabelSelector(web), topology_key="hostname"))
+    by_zone = TopologySpreadConstraint(1, "zone", "ScheduleAnyway", LabelSelector(web), node_taints_policy="Honor")
+    by_rack = TopologySpreadConstraint(1, "rack", "ScheduleAnyway", LabelSelector(web))
+    tainted = node("n1", labels=FrozenMap({"zone": "a", "rack": "r1"}), taints=(Taint("dedicated", "infra"),))
+    tolerates = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),)
+    return [
+        Scenario("cycle.plugin_mutants.affinity_score_skips_unlabelled_node",
+                 f"InterPodAffinity's PreScore ({IPA_SCORING_GO}, processExistingPod) skips a node without labels "
+                 "and goes on with the next: n1 has no labels and is listed first, n2 (hostname n2) runs w "
+                 "(app=web); p prefers app=web per hostname (weight 10), so n2's pair scores 10 and p goes to n2, "
+                 "although n1 is emptier. Were the walk to stop at n1, no pair would score and n1 would win",
+                 [ClusterAddNode(node("n1")), ClusterAddNode(node("n2", labels=FrozenMap({"hostname": "n2"}))),
+                  CreatePod(pod("w", labels=web)), *placed("w", "n2"),
+                  CreatePod(pod("p", pod_affinity=AffinityTerms(preferred_terms=(near_web,)))),
+                  SchedulePod("p", "n2")],
+                 area="cycle", behaviours=("pod-affinity",), profiles=ALL_PROFILES),
+        Scenario("cycle.plugin_mutants.spread_score_constraint_excludes_node",
+                 f"PodTopologySpread's PreScore ({SPREAD_SCORING_GO}) counts a node for each constraint that "
+                 "includes it, on its own: p (app=web) spreads over zone with nodeTaintsPolicy Honor and over rack "
+                 "(Ignore, the default), both ScheduleAnyway. n1 (zone a, rack r1) is tainted and runs w (app=web, "
+                 "tolerating); n2 is zone a, rack r1, n3 zone b, rack r2. The zone constraint leaves n1 out (p does "
+                 "not tolerate its taint), the rack constraint counts w in r1, so n2 scores below n3. Were the "
+                 "first constraint's exclusion to end n1's count, r1 would count 0 and n2 and n3 would score alike",
+                 [ClusterAddNode(tainted), ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a", "rack": "r1"}))),
+                  ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b", "rack": "r2"}))),
+                  CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
+                  CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
+                  SchedulePod("p", "n3")],
+                 area="cycle", behaviours=("topology-spread",), profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
             *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
-            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios()]
+            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *pre_score_skip_scenarios()]
