@@ -238,7 +238,7 @@ def pre_score_skip_scenarios() -> list[Scenario]:
                   CreatePod(pod("w", labels=web)), *placed("w", "n2"),
                   CreatePod(pod("p", pod_affinity=AffinityTerms(preferred_terms=(near_web,)))),
                   SchedulePod("p", "n2")],
-                 area="cycle", behaviours=("pod-affinity",), profiles=ALL_PROFILES),
+                 area="cycle", profiles=ALL_PROFILES),
         Scenario("cycle.plugin_mutants.spread_score_constraint_excludes_node",
                  f"PodTopologySpread's PreScore ({SPREAD_SCORING_GO}) counts a node for each constraint that "
                  "includes it, on its own: p (app=web) spreads over zone with nodeTaintsPolicy Honor and over rack "
@@ -251,7 +251,7 @@ def pre_score_skip_scenarios() -> list[Scenario]:
                   CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
                   CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
                   SchedulePod("p", "n3")],
-                 area="cycle", behaviours=("topology-spread",), profiles=ALL_PROFILES),
+                 area="cycle", profiles=ALL_PROFILES),
     ]
 
 
