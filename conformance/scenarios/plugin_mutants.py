@@ -48,6 +48,7 @@ TYPES_GO: Final = "pkg/scheduler/framework/types.go"
 IMAGE_LOCALITY_GO: Final = "pkg/scheduler/framework/plugins/imagelocality/image_locality.go"
 IPA_SCORING_GO: Final = "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go"
 SPREAD_SCORING_GO: Final = "pkg/scheduler/framework/plugins/podtopologyspread/scoring.go"
+TAINT_TOLERATION_GO: Final = "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go"
 
 
 def _mutant(sid: str, description: str, ops: list[CycleOperation], *behaviours: str) -> Scenario:
@@ -255,8 +256,26 @@ def pre_score_skip_scenarios() -> list[Scenario]:
     ]
 
 
+def toleration_any_effect_scenarios() -> list[Scenario]:
+    """A toleration with no effect tolerates a taint of every effect, PreferNoSchedule included."""
+    prefer_not = node("n1", taints=(Taint("spot", "true", "PreferNoSchedule"),))
+    any_effect = (Toleration("spot", "Exists", "", ""),)
+    return [
+        Scenario("cycle.plugin_mutants.toleration_without_effect_scores",
+                 f"TaintToleration's PreScore ({TAINT_TOLERATION_GO}, getAllTolerationPreferNoSchedule) keeps the "
+                 "tolerations whose effect is empty or PreferNoSchedule: p tolerates spot (Exists) with no effect, "
+                 "so n1's PreferNoSchedule taint spot=true counts as tolerated and n1 scores as n2 does, and p may "
+                 "go to either. Were only PreferNoSchedule tolerations kept, n1 would count one intolerable taint "
+                 "and score below n2",
+                 [ClusterAddNode(prefer_not), ClusterAddNode(node("n2")),
+                  CreatePod(pod("p", tolerations=any_effect)), SchedulePod("p", "n1")],
+                 area="cycle", profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
             *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
-            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *pre_score_skip_scenarios()]
+            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *pre_score_skip_scenarios(),
+            *toleration_any_effect_scenarios()]
