@@ -273,9 +273,47 @@ def toleration_any_effect_scenarios() -> list[Scenario]:
     ]
 
 
+def pre_filter_scenarios() -> list[Scenario]:
+    """PreFilter's counts: a node excluded by one spread constraint still counts for the next, and a pod whose
+    namespace the cluster has no object for has no namespace labels (``GetNamespaceLabelsSnapshot``)."""
+    web = FrozenMap({"app": "web"})
+    by_zone = TopologySpreadConstraint(1, "zone", "DoNotSchedule", LabelSelector(web), node_taints_policy="Honor")
+    by_rack = TopologySpreadConstraint(1, "rack", "DoNotSchedule", LabelSelector(web))
+    tainted = node("n1", labels=FrozenMap({"zone": "a", "rack": "r1"}), taints=(Taint("dedicated", "infra"),))
+    tolerates = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),)
+    away_from_web_in_prod = PodAffinityTerm(LabelSelector(web), topology_key="hostname",
+                                            namespace_selector=LabelSelector(FrozenMap({"env": "prod"})))
+    hosts = [ClusterAddNode(node(n, labels=FrozenMap({"hostname": n}))) for n in ("n1", "n2")]
+    return [
+        Scenario("cycle.plugin_mutants.spread_filter_constraint_excludes_node",
+                 f"PodTopologySpread's PreFilter ({SPREAD_FILTERING_GO}, calPreFilterState) counts a node for each "
+                 "constraint that includes it, on its own: p (app=web) spreads over zone with nodeTaintsPolicy Honor "
+                 "and over rack (Ignore, the default), both DoNotSchedule, maxSkew 1. n1 (zone a, rack r1) is "
+                 "tainted and runs w (app=web, tolerating); n2 is zone a, rack r1, n3 zone b, rack r2. The zone "
+                 "constraint leaves n1 out, the rack constraint counts w in r1: on n2, 1 + 1 - 0 > 1, so only n3 "
+                 "fits p. Were the first constraint's exclusion to end n1's count, r1 would count 0 and n2 would fit",
+                 [ClusterAddNode(tainted), ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a", "rack": "r1"}))),
+                  ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b", "rack": "r2"}))),
+                  CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
+                  CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
+                  SchedulePod("p", "n3")],
+                 area="cycle", profiles=ALL_PROFILES),
+        Scenario("cycle.plugin_mutants.anti_affinity_namespace_without_object",
+                 f"InterPodAffinity's PreFilter ({FILTERING_GO}) matches existing pods' anti-affinity terms "
+                 "against the labels of the incoming pod's namespace, and a namespace the cluster has no object for "
+                 "has none (GetNamespaceLabelsSnapshot returns an empty set): guard, in namespace default on n1, "
+                 "keeps app=web pods of namespaces labelled env=prod off its host; web (app=web) is in namespace "
+                 "shop, of which there is no object, so guard's term does not select it and n1 fits web as n2 does",
+                 [*hosts, CreatePod(pod("guard", pod_anti_affinity=AffinityTerms(
+                     required_terms=(away_from_web_in_prod,)))), *placed("guard", "n1"),
+                  CreatePod(pod("web", labels=web, namespace="shop")), SchedulePod("web", "n2")],
+                 area="cycle", profiles=ALL_PROFILES),
+    ]
+
+
 def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
             *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
             *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *pre_score_skip_scenarios(),
-            *toleration_any_effect_scenarios()]
+            *toleration_any_effect_scenarios(), *pre_filter_scenarios()]
