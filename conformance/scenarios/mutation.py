@@ -329,6 +329,21 @@ def gap_scenarios() -> list[Scenario]:
                   UpdateNode(node("a", "z1"), node("a", "z2")), S,
                   RemovePod(Pod("p", node_name="a", pvc_claims=("data",))), S],
                  area="snapshot", behaviours=("pvc", "zones", "quirk")),
+        Scenario("snapshot.pvc_recount_then_delta_added", "v1.37's full rebuild (updateNodeInfoSnapshotList with "
+                 "updateAll) recounts each claim's pods over the listed nodes, and the next UpdateSnapshot adds the "
+                 "delta to that count (applyPVCRefCountDelta): p uses claim data on a, the first update recounts 1, "
+                 "r (data, on a) makes it 2, and data stays used. Were the recount to subtract, data would reach 0 "
+                 "and leave the used set while two pods use it",
+                 [AddNode(node("a")), AddPod(Pod("p", node_name="a", pvc_claims=("data",))), S,
+                  AddPod(Pod("r", node_name="a", pvc_claims=("data",))), S],
+                 area="snapshot", behaviours=("pvc",)),
+        Scenario("snapshot.pvc_recount_sums_nodes", "v1.37's full rebuild recounts a claim over every listed node "
+                 "(p on a and q on b both use data: 2), so removing p leaves data used by q (1). Were the recount "
+                 "to keep only the last node's count (1), removing p would take data to 0 and out of the used set",
+                 [AddNode(node("a")), AddNode(node("b")), AddPod(Pod("p", node_name="a", pvc_claims=("data",))),
+                  AddPod(Pod("q", node_name="b", pvc_claims=("data",))), S,
+                  RemovePod(Pod("p", node_name="a", pvc_claims=("data",))), S],
+                 area="snapshot", behaviours=("pvc",)),
         Scenario("cache.images.remove_node_unknown_name_first", "removeNodeImageStates skips an image name the "
                  "cache does not know and goes on with the image's next name",
                  [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),
