@@ -344,6 +344,14 @@ def gap_scenarios() -> list[Scenario]:
                   AddPod(Pod("q", node_name="b", pvc_claims=("data",))), S,
                   RemovePod(Pod("p", node_name="a", pvc_claims=("data",))), S],
                  area="snapshot", behaviours=("pvc",)),
+        Scenario("snapshot.pvc_rebuild_clears_delta", "v1.37's full rebuild recounts the claims over the listed "
+                 "nodes and clears the pending delta (updateNodeInfoSnapshotList with updateAll): p uses claim data "
+                 "on x, a node the cache has no object for, and the first update, which adds a's entry, recounts "
+                 "nothing for data; the next update, after q joins a, has no delta left to apply, so data stays "
+                 "unused. Were the delta kept, that update would count data again",
+                 [AddNode(node("a")), AddPod(Pod("p", node_name="x", pvc_claims=("data",))), S,
+                  AddPod(Pod("q", node_name="a")), S],
+                 area="snapshot", behaviours=("pvc", "placeholder")),
         Scenario("cache.images.remove_node_unknown_name_first", "removeNodeImageStates skips an image name the "
                  "cache does not know and goes on with the image's next name",
                  [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),
