@@ -363,6 +363,18 @@ def gap_scenarios() -> list[Scenario]:
                   AddPod(Pod("q", node_name="x", pvc_claims=("data",))), S,
                   RemovePod(Pod("q", node_name="x", pvc_claims=("data",))), S],
                  area="snapshot", behaviours=("pvc", "placeholder", "zones", "quirk")),
+        Scenario("snapshot.refreshed_entry_freezes_current_image_counts", "An entry refreshed by UpdateSnapshot "
+                 "takes the image summaries as they are now (SnapshotConcrete freezes {size, numNodes}): a holds "
+                 "nginx:1 and is snapshotted; b, holding it too, makes its count 2, which a's entry keeps stale (a "
+                 "did not change); once p joins a, a's entry is cloned again and counts 2. Were the frozen map of "
+                 "the first clone reused, it would still count 1",
+                 [AddNode(node("a", images=(NGINX,))), S, AddNode(node("b", images=(NGINX,))), S,
+                  AddPod(pod("p", "a", 100)), S], area="snapshot", behaviours=("images",)),
+        Scenario("snapshot.entry_ports_emptied", "An entry whose node's last host port went away is refreshed "
+                 "with no used ports: q holds port 80 on a when it is snapshotted, then leaves, and the next "
+                 "UpdateSnapshot clears the entry's ports",
+                 [AddNode(node("a")), AddPod(pod("q", "a", 100, host_port=80)), S, RemovePod(pod("q", "a", 100,
+                  host_port=80)), S], area="snapshot", behaviours=("ports",)),
         Scenario("cache.images.remove_node_unknown_name_first", "removeNodeImageStates skips an image name the "
                  "cache does not know and goes on with the image's next name",
                  [AddNode(node("a", images=(NGINX,))), AddNode(node("b", images=(NGINX,))),
