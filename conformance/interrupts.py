@@ -48,14 +48,25 @@ class Interrupts:
         self.caught: list[int] = []
         self.raising = True
         self._previous: dict[int, Any] = {}
+        self._previous_unraisable: Callable[[Any], object] = sys.unraisablehook
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
         self.caught.append(signum)
         if self.raising and len(self.caught) == 1:
             raise KeyboardInterrupt
 
+    def _unraisable(self, unraisable: Any) -> None:
+        """``sys.unraisablehook`` inside ``with``: a ``KeyboardInterrupt`` this handler raised inside a ``__del__`` (a
+        Z3 object freed while the signal came) is recorded in :attr:`caught` already, so Python's "Exception ignored"
+        report of it, a traceback, is left out; anything else goes to the hook that was in force."""
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and self.caught:
+            return
+        self._previous_unraisable(unraisable)
+
     def __enter__(self) -> Interrupts:
         _ACTIVE.append(self)
+        self._previous_unraisable = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
         if threading.current_thread() is threading.main_thread():
             for number in SIGNALS:
                 previous = signal.getsignal(number)
@@ -73,6 +84,8 @@ class Interrupts:
     def __exit__(self, *exc: object) -> None:
         if self in _ACTIVE:
             _ACTIVE.remove(self)
+        if sys.unraisablehook == self._unraisable:
+            sys.unraisablehook = self._previous_unraisable
         for number, old in self._previous.items():
             signal.signal(number, old)
             owner = getattr(old, "__self__", None)
