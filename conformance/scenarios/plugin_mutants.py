@@ -221,14 +221,25 @@ def image_name_scenarios() -> list[Scenario]:
     ]
 
 
+def _spread_past_excluded_node(when_unsatisfiable: str) -> list[CycleOperation]:
+    """The cluster of the two "constraint excludes node" vectors, up to p's creation: p (app=web) spreads over zone
+    (nodeTaintsPolicy Honor) and over rack (Ignore, the default), both ``when_unsatisfiable``, maxSkew 1; n1 (zone a,
+    rack r1) is tainted and runs w (app=web, tolerating), n2 is zone a, rack r1, n3 zone b, rack r2."""
+    web = FrozenMap({"app": "web"})
+    by_zone = TopologySpreadConstraint(1, "zone", when_unsatisfiable, LabelSelector(web), node_taints_policy="Honor")
+    by_rack = TopologySpreadConstraint(1, "rack", when_unsatisfiable, LabelSelector(web))
+    tainted = node("n1", labels=FrozenMap({"zone": "a", "rack": "r1"}), taints=(Taint("dedicated", "infra"),))
+    tolerates = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),)
+    return [ClusterAddNode(tainted), ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a", "rack": "r1"}))),
+            ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b", "rack": "r2"}))),
+            CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
+            CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack)))]
+
+
 def pre_score_skip_scenarios() -> list[Scenario]:
     """PreScore's walk over every node skips one node (or one constraint on it) and goes on with the rest."""
     web = FrozenMap({"app": "web"})
     near_web = WeightedPodAffinityTerm(10, PodAffinityTerm(LabelSelector(web), topology_key="hostname"))
-    by_zone = TopologySpreadConstraint(1, "zone", "ScheduleAnyway", LabelSelector(web), node_taints_policy="Honor")
-    by_rack = TopologySpreadConstraint(1, "rack", "ScheduleAnyway", LabelSelector(web))
-    tainted = node("n1", labels=FrozenMap({"zone": "a", "rack": "r1"}), taints=(Taint("dedicated", "infra"),))
-    tolerates = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),)
     return [
         Scenario("cycle.plugin_mutants.affinity_score_skips_unlabelled_node",
                  f"InterPodAffinity's PreScore ({IPA_SCORING_GO}, processExistingPod) skips a node without labels "
@@ -247,11 +258,7 @@ def pre_score_skip_scenarios() -> list[Scenario]:
                  "tolerating); n2 is zone a, rack r1, n3 zone b, rack r2. The zone constraint leaves n1 out (p does "
                  "not tolerate its taint), the rack constraint counts w in r1, so n2 scores below n3. Were the "
                  "first constraint's exclusion to end n1's count, r1 would count 0 and n2 and n3 would score alike",
-                 [ClusterAddNode(tainted), ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a", "rack": "r1"}))),
-                  ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b", "rack": "r2"}))),
-                  CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
-                  CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
-                  SchedulePod("p", "n3")],
+                 [*_spread_past_excluded_node("ScheduleAnyway"), SchedulePod("p", "n3")],
                  area="cycle", profiles=ALL_PROFILES),
     ]
 
@@ -277,10 +284,6 @@ def pre_filter_scenarios() -> list[Scenario]:
     """PreFilter's counts: a node excluded by one spread constraint still counts for the next, and a pod whose
     namespace the cluster has no object for has no namespace labels (``GetNamespaceLabelsSnapshot``)."""
     web = FrozenMap({"app": "web"})
-    by_zone = TopologySpreadConstraint(1, "zone", "DoNotSchedule", LabelSelector(web), node_taints_policy="Honor")
-    by_rack = TopologySpreadConstraint(1, "rack", "DoNotSchedule", LabelSelector(web))
-    tainted = node("n1", labels=FrozenMap({"zone": "a", "rack": "r1"}), taints=(Taint("dedicated", "infra"),))
-    tolerates = (Toleration("dedicated", "Equal", "infra", "NoSchedule"),)
     away_from_web_in_prod = PodAffinityTerm(LabelSelector(web), topology_key="hostname",
                                             namespace_selector=LabelSelector(FrozenMap({"env": "prod"})))
     hosts = [ClusterAddNode(node(n, labels=FrozenMap({"hostname": n}))) for n in ("n1", "n2")]
@@ -292,11 +295,7 @@ def pre_filter_scenarios() -> list[Scenario]:
                  "tainted and runs w (app=web, tolerating); n2 is zone a, rack r1, n3 zone b, rack r2. The zone "
                  "constraint leaves n1 out, the rack constraint counts w in r1: on n2, 1 + 1 - 0 > 1, so only n3 "
                  "fits p. Were the first constraint's exclusion to end n1's count, r1 would count 0 and n2 would fit",
-                 [ClusterAddNode(tainted), ClusterAddNode(node("n2", labels=FrozenMap({"zone": "a", "rack": "r1"}))),
-                  ClusterAddNode(node("n3", labels=FrozenMap({"zone": "b", "rack": "r2"}))),
-                  CreatePod(pod("w", labels=web, tolerations=tolerates)), *placed("w", "n1"),
-                  CreatePod(pod("p", labels=web, topology_spread_constraints=(by_zone, by_rack))),
-                  SchedulePod("p", "n3")],
+                 [*_spread_past_excluded_node("DoNotSchedule"), SchedulePod("p", "n3")],
                  area="cycle", profiles=ALL_PROFILES),
         Scenario("cycle.plugin_mutants.anti_affinity_namespace_without_object",
                  f"InterPodAffinity's PreFilter ({FILTERING_GO}) matches existing pods' anti-affinity terms "
