@@ -17,8 +17,10 @@ deterministic subset: N of the in-scope mutants drawn with ``--seed``, for CI. `
 a full run of one area's mutants; the table then shows those packages only. ``--function PATTERN`` (repeatable; an
 ``fnmatch`` pattern over ``package.module:Class.method``, as ``mutation/scope.toml``'s) narrows them further to the
 functions it matches: the run of the code a change touched. ``--unlisted-only`` leaves out the mutants the equivalents
-file lists: the verdict on survivors is the same at a fraction of the cost, but stale entries go unseen. Exit
-status: 0 all accounted for; 1 a survivor not listed, or a stale entry (the full run only); 2 the equivalents file
+file lists: the verdict on survivors is the same at a fraction of the cost, but stale entries go unseen.
+``--listed-only`` is its complement, the listed mutants alone: it finds the stale entries, and an ``--unlisted-only``
+run and a ``--listed-only`` run of the same code judge every in-scope mutant the full run does. Exit status: 0 all
+accounted for; 1 a survivor not listed, or a stale entry (the full and listed-only runs); 2 the equivalents file
 does not match the current mutants (or names an out-of-scope one), or mutmut failed.
 """
 
@@ -239,6 +241,12 @@ def without_listed(scoped: Mapping[str, Mutation], matching: Matching) -> dict[s
     return {name: mutation for name, mutation in scoped.items() if name not in matching.by_mutant}
 
 
+def only_listed(scoped: Mapping[str, Mutation], matching: Matching) -> dict[str, Mutation]:
+    """The mutants of ``scoped`` that an equivalents entry lists (``--listed-only``): the complement of
+    :func:`without_listed`, the run that finds stale entries (a listed mutant that a vector now kills)."""
+    return {name: mutation for name, mutation in scoped.items() if name in matching.by_mutant}
+
+
 def choose_sample(scoped: Iterable[str], size: int, seed: int) -> list[str]:
     """``size`` of the in-scope mutants, drawn with ``seed``, sorted. (Not only the reached ones: a mutant no
     vector reaches counts against the score, so the sample estimates the same ratio as the full run; and the
@@ -318,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run only the mutants mutation/equivalents.toml does not list: the same verdict on "
                         "survivors at a fraction of the cost (listed mutants are most survivors, and a survivor runs "
                         "every vector that reaches it), but a stale entry (a listed mutant now killed) goes unseen")
+    parser.add_argument("--listed-only", action="store_true",
+                        help="run only the mutants mutation/equivalents.toml lists: the complement of "
+                        "--unlisted-only, which finds the stale entries")
     parser.add_argument("-j", "--workers", type=int, default=2, help="mutmut's --max-children (default 2)")
     parser.add_argument("--resume", action="store_true",
                         help="keep mutants/ from an earlier run: mutmut runs what has no result yet (what changed "
@@ -327,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--sample must be at least 1")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if args.unlisted_only and args.listed_only:
+        parser.error("--unlisted-only and --listed-only together would run nothing")
 
     started = time.perf_counter()
     current = mutations()
@@ -352,6 +365,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.unlisted_only:
         unlisted = without_listed(chosen, matching)
         listed_not_run, chosen = len(chosen) - len(unlisted), unlisted
+    elif args.listed_only:
+        listed = only_listed(chosen, matching)
+        listed_not_run, chosen = len(chosen) - len(listed), listed
     if not args.resume:
         shutil.rmtree(ROOT / MUTANTS_DIR, ignore_errors=True)
 
@@ -360,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         of_packages += f" (functions {', '.join(args.function)})"
     if args.unlisted_only:
         of_packages += f", unlisted only: {listed_not_run} listed mutants not run"
+    elif args.listed_only:
+        of_packages += f", listed only: {listed_not_run} unlisted mutants not run"
     if args.sample is None:
         names = sorted(chosen)
         what = f"full run{of_packages}"

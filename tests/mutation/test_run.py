@@ -16,6 +16,7 @@ from mutation.run import (
     choose_sample,
     judge,
     main,
+    only_listed,
     out_of_scope_entries,
     read_exit_codes,
     render_problems,
@@ -185,6 +186,26 @@ def test_unlisted_only_runs_the_mutants_no_entry_lists_and_reaches_the_same_verd
     assert [name for _, name, _ in whole.stale] == [f"{CACHE}6"] and not only.stale  # what it cannot see
     codes[f"{QUEUE}1"] = 1
     assert judge(unlisted, codes, current, matching).ok
+
+
+def test_listed_only_is_the_complement_and_finds_the_stale_entries() -> None:
+    current = _current()
+    matching = match_equivalents(_listed(2, 6), current)
+    listed = only_listed(current, matching)
+    assert sorted(listed) == sorted([f"{CACHE}2", f"{CACHE}6"])
+    assert sorted([*listed, *without_listed(current, matching)]) == sorted(current)
+    codes = {f"{CACHE}2": 0, f"{CACHE}6": 1}
+    report = judge(listed, codes, current, matching)
+    assert not report.ok and [name for _, name, _ in report.stale] == [f"{CACHE}6"]
+    codes[f"{CACHE}6"] = 0
+    assert judge(listed, codes, current, matching).ok
+
+
+def test_listed_only_and_unlisted_only_together_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--listed-only", "--unlisted-only"])
+    assert exit_info.value.code == 2
+    assert "would run nothing" in capsys.readouterr().err
 
 
 def test_mutmut_runs_with_its_memory_capped() -> None:
