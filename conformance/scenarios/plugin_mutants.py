@@ -221,6 +221,29 @@ def image_name_scenarios() -> list[Scenario]:
     ]
 
 
+def image_count_refresh_scenarios() -> list[Scenario]:
+    """An entry refreshed by UpdateSnapshot freezes the image counts of now, seen through ImageLocality's score."""
+    mib = 2**20
+    image = "registry.example/app:v1"
+
+    def roomy(name: str) -> Node:
+        return Node(name, resource_list(cpu=4000, memory=8 * 1024 * mib, pods=110),
+                    images=(ContainerImage((image,), 300 * mib),))
+
+    wants = Pod("p2", "pod-p2", containers=(Container("c", resource_list(cpu=100), image=image),))
+    return [
+        Scenario("cycle.plugin_mutants.image_count_refreshed_with_the_entry",
+                 "UpdateSnapshot clones a changed node's entry with the image summaries as they are now "
+                 f"(NodeInfo.Snapshot freezes {{size, numNodes}}, {TYPES_GO}): p1's cycle snapshots a, the only "
+                 "node holding the 300 MiB image (1 node of 1); b, holding it too, joins; p1's assumption changed "
+                 "a, so p2's cycle clones a again and ImageLocality scores both nodes for 2 of 2 nodes. Were a's "
+                 "frozen summaries of p1's cycle reused, a would score for 1 node of 2, below b",
+                 [ClusterAddNode(roomy("a")), CreatePod(pod("p1")), SchedulePod("p1", "a"),
+                  ClusterAddNode(roomy("b")), CreatePod(wants), SchedulePod("p2", "b")],
+                 area="cycle", profiles=ALL_PROFILES),
+    ]
+
+
 def _spread_past_excluded_node(when_unsatisfiable: str) -> list[CycleOperation]:
     """The cluster of the two "constraint excludes node" vectors, up to p's creation: p (app=web) spreads over zone
     (nodeTaintsPolicy Honor) and over rack (Ignore, the default), both ``when_unsatisfiable``, maxSkew 1; n1 (zone a,
@@ -314,5 +337,6 @@ def plugin_mutant_scenarios() -> list[Scenario]:
     """Every scenario of this module, for every profile."""
     return [*anti_affinity_count_scenarios(), *spread_empty_selector_scenarios(), *two_label_selector_scenarios(),
             *spread_uncounted_domain_scenarios(), *least_requested_capacity_one_scenarios(),
-            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *pre_score_skip_scenarios(),
+            *anti_affinity_own_namespace_scenarios(), *image_name_scenarios(), *image_count_refresh_scenarios(),
+            *pre_score_skip_scenarios(),
             *toleration_any_effect_scenarios(), *pre_filter_scenarios()]

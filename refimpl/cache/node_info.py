@@ -385,10 +385,14 @@ class NodeInfo:
         changes (the frozen summaries are cached per node count, so identity says whether anything changed).
 
         ``image_version`` is the cache's :attr:`~refimpl.cache.image_states.ImageStates.version`: while it is the
-        one the map was last checked at, no summary has changed and the map is returned without reading it.
+        one the map was last checked at, no summary has changed and the map is returned without reading it. None
+        (a clone outside UpdateSnapshot: ``Dump``, the NodeInfo AddNode returns, a plugin's scratch copy) gives a
+        new map and leaves the memo as UpdateSnapshot left it, so observing the cache changes nothing in it.
         """
+        if image_version is None:
+            return {name: summary.snapshot() for name, summary in self.image_states.items()}
         frozen = self._frozen_images
-        if frozen is not None and image_version is not None and self._frozen_version == image_version:
+        if frozen is not None and self._frozen_version == image_version:
             return frozen
         states = self.image_states
         if frozen is None or len(frozen) != len(states) or any(

@@ -97,8 +97,8 @@ def update_snapshot(
 ) -> None:
     """``UpdateSnapshot`` (the caller holds the cache lock): bring ``snapshot`` up to date with the cache.
 
-    ``image_version`` is the cache's image-state version (see ``NodeInfo.snapshot``); None makes every clone check
-    its image summaries. A changed entry is found by its list item's name, which is the node's name (the ``nodes``
+    ``image_version`` is the cache's image-state version (see ``NodeInfo.snapshot``); None makes every clone build
+    its image map anew. A changed entry is found by its list item's name, which is the node's name (the ``nodes``
     map is keyed by it), so the Node object itself is not read. ``pvc_delta`` is the cache's ``pvcRefCountsDelta``
     in a profile with ``incremental_pvc_ref_counts`` (v1.37; None before): without a full rebuild it is added to
     the snapshot's counts (``applyPVCRefCountDelta``; a count below zero forces a full rebuild), a full rebuild

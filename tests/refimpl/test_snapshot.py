@@ -319,6 +319,22 @@ def test_image_counts_in_unchanged_nodes_are_stale() -> None:
     assert twin.snapshot.node_info_map["b"].image_states["img"].num_nodes == 2
 
 
+def test_an_entry_cloned_again_takes_the_image_counts_of_now_even_with_the_cache_dumped_between() -> None:
+    """A changed node's entry freezes the image summaries as they are when it is cloned; ``Dump`` between the
+    updates (what every protocol observation does) leaves the UpdateSnapshot memo alone, so the memo cannot hide a
+    stale map from the vectors (``NodeInfo.snapshot__mutmut_6`` survived through that)."""
+    image = (ContainerImage(("img",), 10),)
+    twin = Twin(V1_35)
+    twin.ok(AddNode(Node("a", images=image)), SNAP)
+    entry = twin.cache.internals().node_infos["a"]
+    memo = (entry._frozen_images, entry._frozen_version)
+    twin.ok(AddNode(Node("b", images=image)))
+    assert twin.cache.dump().nodes["a"].image_states["img"].num_nodes == 2
+    assert (entry._frozen_images, entry._frozen_version) == memo
+    twin.ok(SNAP, AddPod(Pod(uid="p", name="p", node_name="a")), SNAP)
+    assert twin.snapshot.node_info_map["a"].image_states["img"].num_nodes == 2
+
+
 def test_generation_follows_the_head_and_can_go_down() -> None:
     """The snapshot takes the head's generation; when the head NodeInfo is deleted, the next head is older."""
     twin = Twin(V1_35)
