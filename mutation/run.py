@@ -361,13 +361,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mutation: mutation/equivalents.toml does not match the current mutants ({len(problems)} "
               "problem(s))", file=sys.stderr)
         return 2
-    listed_not_run = 0
+    left_out = 0
     if args.unlisted_only:
         unlisted = without_listed(chosen, matching)
-        listed_not_run, chosen = len(chosen) - len(unlisted), unlisted
+        left_out, chosen = len(chosen) - len(unlisted), unlisted
     elif args.listed_only:
         listed = only_listed(chosen, matching)
-        listed_not_run, chosen = len(chosen) - len(listed), listed
+        left_out, chosen = len(chosen) - len(listed), listed
     if not args.resume:
         shutil.rmtree(ROOT / MUTANTS_DIR, ignore_errors=True)
 
@@ -375,9 +375,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.function:
         of_packages += f" (functions {', '.join(args.function)})"
     if args.unlisted_only:
-        of_packages += f", unlisted only: {listed_not_run} listed mutants not run"
+        of_packages += f", unlisted only: {left_out} listed mutants not run"
     elif args.listed_only:
-        of_packages += f", listed only: {listed_not_run} unlisted mutants not run"
+        of_packages += f", listed only: {left_out} unlisted mutants not run"
     if args.sample is None:
         names = sorted(chosen)
         what = f"full run{of_packages}"
